@@ -1,0 +1,19 @@
+# The Catch2 suite (tests/cpp/*.cpp), built once per library variant and registered with CTest.
+# WASM test executables run under node with the real filesystem (NODERAWFS) to read ../shared.
+file(GLOB RELPOS_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cpp/*.cpp)
+
+foreach(variant ${RELPOS_VARIANTS})
+  set(target relpos_tests_${variant})
+  add_executable(${target} ${RELPOS_TEST_SOURCES})
+  target_link_libraries(${target} PRIVATE relpos_${variant})
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/cpp/src ${CMAKE_SOURCE_DIR}/tests/cpp)
+  target_compile_definitions(${target} PRIVATE RELPOS_SHARED_DIR="${RELPOS_SHARED_DIR}"
+                             RELPOS_VARIANT="${variant}")
+  if(EMSCRIPTEN)
+    target_link_options(${target} PRIVATE -fexceptions -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1
+                        -sTOTAL_STACK=4MB -sEXIT_RUNTIME=1 -sSINGLE_FILE=1)
+    add_test(NAME cpp_${variant} COMMAND node --no-experimental-fetch $<TARGET_FILE:${target}>)
+  else()
+    add_test(NAME cpp_${variant} COMMAND ${target})
+  endif()
+endforeach()

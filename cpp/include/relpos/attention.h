@@ -1,0 +1,75 @@
+// Multi-head scaled dot-product attention with a pluggable position scheme.
+//
+// Layout (row-major float32 throughout):
+//   q, k, v, output : [batch, heads, seq, head_dim]
+//   key_mask        : [batch, seq] bytes, nonzero = the key may be attended; nullptr = all keys valid
+//   probs           : [batch, heads, seq, seq]  (optional)
+//   terms[t]        : [batch, heads, seq, seq]  (optional) the t-th logit term, see Scheme::term_names
+//
+// For query i, key j:  logit(i, j) = content_scale · q_i·k_j + Σ scheme terms(i, j)
+//   masked when key_mask[b, j] == 0 or (causal and j > i);
+//   p(i, ·) = softmax over unmasked keys;  out_i = Σ_j p(i, j) v_j + scheme value term.
+// A row whose keys are all masked gives p = 0 and out = 0 (never NaN).
+// NaN or Inf in the inputs propagates into the rows that read them; nothing is clamped.
+//
+// Memory: without probs/terms, queries are processed in blocks of `block_rows` and the scratch
+// per call is O(block_rows · seq + seq · head_dim) floats, so long sequences fit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace relpos {
+
+class Scheme;
+
+struct AttentionDims {
+  int batch = 1;
+  int heads = 1;
+  int seq = 1;
+  int head_dim = 1;
+
+  std::size_t qkv_elements() const;    // batch·heads·seq·head_dim (throws RangeError on overflow)
+  std::size_t score_elements() const;  // batch·heads·seq·seq      (throws RangeError on overflow)
+  void check() const;                  // throws RangeError unless every size is ≥ 1
+};
+
+struct AttentionInputs {
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  const std::uint8_t* key_mask = nullptr;
+  bool causal = false;
+};
+
+struct AttentionOutputs {
+  float* output = nullptr;     // required
+  float* probs = nullptr;      // optional
+  std::vector<float*> terms;   // optional: empty, or one buffer per Scheme::term_names() entry
+};
+
+// Reusable scratch memory: keep one per thread and pass it to every call so that repeated calls
+// allocate nothing after the first.
+class Workspace {
+ public:
+  float* floats(std::size_t count);    // 64-byte aligned, valid until the next floats() call
+  std::size_t capacity_bytes() const { return storage_.size() * sizeof(float); }
+  void release() { storage_ = {}; }
+
+ private:
+  std::vector<float> storage_;
+};
+
+struct AttentionOptions {
+  int block_rows = 64;  // query rows per block on the streaming path (ignored when probs/terms wanted)
+};
+
+// Computes attention for every (batch, head). Throws relpos::Error (RangeError for bad sizes,
+// Error for a scheme whose tables do not fit the dims) before writing anything.
+void attention(const AttentionDims& dims, const AttentionInputs& in, const Scheme& scheme,
+               const AttentionOutputs& out, Workspace& workspace, const AttentionOptions& options = {});
+
+}  // namespace relpos

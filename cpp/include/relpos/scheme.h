@@ -1,0 +1,76 @@
+// The extension point: how a position scheme takes part in attention.
+//
+// The attention driver (attention.cpp) calls, for every (batch, head):
+//   1. rewrite_qkv(head, q, k, v)       — only if rewrites_qkv(): on private copies (RoPE, absolute)
+//   2. begin_head(head, scratch)        — per-head precomputation into the scheme's scratch
+//   3. for each block of query rows [i0, i1):
+//        logits = content_scale · Q[i0:i1] Kᵀ               (driver, packed GEMM)
+//        add_logit_terms(head, scratch, i0, i1, logits, ld, term_rows)
+//        masking + softmax                                  (driver)
+//        out[i0:i1] = P V                                   (driver)
+//        add_value_term(head, scratch, i0, i1, P, ld, out)  — only if has_value_term()
+// Distances are written d = j − i (key − query) unless a scheme's file says otherwise.
+// Schemes hold non-owning pointers to their tables: the tables must outlive the call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "relpos/attention.h"
+
+namespace relpos {
+
+// One (batch, head) slice as a scheme sees it. q/k/v are [seq, head_dim], possibly rewritten.
+struct HeadView {
+  const AttentionDims* dims = nullptr;
+  int batch_index = 0;
+  int head_index = 0;
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  const std::uint8_t* key_mask = nullptr;  // [seq] for this batch row, or nullptr
+  bool causal = false;
+  int seq() const { return dims->seq; }
+  int head_dim() const { return dims->head_dim; }
+};
+
+class Scheme {
+ public:
+  virtual ~Scheme() = default;
+
+  virtual const char* name() const = 0;
+
+  // Names of the logit terms this scheme adds, in the order add_logit_terms writes them
+  // (e.g. {"c2p", "p2c"}). The driver's own q·k term is always reported first as "content".
+  virtual std::vector<std::string> term_names() const { return {}; }
+
+  // Throws relpos::Error when the scheme's parameters or tables cannot serve these dims.
+  virtual void check(const AttentionDims& dims) const { (void)dims; }
+
+  // Multiplier of q·k in the logits (1/sqrt(head_dim) unless the scheme says otherwise).
+  virtual float content_scale(int head_dim) const;
+
+  // Position information applied to the inputs themselves (RoPE, absolute encodings).
+  virtual bool rewrites_qkv() const { return false; }
+  virtual void rewrite_qkv(const HeadView& head, float* q, float* k, float* v) const;
+
+  // Floats of scratch the scheme needs per head for a given block size (reused head after head).
+  virtual std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const;
+  virtual void begin_head(const HeadView& head, float* scratch) const;
+
+  // Adds this scheme's terms to logits[i − i0][j] (row stride ld) for query rows [i0, i1) and all
+  // keys j. If term_rows is non-null, term_rows[t][(i − i0)·ld + j] receives the value of term t
+  // as added (already scaled). Masked entries may be written; the driver overwrites them.
+  virtual void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits,
+                               std::size_t ld, float* const* term_rows) const;
+
+  // Adds a value-side term to out[i − i0][:] (row stride head_dim) from probabilities
+  // probs[i − i0][j] (row stride ld) — Shaw et al.'s a^V.
+  virtual bool has_value_term() const { return false; }
+  virtual void add_value_term(const HeadView& head, float* scratch, int i0, int i1, const float* probs,
+                              std::size_t ld, float* out) const;
+};
+
+}  // namespace relpos

@@ -1,0 +1,178 @@
+// The attention driver: validation, workspace layout, and the per-(batch, head) block loop that
+// composes packed GEMMs, a scheme's terms, masking and the split softmax. See relpos/attention.h.
+#include "relpos/attention.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "kernels/gemm_f32.h"
+#include "kernels/softmax_f32.h"
+#include "relpos/error.h"
+#include "relpos/scheme.h"
+
+namespace relpos {
+namespace {
+
+std::size_t checked_mul(std::size_t a, std::size_t b, const char* what) {
+  if (a != 0 && b > std::numeric_limits<std::size_t>::max() / a)
+    fail_range(std::string(what) + " overflows the address space");
+  return a * b;
+}
+
+std::size_t round_up16(std::size_t n) { return (n + 15) & ~static_cast<std::size_t>(15); }
+
+// Masks row i's logits in place and turns them into probabilities over columns [0, n).
+// Columns [n, seq) (beyond the causal limit) are zeroed. A row with no valid key becomes all zeros.
+void masked_softmax_row(float* row, int n, int seq, const std::uint8_t* key_mask) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  if (key_mask)
+    for (int j = 0; j < n; ++j)
+      if (!key_mask[j]) row[j] = neg_inf;
+  std::fill(row + n, row + seq, 0.0f);
+  const float m = kernels::rmax_f32(static_cast<std::size_t>(n), row);
+  if (m == neg_inf) {
+    std::fill(row, row + n, 0.0f);
+    return;
+  }
+  const float sum = kernels::raddstoreexpminusmax_f32(static_cast<std::size_t>(n), row, m, row);
+  kernels::vscale_f32(static_cast<std::size_t>(n), row, 1.0f / sum);
+}
+
+}  // namespace
+
+std::size_t AttentionDims::qkv_elements() const {
+  check();
+  return checked_mul(checked_mul(checked_mul(batch, heads, "batch·heads"), seq, "batch·heads·seq"), head_dim,
+                     "batch·heads·seq·head_dim");
+}
+
+std::size_t AttentionDims::score_elements() const {
+  check();
+  return checked_mul(checked_mul(checked_mul(batch, heads, "batch·heads"), seq, "batch·heads·seq"), seq,
+                     "batch·heads·seq·seq");
+}
+
+void AttentionDims::check() const {
+  auto positive = [](int value, const char* name) {
+    if (value < 1) fail_range(std::string(name) + " must be a positive integer, got " + std::to_string(value));
+  };
+  positive(batch, "batch");
+  positive(heads, "heads");
+  positive(seq, "seq");
+  positive(head_dim, "head_dim");
+}
+
+float* Workspace::floats(std::size_t count) {
+  const std::size_t need = count + 16;
+  if (storage_.size() < need) storage_.resize(need);
+  auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
+  const std::size_t misalign = (64 - (address & 63)) & 63;
+  return storage_.data() + misalign / sizeof(float);
+}
+
+void attention(const AttentionDims& dims, const AttentionInputs& in, const Scheme& scheme,
+               const AttentionOutputs& out, Workspace& workspace, const AttentionOptions& options) {
+  dims.check();
+  (void)dims.qkv_elements();
+  if (!in.q || !in.k || !in.v) fail_value("attention: q, k and v are required");
+  if (!out.output) fail_value("attention: an output buffer is required");
+  const std::size_t n_terms = 1 + scheme.term_names().size();
+  const bool want_terms = !out.terms.empty();
+  if (want_terms && out.terms.size() != n_terms)
+    fail_value("attention: scheme '" + std::string(scheme.name()) + "' has " + std::to_string(n_terms) +
+               " terms (content + " + std::to_string(n_terms - 1) + "), got " + std::to_string(out.terms.size()) +
+               " term buffers");
+  if (out.probs || want_terms) (void)dims.score_elements();
+  if (options.block_rows < 1) fail_range("attention: block_rows must be ≥ 1, got " + std::to_string(options.block_rows));
+  scheme.check(dims);
+
+  const int seq = dims.seq, d = dims.head_dim;
+  const int block = std::min(options.block_rows, seq);
+  const bool materialise = out.probs != nullptr;
+  const std::size_t head_elems = static_cast<std::size_t>(seq) * d;
+  const std::size_t score_head = static_cast<std::size_t>(seq) * seq;
+
+  // Workspace layout, one allocation per call.
+  const bool rewrite = scheme.rewrites_qkv();
+  const std::size_t n_qkv = rewrite ? 3 * round_up16(head_elems) : 0;
+  const std::size_t n_kpack = round_up16(kernels::packed_b_floats(d, seq));
+  const std::size_t n_vpack = round_up16(kernels::packed_b_floats(seq, d));
+  const std::size_t n_logits = materialise ? 0 : round_up16(checked_mul(block, seq, "block_rows·seq"));
+  const std::size_t n_scheme = round_up16(scheme.scratch_floats(dims, block));
+  float* base = workspace.floats(n_qkv + n_kpack + n_vpack + n_logits + n_scheme);
+  float* qkv_copy = base;
+  float* kpack = qkv_copy + n_qkv;
+  float* vpack = kpack + n_kpack;
+  float* logits_scratch = vpack + n_vpack;
+  float* scheme_scratch = logits_scratch + n_logits;
+
+  const float content_scale = scheme.content_scale(d);
+  std::vector<float*> term_rows(n_terms > 1 ? n_terms - 1 : 0);
+
+  for (int b = 0; b < dims.batch; ++b) {
+    const std::uint8_t* key_mask = in.key_mask ? in.key_mask + static_cast<std::size_t>(b) * seq : nullptr;
+    for (int h = 0; h < dims.heads; ++h) {
+      const std::size_t bh = static_cast<std::size_t>(b) * dims.heads + h;
+      HeadView head;
+      head.dims = &dims;
+      head.batch_index = b;
+      head.head_index = h;
+      head.q = in.q + bh * head_elems;
+      head.k = in.k + bh * head_elems;
+      head.v = in.v + bh * head_elems;
+      head.key_mask = key_mask;
+      head.causal = in.causal;
+      if (rewrite) {
+        float* q = qkv_copy;
+        float* k = q + round_up16(head_elems);
+        float* v = k + round_up16(head_elems);
+        std::memcpy(q, head.q, head_elems * sizeof(float));
+        std::memcpy(k, head.k, head_elems * sizeof(float));
+        std::memcpy(v, head.v, head_elems * sizeof(float));
+        scheme.rewrite_qkv(head, q, k, v);
+        head.q = q;
+        head.k = k;
+        head.v = v;
+      }
+      kernels::pack_b_nk(d, seq, head.k, d, kpack);
+      kernels::pack_b_kn(seq, d, head.v, d, vpack);
+      scheme.begin_head(head, scheme_scratch);
+      float* out_head = out.output + bh * head_elems;
+
+      for (int i0 = 0; i0 < seq; i0 += block) {
+        const int i1 = std::min(seq, i0 + block);
+        const int rows = i1 - i0;
+        const int key_cols = in.causal ? i1 : seq;  // keys beyond i1 − 1 are masked for every row
+        float* logits = materialise ? out.probs + bh * score_head + static_cast<std::size_t>(i0) * seq
+                                    : logits_scratch;
+        const std::size_t ld = static_cast<std::size_t>(seq);
+        kernels::gemm_f32_packed(rows, key_cols, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
+                                 kpack, logits, ld, false);
+        float* const* terms_ptr = nullptr;
+        if (want_terms) {
+          const std::size_t offset = bh * score_head + static_cast<std::size_t>(i0) * seq;
+          for (int r = 0; r < rows; ++r) {
+            float* dst = out.terms[0] + offset + static_cast<std::size_t>(r) * seq;
+            std::memcpy(dst, logits + r * ld, sizeof(float) * key_cols);
+            std::fill(dst + key_cols, dst + seq, 0.0f);
+          }
+          for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset;
+          terms_ptr = term_rows.data();
+        }
+        scheme.add_logit_terms(head, scheme_scratch, i0, i1, logits, ld, terms_ptr);
+        for (int r = 0; r < rows; ++r) {
+          const int i = i0 + r;
+          masked_softmax_row(logits + r * ld, in.causal ? i + 1 : seq, seq, key_mask);
+        }
+        kernels::gemm_f32_packed(rows, d, key_cols, 1.0f, logits, ld, vpack, out_head + static_cast<std::size_t>(i0) * d,
+                                 d, false);
+        if (scheme.has_value_term())
+          scheme.add_value_term(head, scheme_scratch, i0, i1, logits, ld, out_head + static_cast<std::size_t>(i0) * d);
+      }
+    }
+  }
+}
+
+}  // namespace relpos

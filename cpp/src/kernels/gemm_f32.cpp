@@ -1,0 +1,131 @@
+// Packed-B GEMM over the shared vector type. Loop ladder (MLAS style):
+//   K in chunks of kc (keeps a B panel chunk and an A slab in cache),
+//   N in panels of NR = 2 vectors, M in tiles of MR rows, then a 1..MR−1 row tail.
+// The micro-kernel keeps MR × 2 accumulators live: 8 on SIMD128 (4×8 floats), 12 on AVX.
+#include "kernels/gemm_f32.h"
+
+#include <algorithm>
+
+#include "kernels/simd.h"
+
+namespace relpos::kernels {
+namespace {
+
+using simd::vf;
+constexpr int NR = simd::gemm_nr;
+constexpr int MR = simd::gemm_mr;
+constexpr int W = static_cast<int>(simd::width);
+constexpr int KC = 256;
+
+// C tile [R × ncols] (ncols ≤ NR) = alpha · A[R × K] · panel (+ C).
+template <int R>
+inline void micro_kernel(int K, float alpha, const float* A, std::size_t lda, const float* panel, float* C,
+                         std::size_t ldc, int ncols, bool accumulate) {
+  vf acc0[R];
+  vf acc1[R];
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = simd::splat(0.0f);
+  for (int k = 0; k < K; ++k) {
+    const vf b0 = simd::load(panel + static_cast<std::size_t>(k) * NR);
+    const vf b1 = simd::load(panel + static_cast<std::size_t>(k) * NR + W);
+    for (int r = 0; r < R; ++r) {
+      const vf a = simd::splat(A[r * lda + k]);
+      acc0[r] = simd::fma(a, b0, acc0[r]);
+      acc1[r] = simd::fma(a, b1, acc1[r]);
+    }
+  }
+  const vf va = simd::splat(alpha);
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    if (ncols == NR) {
+      vf c0 = acc0[r] * va, c1 = acc1[r] * va;
+      if (accumulate) {
+        c0 = c0 + simd::load(c);
+        c1 = c1 + simd::load(c + W);
+      }
+      simd::store(c, c0);
+      simd::store(c + W, c1);
+    } else {
+      alignas(64) float tile[NR];
+      simd::store(tile, acc0[r] * va);
+      simd::store(tile + W, acc1[r] * va);
+      for (int j = 0; j < ncols; ++j) c[j] = accumulate ? c[j] + tile[j] : tile[j];
+    }
+  }
+}
+
+template <int R>
+void row_tail(int rows, int K, float alpha, const float* A, std::size_t lda, const float* panel, float* C,
+              std::size_t ldc, int ncols, bool accumulate) {
+  if constexpr (R > 0) {
+    if (rows == R) return micro_kernel<R>(K, alpha, A, lda, panel, C, ldc, ncols, accumulate);
+    row_tail<R - 1>(rows, K, alpha, A, lda, panel, C, ldc, ncols, accumulate);
+  }
+}
+
+}  // namespace
+
+std::size_t packed_b_floats(int K, int N) {
+  const std::size_t panels = (static_cast<std::size_t>(N) + NR - 1) / NR;
+  return panels * static_cast<std::size_t>(K) * NR;
+}
+
+void pack_b_kn(int K, int N, const float* B, std::size_t ldb, float* packed) {
+  const int panels = (N + NR - 1) / NR;
+  for (int p = 0; p < panels; ++p) {
+    const int n0 = p * NR;
+    const int cols = std::min(NR, N - n0);
+    float* dst = packed + static_cast<std::size_t>(p) * K * NR;
+    for (int k = 0; k < K; ++k) {
+      const float* src = B + k * ldb + n0;
+      float* d = dst + static_cast<std::size_t>(k) * NR;
+      if (cols == NR) {
+        simd::store(d, simd::load(src));
+        simd::store(d + W, simd::load(src + W));
+      } else {
+        for (int c = 0; c < cols; ++c) d[c] = src[c];
+        for (int c = cols; c < NR; ++c) d[c] = 0.0f;
+      }
+    }
+  }
+}
+
+void pack_b_nk(int K, int N, const float* Bt, std::size_t ldbt, float* packed) {
+  const int panels = (N + NR - 1) / NR;
+  for (int p = 0; p < panels; ++p) {
+    const int n0 = p * NR;
+    const int cols = std::min(NR, N - n0);
+    float* dst = packed + static_cast<std::size_t>(p) * K * NR;
+    for (int c = 0; c < cols; ++c) {
+      const float* src = Bt + (n0 + c) * ldbt;
+      for (int k = 0; k < K; ++k) dst[static_cast<std::size_t>(k) * NR + c] = src[k];
+    }
+    for (int c = cols; c < NR; ++c)
+      for (int k = 0; k < K; ++k) dst[static_cast<std::size_t>(k) * NR + c] = 0.0f;
+  }
+}
+
+void gemm_f32_packed(int M, int N, int K, float alpha, const float* A, std::size_t lda, const float* packed_b,
+                     float* C, std::size_t ldc, bool accumulate) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    if (!accumulate)
+      for (int i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
+    return;
+  }
+  const int panels = (N + NR - 1) / NR;
+  for (int k0 = 0; k0 < K; k0 += KC) {
+    const int kc = std::min(KC, K - k0);
+    const bool acc = accumulate || k0 > 0;
+    for (int p = 0; p < panels; ++p) {
+      const float* panel = packed_b + (static_cast<std::size_t>(p) * K + k0) * NR;
+      const int n0 = p * NR;
+      const int ncols = std::min(NR, N - n0);
+      int i = 0;
+      for (; i + MR <= M; i += MR)
+        micro_kernel<MR>(kc, alpha, A + i * lda + k0, lda, panel, C + i * ldc + n0, ldc, ncols, acc);
+      if (i < M) row_tail<MR - 1>(M - i, kc, alpha, A + i * lda + k0, lda, panel, C + i * ldc + n0, ldc, ncols, acc);
+    }
+  }
+}
+
+}  // namespace relpos::kernels

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what relpos needs on a fresh Debian bookworm machine (as root) when it is missing:
+# Debian packages (toolchain, xsimd, Catch2, Chromium for browser tests) and the npm dev deps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+for pkg in emscripten libxsimd-dev catch2 cmake g++ make chromium; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${need_apt[*]}"
+  if [ "$(id -u)" -ne 0 ]; then echo "bootstrap: need root to apt-get install ${need_apt[*]}" >&2; exit 1; fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ -f package-lock.json ]; then
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+elif [ ! -d node_modules ]; then
+  npm install --no-audit --no-fund --loglevel=error
+fi

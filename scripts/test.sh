@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: bootstrap a fresh machine, build everything, run every suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+bash scripts/build.sh
+
+echo "== Catch2 suite: native =="
+ctest --test-dir build/native --output-on-failure
+echo "== Catch2 suite: WebAssembly (SIMD128 and scalar, under node) =="
+ctest --test-dir build/wasm --output-on-failure
+
+if compgen -G "tests/js/*.test.mjs" >/dev/null; then
+  echo "== JavaScript package tests (node --test) =="
+  node --test tests/js/
+fi
+if compgen -G "tests/browser/*.test.mjs" >/dev/null; then
+  echo "== Browser tests (Chromium) =="
+  node --test --test-concurrency=1 tests/browser/
+fi

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for pkg in emscripten libxsimd-dev catch2 cmake g++ make chromium; do
+for pkg in emscripten libxsimd-dev catch2 nlohmann-json3-dev cmake g++ make chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -7,6 +7,8 @@ bash scripts/build.sh
 
 echo "== Catch2 suite: native =="
 ctest --test-dir build/native --output-on-failure
+echo "== Catch2 suite: native, AddressSanitizer + UndefinedBehaviorSanitizer =="
+bash scripts/test-sanitize.sh
 echo "== Catch2 suite: WebAssembly (SIMD128 and scalar, under node) =="
 ctest --test-dir build/wasm --output-on-failure
 

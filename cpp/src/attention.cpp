@@ -131,7 +131,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
         std::memcpy(q, head.q, head_elems * sizeof(float));
         std::memcpy(k, head.k, head_elems * sizeof(float));
         std::memcpy(v, head.v, head_elems * sizeof(float));
-        scheme.rewrite_qkv(head, q, k, v);
+        scheme.rewrite_qkv_with_scratch(head, scheme_scratch, q, k, v);
         head.q = q;
         head.k = k;
         head.v = v;

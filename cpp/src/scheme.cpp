@@ -9,6 +9,10 @@ float Scheme::content_scale(int head_dim) const { return 1.0f / std::sqrt(static
 
 void Scheme::rewrite_qkv(const HeadView&, float*, float*, float*) const {}
 
+void Scheme::rewrite_qkv_with_scratch(const HeadView& head, float*, float* q, float* k, float* v) const {
+  rewrite_qkv(head, q, k, v);
+}
+
 std::size_t Scheme::scratch_floats(const AttentionDims&, int) const { return 0; }
 
 void Scheme::begin_head(const HeadView&, float*) const {}

@@ -55,6 +55,9 @@ class Scheme {
   // Position information applied to the inputs themselves (RoPE, absolute encodings).
   virtual bool rewrites_qkv() const { return false; }
   virtual void rewrite_qkv(const HeadView& head, float* q, float* k, float* v) const;
+  // The form the driver calls: rewrite_qkv with the scheme's scratch (scratch_floats of it) for
+  // per-head tables; begin_head may overwrite that scratch afterwards. Default: rewrite_qkv(head, q, k, v).
+  virtual void rewrite_qkv_with_scratch(const HeadView& head, float* scratch, float* q, float* k, float* v) const;
 
   // Floats of scratch the scheme needs per head for a given block size (reused head after head).
   virtual std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const;

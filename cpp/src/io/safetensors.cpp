@@ -1,0 +1,286 @@
+// safetensors reader (see relpos/safetensors.h).
+//
+// File layout: u64 little-endian header length N | N bytes of UTF-8 JSON | data buffer.
+// Tensor `name` occupies bytes [8 + N + begin, 8 + N + end) of the file, row-major little-endian.
+// Validation, in order, each failure a relpos::Error (kind Value) naming the file and the tensor:
+//   file shorter than 8 bytes; N past the end of the file; header not JSON or not an object;
+//   per tensor: entry not an object, dtype not a string or not one of F32/F16/BF16/I64/I32,
+//   shape not an array of non-negative integers, data_offsets not [begin, end] integers with
+//   begin ≤ end ≤ buffer size, element count × dtype size overflowing or ≠ end − begin;
+//   two tensors' byte ranges overlapping. All arithmetic is checked against size_t overflow
+//   (size_t is 32-bit in WASM, so 64-bit offsets that do not fit are rejected too).
+#include "relpos/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "relpos/error.h"
+
+namespace relpos {
+namespace {
+
+std::size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return 4;
+    case DType::F16: return 2;
+    case DType::BF16: return 2;
+    case DType::I64: return 8;
+    case DType::I32: return 4;
+  }
+  return 0;
+}
+
+[[noreturn]] void fail_file(const std::string& file, const std::string& message) {
+  fail_value(file + ": " + message);
+}
+
+[[noreturn]] void fail_tensor(const std::string& file, const std::string& tensor, const std::string& message) {
+  fail_value(file + ": tensor '" + tensor + "': " + message);
+}
+
+// A JSON value that must be a non-negative integer fitting in size_t.
+std::size_t to_size(const nlohmann::json& value, const std::string& file, const std::string& tensor,
+                    const char* what) {
+  if (!value.is_number_integer())
+    fail_tensor(file, tensor, std::string(what) + " must be a non-negative integer, got " + value.dump());
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<std::uint64_t>();
+    if (v > std::numeric_limits<std::size_t>::max())
+      fail_tensor(file, tensor, std::string(what) + " " + std::to_string(v) + " does not fit in memory");
+    return static_cast<std::size_t>(v);
+  }
+  const auto v = value.get<std::int64_t>();
+  if (v < 0) fail_tensor(file, tensor, std::string(what) + " must be non-negative, got " + std::to_string(v));
+  if (static_cast<std::uint64_t>(v) > std::numeric_limits<std::size_t>::max())
+    fail_tensor(file, tensor, std::string(what) + " " + std::to_string(v) + " does not fit in memory");
+  return static_cast<std::size_t>(v);
+}
+
+DType parse_dtype(const nlohmann::json& value, const std::string& file, const std::string& tensor) {
+  if (!value.is_string()) fail_tensor(file, tensor, "dtype must be a string, got " + value.dump());
+  const auto s = value.get<std::string>();
+  if (s == "F32") return DType::F32;
+  if (s == "F16") return DType::F16;
+  if (s == "BF16") return DType::BF16;
+  if (s == "I64") return DType::I64;
+  if (s == "I32") return DType::I32;
+  fail_tensor(file, tensor, "unsupported dtype '" + s + "' (supported: F32, F16, BF16, I64, I32)");
+}
+
+std::uint16_t load_u16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+std::uint32_t load_u32(const std::uint8_t* p) {
+  return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+         (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+std::uint64_t load_u64(const std::uint8_t* p) {
+  return static_cast<std::uint64_t>(load_u32(p)) | (static_cast<std::uint64_t>(load_u32(p + 4)) << 32);
+}
+float bits_to_float(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// IEEE binary16 → binary32, exact (subnormals, ±inf and NaN included).
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1Fu;
+  std::uint32_t mantissa = h & 0x3FFu;
+  if (exponent == 0x1F) return bits_to_float(sign | 0x7F800000u | (mantissa << 13));  // inf / NaN
+  if (exponent == 0) {
+    if (mantissa == 0) return bits_to_float(sign);  // ±0
+    // Subnormal: value = mantissa · 2^−24; normalise.
+    int shift = 0;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    mantissa &= 0x3FFu;
+    exponent = static_cast<std::uint32_t>(127 - 15 + 1 - shift);
+    return bits_to_float(sign | (exponent << 23) | (mantissa << 13));
+  }
+  return bits_to_float(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
+}
+
+}  // namespace
+
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "F32";
+    case DType::F16: return "F16";
+    case DType::BF16: return "BF16";
+    case DType::I64: return "I64";
+    case DType::I32: return "I32";
+  }
+  return "?";
+}
+
+std::size_t TensorInfo::elements() const {
+  std::size_t n = 1;
+  for (auto d : shape) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
+SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::string& file_name) {
+  const std::string& f = file_name;
+  const std::size_t size = bytes.size();
+  if (size < 8)
+    fail_file(f, "truncated file: " + std::to_string(size) + " bytes, the 8-byte header length is incomplete");
+  const std::uint64_t header_len = load_u64(bytes.data());
+  if (header_len > size - 8)
+    fail_file(f, "header length " + std::to_string(header_len) + " runs past the end of the file (" +
+                     std::to_string(size) + " bytes)");
+  const std::size_t data_start = 8 + static_cast<std::size_t>(header_len);
+  const std::size_t buffer_size = size - data_start;
+
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(data_start));
+  } catch (const nlohmann::json::exception& e) {
+    fail_file(f, std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) fail_file(f, std::string("header must be a JSON object, got ") + header.type_name());
+
+  SafeTensors st;
+  st.file_name_ = file_name;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string& name = it.key();
+    const auto& entry = it.value();
+    if (name == "__metadata__") {
+      if (!entry.is_object() && !entry.is_null()) fail_file(f, "__metadata__ must be a JSON object");
+      continue;
+    }
+    if (!entry.is_object()) fail_tensor(f, name, "entry must be a JSON object");
+    if (!entry.contains("dtype")) fail_tensor(f, name, "missing 'dtype'");
+    if (!entry.contains("shape")) fail_tensor(f, name, "missing 'shape'");
+    if (!entry.contains("data_offsets")) fail_tensor(f, name, "missing 'data_offsets'");
+    TensorInfo info;
+    info.name = name;
+    info.dtype = parse_dtype(entry["dtype"], f, name);
+    const auto& shape = entry["shape"];
+    if (!shape.is_array()) fail_tensor(f, name, "shape must be an array, got " + shape.dump());
+    std::size_t elements = 1;
+    for (const auto& dim : shape) {
+      const std::size_t d = to_size(dim, f, name, "shape entry");
+      if (d > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+        fail_tensor(f, name, "shape entry " + std::to_string(d) + " is too large");
+      if (d != 0 && elements > std::numeric_limits<std::size_t>::max() / d)
+        fail_tensor(f, name, "element count of shape " + shape.dump() + " overflows");
+      elements *= d;
+      info.shape.push_back(static_cast<std::int64_t>(d));
+    }
+    const std::size_t esize = dtype_size(info.dtype);
+    if (elements > std::numeric_limits<std::size_t>::max() / esize)
+      fail_tensor(f, name, "byte size of shape " + shape.dump() + " × " + dtype_name(info.dtype) + " overflows");
+    const std::size_t nbytes = elements * esize;
+    const auto& offsets = entry["data_offsets"];
+    if (!offsets.is_array() || offsets.size() != 2)
+      fail_tensor(f, name, "data_offsets must be [begin, end], got " + offsets.dump());
+    const std::size_t begin = to_size(offsets[0], f, name, "data_offsets begin");
+    const std::size_t end = to_size(offsets[1], f, name, "data_offsets end");
+    if (begin > end)
+      fail_tensor(f, name, "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + ") begin after end");
+    if (end > buffer_size)
+      fail_tensor(f, name, "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                               ") out of range: the data buffer holds " + std::to_string(buffer_size) + " bytes");
+    if (end - begin != nbytes)
+      fail_tensor(f, name, "data_offsets span " + std::to_string(end - begin) + " bytes but " + dtype_name(info.dtype) +
+                               " × shape " + shape.dump() + " needs " + std::to_string(nbytes));
+    info.offset = data_start + begin;  // cannot overflow: begin ≤ buffer_size = size − data_start
+    info.nbytes = nbytes;
+    st.tensors_.push_back(std::move(info));
+  }
+
+  std::sort(st.tensors_.begin(), st.tensors_.end(), [](const TensorInfo& a, const TensorInfo& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.name < b.name;
+  });
+  for (std::size_t i = 1; i < st.tensors_.size(); ++i) {
+    const auto& prev = st.tensors_[i - 1];
+    const auto& cur = st.tensors_[i];
+    // Empty tensors occupy no bytes and cannot overlap anything.
+    if (prev.nbytes != 0 && cur.nbytes != 0 && cur.offset < prev.offset + prev.nbytes)
+      fail_tensor(f, cur.name, "data overlaps tensor '" + prev.name + "'");
+  }
+  st.bytes_ = std::move(bytes);
+  return st;
+}
+
+SafeTensors SafeTensors::read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_value(path + ": cannot open file");
+  in.seekg(0, std::ios::end);
+  const std::streamoff length = in.tellg();
+  if (length < 0) fail_value(path + ": cannot determine the file size");
+  if (static_cast<std::uint64_t>(length) > std::numeric_limits<std::size_t>::max())
+    fail_value(path + ": file too large for this address space");
+  in.seekg(0, std::ios::beg);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(length));
+  if (length > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), length))
+    fail_value(path + ": read error");
+  return parse(std::move(bytes), path);
+}
+
+bool SafeTensors::contains(const std::string& name) const {
+  for (const auto& t : tensors_)
+    if (t.name == name) return true;
+  return false;
+}
+
+const TensorInfo& SafeTensors::info(const std::string& name) const {
+  for (const auto& t : tensors_)
+    if (t.name == name) return t;
+  fail_value(file_name_ + ": missing tensor '" + name + "'");
+}
+
+std::vector<std::string> SafeTensors::names() const {
+  std::vector<std::string> out;
+  out.reserve(tensors_.size());
+  for (const auto& t : tensors_) out.push_back(t.name);
+  return out;
+}
+
+std::vector<float> SafeTensors::to_f32(const std::string& name) const {
+  const TensorInfo& t = info(name);
+  const std::size_t n = t.elements();
+  const std::uint8_t* p = bytes_.data() + t.offset;
+  std::vector<float> out(n);
+  switch (t.dtype) {
+    case DType::F32:
+      for (std::size_t i = 0; i < n; ++i) out[i] = bits_to_float(load_u32(p + 4 * i));
+      break;
+    case DType::F16:
+      for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(load_u16(p + 2 * i));
+      break;
+    case DType::BF16:
+      for (std::size_t i = 0; i < n; ++i) out[i] = bits_to_float(static_cast<std::uint32_t>(load_u16(p + 2 * i)) << 16);
+      break;
+    default:
+      throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(t.dtype) +
+                                       ", not a floating-point tensor (F32, F16, BF16)");
+  }
+  return out;
+}
+
+std::vector<std::int64_t> SafeTensors::to_i64(const std::string& name) const {
+  const TensorInfo& t = info(name);
+  const std::size_t n = t.elements();
+  const std::uint8_t* p = bytes_.data() + t.offset;
+  std::vector<std::int64_t> out(n);
+  switch (t.dtype) {
+    case DType::I64:
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(load_u64(p + 8 * i));
+      break;
+    case DType::I32:
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int32_t>(load_u32(p + 4 * i));
+      break;
+    default:
+      throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(t.dtype) +
+                                       ", not an integer tensor (I64, I32)");
+  }
+  return out;
+}
+
+}  // namespace relpos

@@ -23,3 +23,4 @@ if [ -f package-lock.json ]; then
 elif [ ! -d node_modules ]; then
   npm install --no-audit --no-fund --loglevel=error
 fi
+[ -d tests/browser/node_modules ] || npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error

@@ -1,0 +1,41 @@
+// Entry point: loads the relpos package (main thread, for the small interactive sections) and
+// mounts the five sections. Long work (encoder, benchmark) runs in worker.js.
+import { loadRelpos, describeBuild } from './lib/package.js';
+import { errorBox } from './lib/dom.js';
+import * as explorer from './sections/explorer.js';
+import * as why from './sections/why.js';
+import * as inside from './sections/inside.js';
+import * as encoder from './sections/encoder.js';
+import * as bench from './sections/bench.js';
+
+const status = document.getElementById('status');
+const demo = (globalThis.relposDemo = { ready: false, error: null });
+
+async function main() {
+  const t0 = performance.now();
+  let rp;
+  try {
+    rp = await loadRelpos('auto');
+  } catch (err) {
+    status.className = 'error';
+    status.textContent = err.message;
+    demo.error = err.message;
+    for (const s of document.querySelectorAll('section .body')) s.append(errorBox('Unavailable: the relpos package did not load.'));
+    return;
+  }
+  demo.rp = rp;
+  status.textContent = `relpos loaded: ${describeBuild(rp)}${rp.version ? ` v${rp.version}` : ''} in ${(performance.now() - t0).toFixed(0)} ms.`;
+  const sections = { explorer, why, inside, encoder, bench };
+  for (const [name, mod] of Object.entries(sections)) {
+    const root = document.querySelector(`#${name} .body`);
+    try {
+      demo[name] = await mod.mount(root, { rp });
+    } catch (err) {
+      console.error(`section ${name}:`, err);
+      root.append(errorBox(`This section failed: ${err.message}`));
+    }
+  }
+  demo.ready = true;
+  document.body.dataset.ready = 'true';
+}
+main();

@@ -1,0 +1,160 @@
+// The demo page in Chromium at 1280×800: what each section computes, no console errors, and a
+// screenshot of every section in tests/browser/screenshots/.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkPackage, launch, openDemo, shot, startServer } from './helpers.mjs';
+
+const missing = checkPackage();
+
+describe('demo page (1280×800)', { skip: false }, () => {
+  let server, browser, page;
+  before(async () => {
+    if (missing) throw new Error(missing);
+    server = await startServer();
+    browser = await launch({ width: 1280, height: 800 });
+    page = browser.page;
+    await openDemo(page, server.url);
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  it('loads the package and says which build runs', async () => {
+    const text = await page.textContent('#status');
+    assert.match(text, /relpos loaded: (WebAssembly SIMD128 build|WebAssembly scalar build|JS stand-in)/);
+    await shot(page, '0-header', 'header');
+  });
+
+  it('explorer reproduces Shaw’s table for 10 tokens and k = 3', async () => {
+    const t = await page.evaluate(() => {
+      const { data, rows, cols } = globalThis.relposDemo.explorer.last;
+      return { rows, cols, first: Array.from(data.slice(0, cols)), last: Array.from(data.slice((rows - 1) * cols)) };
+    });
+    assert.equal(t.rows, 10);
+    assert.deepEqual(t.first, [3, 4, 5, 6, 6, 6, 6, 6, 6, 6]);
+    assert.deepEqual(t.last, [0, 0, 0, 0, 0, 0, 0, 1, 2, 3]);
+    assert.match(await page.textContent('#explorer .summary'), /Row 0: \[3, 4, 5, 6, 6, 6, 6, 6, 6, 6\]/);
+    await shot(page, '1-explorer-shaw', '#explorer');
+  });
+
+  it('explorer hover and arrow keys read cells', async () => {
+    const canvas = page.locator('#explorer canvas').first();
+    await canvas.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    assert.match(await page.textContent('#explorer .readout'), /i = 0, j = 2: 5/);
+    const box = await canvas.boundingBox();
+    await page.mouse.move(box.x + box.width * 0.95, box.y + box.height * 0.1);
+    assert.match(await page.textContent('#explorer .readout'), /i = \d+, j = \d+: \d+/);
+  });
+
+  it('explorer draws every scheme without errors', async () => {
+    const select = page.locator('#explorer select[name=explorer-scheme]');
+    for (const scheme of ['bert-relative', 't5', 'deberta', 'alibi', 'rope', 'sinusoidal']) {
+      await select.selectOption(scheme);
+      await page.waitForTimeout(50);
+      assert.equal(await page.locator('#explorer .error').count(), 0, `${scheme}: ${await page.locator('#explorer .error').allTextContents()}`);
+      assert.ok((await page.locator('#explorer canvas, #explorer svg').count()) >= 1, scheme);
+      await shot(page, `1-explorer-${scheme}`, '#explorer');
+    }
+    const alibi = await (async () => {
+      await select.selectOption('alibi');
+      return page.evaluate(() => Array.from(globalThis.relposDemo.explorer.last.slopes));
+    })();
+    assert.equal(alibi.length, 8);
+    assert.ok(Math.abs(alibi[0] - 0.5) < 1e-6 && Math.abs(alibi[7] - 2 ** -8) < 1e-9, `BLOOM slopes for 8 heads: ${alibi}`);
+    await select.selectOption('shaw');
+  });
+
+  it('without positions the two “I” outputs are identical; with every scheme they differ', async () => {
+    const r = await page.evaluate(() => globalThis.relposDemo.why.results);
+    const byType = Object.fromEntries(r.map((x) => [x.type, x]));
+    assert.equal(byType.none.error, undefined);
+    assert.equal(byType.none.maxDiff, 0);
+    assert.ok(Math.abs(byType.none.cosine - 1) < 1e-6);
+    // ALiBi's m·(j − i) without a causal mask is position-blind for a query row (see the page's note)
+    assert.ok(byType['alibi-nonsymmetric'].maxDiff < 1e-6, `alibi m(j − i): ${byType['alibi-nonsymmetric'].maxDiff}`);
+    for (const x of r.filter((x) => x.type !== 'none' && x.type !== 'alibi-nonsymmetric')) {
+      assert.equal(x.error, undefined, `${x.type}: ${x.error}`);
+      assert.ok(x.finite, x.type);
+      assert.ok(x.maxDiff > 1e-5, `${x.type}: the two I outputs should differ (max diff ${x.maxDiff})`);
+      assert.ok(x.cosine < 1 - 1e-6, `${x.type}: cosine ${x.cosine}`);
+    }
+    await shot(page, '2-why', '#why');
+  });
+
+  it('DeBERTa, Transformer-XL and T5 terms add up to the softmax the kernel used', async () => {
+    const select = page.locator('#inside select[name=inside-scheme]');
+    const expect = { deberta: ['content', 'c2p', 'p2c'], 'transformer-xl': null, t5: ['content'] };
+    for (const [scheme, names] of Object.entries(expect)) {
+      await select.selectOption(scheme);
+      await page.waitForFunction(() => true);
+      await page.waitForTimeout(300);
+      const s = await page.evaluate(() => ({ ...globalThis.relposDemo.inside }));
+      assert.equal(s.error, undefined, `${scheme}: ${s.error}`);
+      assert.ok(s.terms.length >= 2, `${scheme}: terms ${s.terms}`);
+      if (names) for (const n of names) assert.ok(s.terms.includes(n), `${scheme}: missing term ${n} in ${s.terms}`);
+      assert.ok(s.softmaxError < 1e-4, `${scheme}: ${s.softmaxError}`);
+      await shot(page, `3-inside-${scheme}`, '#inside');
+    }
+    await select.selectOption('deberta');
+  });
+
+  it('the random-weight encoder runs in the worker with finite outputs of the right shape', async () => {
+    await page.waitForFunction(() => globalThis.relposDemo.encoder.runs >= 1, null, { timeout: 60000 });
+    const r = await page.evaluate(() => {
+      const l = globalThis.relposDemo.encoder.last;
+      return { shape: l.shape, n: l.hidden.length, finite: Array.from(l.hidden).every(Number.isFinite), tokens: l.tokens, layers: l.layers.length, probsLen: l.layers[0].probs.length, rowSum: Array.from(l.layers[0].probs.slice(0, l.shape[0])).reduce((a, b) => a + b, 0) };
+    });
+    assert.deepEqual(r.tokens.slice(0, 3), ['[CLS]', 'The', 'cat']);
+    assert.equal(r.shape[0], r.tokens.length);
+    assert.equal(r.shape[1], 64);
+    assert.equal(r.n, r.shape[0] * 64);
+    assert.ok(r.finite);
+    assert.equal(r.layers, 2);
+    assert.equal(r.probsLen, 4 * r.shape[0] * r.shape[0]);
+    assert.ok(Math.abs(r.rowSum - 1) < 1e-4, `attention row sums to ${r.rowSum}`);
+    assert.equal(await page.locator('#encoder .encoder-out tbody tr').count(), 2, 'SIMD and scalar timings');
+    // run again with another scheme through the controls (keyboard: select, then Enter on the button)
+    await page.locator('#encoder select[name=enc-scheme]').selectOption('t5');
+    await page.locator('#encoder button', { hasText: 'Run encoder' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => globalThis.relposDemo.encoder.runs >= 2, null, { timeout: 60000 });
+    await shot(page, '4-encoder', '#encoder');
+  });
+
+  it('a missing model file gets a clear message', async () => {
+    await page.locator('#encoder details summary').click();
+    await page.locator('#encoder button', { hasText: 'Load selected files' }).click();
+    assert.match(await page.textContent('#encoder details [role=status]'), /Missing config\.json, model\.safetensors, tokenizer\.json/);
+    await page.locator('#encoder input[type=url]').fill('http://127.0.0.1:1/nowhere/');
+    await page.locator('#encoder button', { hasText: 'Load from URL' }).click();
+    await page.waitForFunction(() => document.querySelector('#encoder details [role=status]').textContent.length > 0 && !/^Loading/.test(document.querySelector('#encoder details [role=status]').textContent));
+    const msg = await page.textContent('#encoder details [role=status]');
+    assert.ok(msg.length > 10, msg);
+    await shot(page, '4-encoder-load', '#encoder details');
+  });
+
+  it('the benchmark finishes for every scheme and plots it', async () => {
+    await page.locator('#bench input[name=bench-lengths]').fill('16, 32, 64');
+    await page.locator('#bench button', { hasText: 'Run benchmark' }).click();
+    await page.waitForFunction(() => globalThis.relposDemo.bench.result && !globalThis.relposDemo.bench.running, null, { timeout: 120000 });
+    const r = await page.evaluate(() => globalThis.relposDemo.bench.result);
+    assert.deepEqual(r.lengths, [16, 32, 64]);
+    assert.equal(r.results.length, 11);
+    for (const x of r.results) {
+      assert.equal(x.error, null, `${x.type}: ${x.error}`);
+      for (const ms of x.ms) assert.ok(Number.isFinite(ms) && ms >= 0, `${x.type}: ${x.ms}`);
+    }
+    assert.equal(await page.locator('#bench svg polyline').count(), 11);
+    await shot(page, '5-bench', '#bench');
+  });
+
+  it('logs no console errors', async () => {
+    // the deliberate failing URL load above logs a network error; anything else is a bug
+    const errors = browser.errors.filter((e) => !/127\.0\.0\.1:1\/|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e));
+    assert.deepEqual(errors, []);
+    await shot(page, 'full-page');
+  });
+});

@@ -16,6 +16,10 @@ export const SCHEMES = [
   { type: 'rope', label: 'RoPE' },
   { type: 'alibi', label: 'ALiBi' },
 ];
+// Whether this build of the package provides a scheme (rp.schemes lists them; absent = assume yes).
+export const available = (rp, type) => !Array.isArray(rp.schemes) || rp.schemes.includes(type);
+export const NOT_IN_BUILD = 'not in this build of relpos yet';
+
 export const schemeLabel = (type) => SCHEMES.find((s) => s.type === type)?.label ?? type;
 
 // Defaults per scheme; any of them can be overridden through `params`.

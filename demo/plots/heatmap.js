@@ -45,7 +45,7 @@ export function heatmap(o) {
   const norm = (v) => (v - vmin) / (vmax - vmin);
 
   const names = o.rowNames || o.colNames;
-  const left = names ? 62 : 40, top = 6, right = 8, bottom = 76;
+  const left = o.rowNames ? 78 : 40, top = 6, right = 8, bottom = 76;
   const W = o.maxWidth ?? 380;
   const plotW = W - left - right;
   const cellW = plotW / cols;
@@ -110,7 +110,7 @@ export function heatmap(o) {
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     const rs = o.rowNames ? 1 : step(rows, cellH);
-    for (let i = 0; i < rows; i += rs) ctx.fillText(o.rowNames ? String(o.rowNames[i]).slice(0, 9) : String(i), left - 4, top + (i + 0.5) * cellH);
+    for (let i = 0; i < rows; i += rs) ctx.fillText(o.rowNames ? String(o.rowNames[i]).slice(0, 10) : String(i), left - 4, top + (i + 0.5) * cellH);
     ctx.textBaseline = 'top';
     const cs = step(cols, cellW);
     let yAfterTicks = top + plotH + 4 + 14;

@@ -1,12 +1,12 @@
 // Section 5 — benchmark: every scheme's attention at a few sequence lengths, timed in a worker,
 // plotted per scheme against length with plain attention as the dashed reference.
 import { h, field, errorBox } from '../lib/dom.js';
-import { SCHEMES, schemeLabel } from '../lib/schemes.js';
+import { SCHEMES, schemeLabel, available, NOT_IN_BUILD } from '../lib/schemes.js';
 import { WorkerClient } from '../lib/worker-client.js';
 import { lineplot } from '../plots/lineplot.js';
 import { lineColor } from '../plots/colors.js';
 
-export function mount(root) {
+export function mount(root, { rp }) {
   const state = { result: null, running: false };
   const lengths = field({ label: 'Sequence lengths', kind: 'text', value: '64, 128, 256, 512', name: 'bench-lengths', help: 'comma-separated, 2 – 2048', size: 18 });
   const heads = field({ label: 'Heads', value: 4, min: 1, max: 16, name: 'bench-heads' });
@@ -19,6 +19,8 @@ export function mount(root) {
   const out = h('div');
   root.append(h('div', { class: 'controls', role: 'group', 'aria-label': 'Benchmark settings' }, lengths.root, heads.root, headDim.root, build.root, go, stop), prog, status, out);
   const workers = {};
+  const missing = SCHEMES.filter((s) => !available(rp, s.type));
+  if (missing.length) root.append(h('p', { class: 'note' }, `Not measured — ${NOT_IN_BUILD}: ${missing.map((s) => s.label).join(', ')}.`));
 
   go.addEventListener('click', async () => {
     const ls = [...new Set(lengths.value.split(/[\s,]+/).map(Number).filter((n) => Number.isInteger(n) && n >= 2 && n <= 2048))].sort((a, b) => a - b);
@@ -34,7 +36,7 @@ export function mount(root) {
     status.textContent = 'Starting…';
     stop.onclick = () => w.cancel();
     try {
-      const r = await w.request('bench', { schemes: SCHEMES.map((s) => s.type), lengths: ls, heads: heads.value, headDim: headDim.value }, (p) => {
+      const r = await w.request('bench', { schemes: SCHEMES.filter((s) => available(rp, s.type)).map((s) => s.type), lengths: ls, heads: heads.value, headDim: headDim.value }, (p) => {
         prog.value = p.done / p.total;
         status.textContent = `${p.done} / ${p.total}: ${schemeLabel(p.type)} at length ${p.seqLen}`;
       });

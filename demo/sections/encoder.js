@@ -2,7 +2,7 @@
 // norms and timings on the SIMD and scalar builds. Default model: random weights (honest label).
 // A real Hugging Face folder loads through rp.loadModel when the package provides it.
 import { h, field, errorBox } from '../lib/dom.js';
-import { SCHEMES } from '../lib/schemes.js';
+import { SCHEMES, available } from '../lib/schemes.js';
 import { WorkerClient } from '../lib/worker-client.js';
 import { heatmap } from '../plots/heatmap.js';
 import { DEFAULT_CONFIG } from '../model/random-encoder.js';
@@ -20,7 +20,7 @@ export function mount(root, { rp }) {
     `The default model is a ${c.layers}-layer, ${c.heads}-head encoder (d_model ${c.dModel}) whose weights and token embeddings are deterministic random numbers (seed ${c.seed}), built in JavaScript from rp.attention and a few matrix products. It shows the mechanics of each position scheme — where attention goes — not language understanding.`));
 
   const text = field({ label: 'Text', kind: 'text', value: 'The cat sat on the mat because it was tired.', name: 'enc-text' });
-  const scheme = field({ label: 'Position scheme', kind: 'select', value: 'alibi', options: SCHEMES.map((s) => [s.type, s.label]), name: 'enc-scheme' });
+  const scheme = field({ label: 'Position scheme', kind: 'select', value: 'alibi', options: SCHEMES.filter((s) => available(rp, s.type)).map((s) => [s.type, s.label]), name: 'enc-scheme' });
   const layers = field({ label: 'Layers', value: 2, min: 1, max: 6, name: 'enc-layers' });
   const both = field({ label: 'Time the SIMD and the scalar build', kind: 'checkbox', value: true, name: 'enc-both' });
   const runBtn = h('button', { type: 'button' }, 'Run encoder');

@@ -4,7 +4,7 @@
 import { h, field, errorBox } from '../lib/dom.js';
 import { rng } from '../lib/rng.js';
 import { softmaxRows, maxAbsDiff } from '../lib/vec.js';
-import { makeScheme, schemeLabel } from '../lib/schemes.js';
+import { makeScheme, schemeLabel, available, NOT_IN_BUILD } from '../lib/schemes.js';
 import { heatmap } from '../plots/heatmap.js';
 
 const TERM_NAMES = {
@@ -20,16 +20,20 @@ const CHOICES = ['deberta', 'transformer-xl', 't5', 'shaw', 'bert-relative', 'hu
 
 export function mount(root, { rp }) {
   const state = {};
-  const scheme = field({ label: 'Scheme', kind: 'select', value: 'deberta', options: CHOICES.map((c) => [c, schemeLabel(c)]), name: 'inside-scheme' });
+  const have = CHOICES.filter((c) => available(rp, c));
+  const missing = CHOICES.filter((c) => !available(rp, c));
+  const scheme = field({ label: 'Scheme', kind: 'select', value: have[0], options: have.map((c) => [c, schemeLabel(c)]), name: 'inside-scheme' });
   const seq = field({ label: 'Sequence length', value: 12, min: 2, max: 48, name: 'inside-seq' });
   const head = field({ label: 'Head', kind: 'select', value: 0, options: [[0, 'head 0'], [1, 'head 1']], name: 'inside-head' });
   const seed = field({ label: 'Seed', value: 1, min: 0, max: 1e6, name: 'inside-seed' });
   const controls = h('div', { class: 'controls', role: 'group', 'aria-label': 'Decomposition parameters' }, scheme.root, seq.root, head.root, seed.root);
   const out = h('div');
+  if (missing.length) root.append(h('p', { class: 'note' }, `${missing.map(schemeLabel).join(', ')}: ${NOT_IN_BUILD}.`));
   root.append(controls, out);
 
   function run() {
     out.replaceChildren();
+    if (!have.length) return out.append(errorBox('No scheme with separate logit terms is in this build of relpos yet.'));
     const heads = 2, d = 16, S = seq.value, H = Number(head.value);
     const r = rng(1000 + seed.value);
     const n = heads * S * d;

@@ -4,7 +4,7 @@
 import { h, field, errorBox } from '../lib/dom.js';
 import { rng, hashString } from '../lib/rng.js';
 import { cosine, maxAbsDiff } from '../lib/vec.js';
-import { SCHEMES, makeScheme, sameForAllHeads } from '../lib/schemes.js';
+import { SCHEMES, makeScheme, sameForAllHeads, available, NOT_IN_BUILD } from '../lib/schemes.js';
 import { bars } from '../plots/bars.js';
 import { heatmap } from '../plots/heatmap.js';
 
@@ -53,6 +53,10 @@ export function mount(root, { rp }) {
     const results = [];
     let shown = null;
     for (const s of VARIANTS) {
+      if (!available(rp, s.type)) {
+        results.push({ type: s.id ?? s.type, label: s.label, error: NOT_IN_BUILD, unavailable: true });
+        continue;
+      }
       try {
         const scheme = makeScheme(s.type, { heads: HEADS, headDim: HEAD_DIM, seqLen: seq }, s.params);
         const { output } = rp.attention({ q, k: q, v: q, batch: 1, heads: HEADS, seqLen: seq, headDim: HEAD_DIM, scheme });
@@ -75,7 +79,7 @@ export function mount(root, { rp }) {
       tbody.append(
         h('tr', { 'data-scheme': r.type },
           h('td', {}, r.label),
-          r.error ? h('td', { colspan: 3, class: 'error' }, r.error) : [
+          r.error ? h('td', { colspan: 3, class: r.unavailable ? 'note' : 'error' }, r.error) : [
             h('td', {}, r.cosine.toFixed(6)),
             h('td', {}, r.maxDiff.toExponential(2)),
             h('td', {}, r.maxDiff === 0 ? 'identical' : r.maxDiff < 1e-6 ? 'identical (to float rounding)' : 'different'),
@@ -86,12 +90,13 @@ export function mount(root, { rp }) {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Scheme'), h('th', { scope: 'col' }, 'cosine similarity'), h('th', { scope: 'col' }, 'max |difference|'), h('th', { scope: 'col' }, 'outputs'))),
       tbody);
     const ok = results.filter((r) => !r.error);
+    const angle = (c) => (Math.acos(Math.min(1, Math.max(-1, c))) * 180) / Math.PI;
     const chart = bars({
-      title: `cos(output of “${word}” #1, output of “${word}” #2) — 1 means indistinguishable`,
-      items: ok.map((r) => ({ label: r.label, value: r.cosine, color: r.type === 'none' ? '#999' : '#0072B2' })),
-      min: Math.min(0, ...ok.map((r) => r.cosine)),
-      max: 1,
-      format: (v) => v.toFixed(4),
+      title: `Angle between the two “${word}” outputs (0° = indistinguishable)`,
+      items: ok.map((r) => ({ label: r.label, value: angle(r.cosine), color: r.maxDiff < 1e-6 ? '#999' : '#0072B2' })),
+      min: 0,
+      max: Math.max(1, ...ok.map((r) => angle(r.cosine))),
+      format: (v) => `${v.toFixed(2)}°`,
     });
     const figs = h('div', { class: 'figs' }, h('div', { class: 'scroll' }, table), chart);
     out.append(figs);

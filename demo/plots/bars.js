@@ -10,7 +10,7 @@ const el = (name, attrs = {}, text) => {
 /** @param {{title:string, items:{label:string, value:number, color?:string}[], min?:number, max?:number, format?:(v:number)=>string}} o */
 export function bars(o) {
   const fmt = o.format ?? ((v) => v.toFixed(3));
-  const W = o.width ?? 520, row = 22, labelW = 190, H = o.items.length * row + 24;
+  const W = o.width ?? 520, row = 22, labelW = Math.min(190, Math.round(W * 0.45)), H = o.items.length * row + 24;
   const lo = o.min ?? Math.min(0, ...o.items.map((i) => i.value));
   const hi = o.max ?? Math.max(...o.items.map((i) => i.value));
   const tx = (v) => labelW + ((v - lo) / (hi - lo || 1)) * (W - labelW - 60);

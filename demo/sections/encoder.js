@@ -103,7 +103,30 @@ export function mount(root, { rp }) {
     h('div', { class: 'controls' }, url.root, loadUrl),
     h('div', { class: 'controls' }, h('div', { class: 'field' }, h('label', { for: 'enc-files' }, 'Local files'), files, h('small', { id: 'enc-files-help' }, REQUIRED.join(', '))), loadFiles),
     prog, loadMsg);
+  const runReal = h('button', { type: 'button', hidden: true }, 'Run the loaded model on the text above');
+  const realOut = h('div');
+  real.append(runReal, realOut);
   root.append(real);
+  runReal.addEventListener('click', async () => {
+    runReal.disabled = true;
+    try {
+      const r = await worker('auto').request('model-forward', { text: text.value });
+      const shape = r.shape ?? (r.hidden ? [r.hidden.length] : []);
+      const finite = r.hidden ? Array.from(r.hidden).every(Number.isFinite) : false;
+      realOut.replaceChildren(h('p', {}, `Output ${JSON.stringify(shape)}, ${finite ? 'all finite' : 'NOT all finite'}, ${r.totalMs.toFixed(1)} ms on the ${r.simd ? 'SIMD128' : 'scalar'} build.`));
+      if (r.tokens) realOut.append(h('ul', { class: 'tokens', 'aria-label': 'model tokens' }, r.tokens.map((t) => h('li', {}, t))));
+      const first = Array.isArray(r.attentions) ? r.attentions[0] : null;
+      const S = r.tokens?.length ?? 0;
+      if (first && S && first.length % (S * S) === 0)
+        realOut.append(h('div', { class: 'figs' }, Array.from({ length: Math.min(4, first.length / (S * S)) }, (_, hd) => heatmap({
+          data: first.slice(hd * S * S, (hd + 1) * S * S), rows: S, cols: S, title: `Layer 0, head ${hd}`, rowNames: r.tokens, colNames: r.tokens, vmin: 0, maxWidth: 300, annotate: false,
+        }))));
+    } catch (err) {
+      realOut.replaceChildren(errorBox(err.message));
+    } finally {
+      runReal.disabled = false;
+    }
+  });
 
   const onProgress = (p) => {
     prog.hidden = false;
@@ -121,6 +144,7 @@ export function mount(root, { rp }) {
       loadMsg.className = 'ok';
       loadMsg.textContent = `Loaded ${info.modelType}: ${info.layers ?? '?'} layers, ${info.heads ?? '?'} heads, hidden ${info.hidden ?? '?'}.`;
       state.realModel = info;
+      runReal.hidden = false;
     } catch (err) {
       prog.hidden = true;
       loadMsg.className = 'error';

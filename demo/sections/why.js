@@ -97,6 +97,7 @@ export function mount(root, { rp }) {
       min: 0,
       max: Math.max(1, ...ok.map((r) => angle(r.cosine))),
       format: (v) => `${v.toFixed(2)}°`,
+      width: Math.min(520, Math.max(300, root.clientWidth - 4)),
     });
     const figs = h('div', { class: 'figs' }, h('div', { class: 'scroll' }, table), chart);
     out.append(figs);

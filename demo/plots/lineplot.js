@@ -56,6 +56,7 @@ export function lineplot(o) {
 
   const fig = document.createElement('figure');
   fig.className = 'lineplot';
+  fig.style.width = `${W}px`;
   const cap = document.createElement('figcaption');
   cap.textContent = o.title;
   const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${o.title}: ${o.yLabel} against ${o.xLabel}` });

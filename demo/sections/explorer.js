@@ -119,7 +119,9 @@ export function mount(root, { rp }) {
           const { slopes, maps } = P.alibiBiases(rp, v.seq, v.heads, v.rule, v.symmetric);
           state.last = { slopes, maps };
           const small = Math.max(150, Math.min(240, W / 2 - 8));
-          maps.forEach((m, hd) => figs.append(heatmap({ ...m, title: `Head ${hd}: slope ${slopes[hd].toPrecision(3)}`, colormap: 'viridis', maxWidth: small, annotate: false })));
+          let big = 0; // one colour scale for all heads, so the slopes can be compared
+          for (const m of maps) for (const x of m.data) big = Math.max(big, Math.abs(x));
+          maps.forEach((m, hd) => figs.append(heatmap({ ...m, title: `Head ${hd}: slope ${slopes[hd].toPrecision(3)}`, colormap: 'diverging', vmin: -big, vmax: big, maxWidth: small, annotate: false })));
           summary = `Slopes (${v.rule}): [${Array.from(slopes, (s) => s.toPrecision(3)).join(', ')}]. Bias = ${v.symmetric ? '−m·|i − j|' : 'm·(j − i)'}, added to q·k/√d.`;
           break;
         }

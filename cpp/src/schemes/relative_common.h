@@ -1,0 +1,82 @@
+// Shared plumbing of the relative schemes (shaw, bert_relative, huang_relative, transformer_xl,
+// deberta): clamp index maps as runs, per-block projection of a packed δ-ordered table, sinusoids.
+//
+// Convention: every relative table is held "δ-ordered": row t serves distance δ = j − i through a
+// non-decreasing map index(δ) (tables indexed by i − j are copied reversed), so that for a fixed
+// query row the rows read are contiguous (unclipped middle) or constant (clipped tails).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include "kernels/gemm_f32.h"
+#include "kernels/relative_runs.h"
+#include "kernels/simd.h"
+
+namespace relpos::detail {
+
+inline std::size_t round16(std::size_t n) { return (n + 15) & ~static_cast<std::size_t>(15); }
+
+// Carves consecutive 16-float-aligned buffers out of a scheme's scratch.
+class ScratchCursor {
+ public:
+  explicit ScratchCursor(float* base) : at_(base) {}
+  float* take(std::size_t floats) {
+    float* p = at_;
+    at_ += round16(floats);
+    return p;
+  }
+
+ private:
+  float* at_;
+};
+
+// index(δ) = clamp(δ, lo, hi) − lo for δ in (−seq, seq): three runs (constant, slice, constant).
+inline void clamp_runs(int lo, int hi, int seq, kernels::RelativeRun runs[3]) {
+  runs[0] = {-seq, lo, 0, 0};
+  runs[1] = {lo, hi + 1, 0, 1};
+  runs[2] = {hi + 1, std::max(seq, hi + 2), hi - lo, 0};
+}
+
+// Columns [c_lo, c_hi] of alpha · A[rows × K] · Tᵀ, T packed by pack_b_nk (K × table_rows) into
+// `packed`; written to P (row stride ldp ≥ c_hi + 1 − c_lo + gemm_nr). Returns the table index held
+// in P's column 0 (c_lo rounded down to a panel boundary).
+inline int project_window(int rows, const float* A, std::size_t lda, int K, float alpha, const float* packed, int c_lo,
+                          int c_hi, float* P, std::size_t ldp) {
+  constexpr int NR = simd::gemm_nr;
+  const int panel = c_lo / NR;
+  const int base = panel * NR;
+  kernels::gemm_f32_packed(rows, c_hi + 1 - base, K, alpha, A, lda, packed + static_cast<std::size_t>(panel) * K * NR, P,
+                           ldp, false);
+  return base;
+}
+
+// Rows of the Concatenated sinusoid: out[t·ld + f] = sin(p_t·ω_f), out[t·ld + dim/2 + f] = cos(p_t·ω_f),
+// p_t = first + t·stride (stride ±1), ω_f = base^(−2f/dim). Phases advance by a float64 rotation,
+// re-anchored with exact sin/cos every 32 rows, so it matches the float64-angle table to float32.
+inline void sinusoid_rows(int first, int stride, int count, int dim, float base, float* out, std::size_t ld) {
+  const int half = dim / 2;
+  for (int f = 0; f < half; ++f) {
+    const double omega = std::pow(static_cast<double>(base), -2.0 * f / dim);
+    const double step = stride * omega;
+    const double cs = std::cos(step), sn = std::sin(step);
+    double s = 0, c = 1;
+    for (int t = 0; t < count; ++t) {
+      if (t % 32 == 0) {
+        const double angle = static_cast<double>(first + t * stride) * omega;
+        s = std::sin(angle);
+        c = std::cos(angle);
+      } else {
+        const double s2 = s * cs + c * sn;
+        c = c * cs - s * sn;
+        s = s2;
+      }
+      out[static_cast<std::size_t>(t) * ld + f] = static_cast<float>(s);
+      out[static_cast<std::size_t>(t) * ld + half + f] = static_cast<float>(c);
+    }
+  }
+}
+
+}  // namespace relpos::detail

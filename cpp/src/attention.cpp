@@ -167,7 +167,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
           masked_softmax_row(logits + r * ld, in.causal ? i + 1 : seq, seq, key_mask);
         }
         kernels::gemm_f32_packed(rows, d, key_cols, 1.0f, logits, ld, vpack, out_head + static_cast<std::size_t>(i0) * d,
-                                 d, false);
+                                 d, false, seq);  // vpack holds all seq keys per panel
         if (scheme.has_value_term())
           scheme.add_value_term(head, scheme_scratch, i0, i1, logits, ld, out_head + static_cast<std::size_t>(i0) * d);
       }

@@ -105,8 +105,9 @@ void pack_b_nk(int K, int N, const float* Bt, std::size_t ldbt, float* packed) {
 }
 
 void gemm_f32_packed(int M, int N, int K, float alpha, const float* A, std::size_t lda, const float* packed_b,
-                     float* C, std::size_t ldc, bool accumulate) {
+                     float* C, std::size_t ldc, bool accumulate, int packed_k) {
   if (M <= 0 || N <= 0) return;
+  const int KP = packed_k > 0 ? packed_k : K;  // row count of each packed panel
   if (K <= 0) {
     if (!accumulate)
       for (int i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
@@ -117,7 +118,7 @@ void gemm_f32_packed(int M, int N, int K, float alpha, const float* A, std::size
     const int kc = std::min(KC, K - k0);
     const bool acc = accumulate || k0 > 0;
     for (int p = 0; p < panels; ++p) {
-      const float* panel = packed_b + (static_cast<std::size_t>(p) * K + k0) * NR;
+      const float* panel = packed_b + (static_cast<std::size_t>(p) * KP + k0) * NR;
       const int n0 = p * NR;
       const int ncols = std::min(NR, N - n0);
       int i = 0;

@@ -20,7 +20,9 @@ void pack_b_nk(int K, int N, const float* Bt, std::size_t ldbt, float* packed);
 
 // C[M×N] (row stride ldc) = alpha · A[M×K] (row stride lda) · B  (+ C when accumulate).
 // Contract: M, N, K ≥ 0; A rows hold at least K floats; C rows at least N floats.
+// packed_k: the K the B panels were packed with (0 = K); pass it to use only the first K rows of a
+// matrix packed with more (e.g. causal P·V over the first keys of a V packed for all of them).
 void gemm_f32_packed(int M, int N, int K, float alpha, const float* A, std::size_t lda, const float* packed_b,
-                     float* C, std::size_t ldc, bool accumulate);
+                     float* C, std::size_t ldc, bool accumulate, int packed_k = 0);
 
 }  // namespace relpos::kernels

@@ -1,0 +1,439 @@
+// relpos benchmarks: peak, kernels, onnxruntime-web peer, end to end, size and start-up.
+// Run through bench/run.sh (builds the bench wasm first). Single thread, medians of interleaved
+// rounds after warm-up, everything compared within this one process run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { interleave, maxAbsDiff, median, randomArray } from './lib/util.mjs';
+import { BUILD, HarnessCase, loadHarness } from './lib/harness.mjs';
+import { attentionGraph } from './lib/onnx.mjs';
+import { debertaBucket, t5Bucket, table2d } from './lib/positions.mjs';
+import { writeReports } from './lib/report.mjs';
+
+const require = createRequire(import.meta.url);
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+const ROOT = path.resolve(HERE, '..');
+const MODELS = path.resolve(ROOT, '../shared/bench-models');
+const QUICK = !!process.env.BENCH_QUICK;
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,ort,e2e,size').split(',');
+const H = 8, D = 64;
+const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
+const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 5, 8192: 3 };
+const log = (...a) => console.log(...a);
+const flops = (S) => 4 * S * S * D * H;
+
+const results = { meta: meta(), targets: [], notes: [] };
+
+function meta() {
+  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  let commit = 'unknown';
+  let dirty = false;
+  try {
+    commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']).toString().trim();
+    dirty = execFileSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'cpp', 'web', 'CMakeLists.txt', 'cmake']).toString().trim() !== '';
+  } catch {}
+  return {
+    date: new Date().toISOString(),
+    machine: `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}`,
+    loadavg_at_start: os.loadavg().map((x) => +x.toFixed(2)),
+    node: process.version,
+    v8: process.versions.v8,
+    ort_web: JSON.parse(fs.readFileSync(path.join(HERE, 'node_modules/onnxruntime-web/package.json'), 'utf8')).version,
+    relpos_commit: commit,
+    relpos_worktree_dirty: dirty,
+    threads: 1,
+    quick: QUICK,
+  };
+}
+
+// ---------- data (seeded; the same arrays feed the harness, the package and onnxruntime) ----------
+const SHAW_K = 128;
+function makeData(S) {
+  const n = H * S * D;
+  return {
+    q: randomArray(n, 1), k: randomArray(n, 2), v: randomArray(n, 3),
+    absTable: randomArray(S * D, 4, 0.1),
+    mlpW1: randomArray(64 * 16, 5, 0.3), mlpB1: randomArray(64, 6, 0.1), mlpW2: randomArray(D * 64, 7, 0.1), mlpB2: randomArray(D, 8, 0.1),
+    shawK: randomArray((2 * SHAW_K + 1) * D, 9, 0.3), shawV: randomArray((2 * SHAW_K + 1) * D, 10, 0.3),
+    bertTable: randomArray((2 * S - 1) * D, 11, 0.3),
+    huangTable: randomArray((2 * 128 + 1) * D, 12, 0.3),
+    txlU: randomArray(H * D, 13, 0.1), txlV: randomArray(H * D, 14, 0.1), txlW: randomArray(H * D * H * D, 15, 0.02),
+    t5Bias: randomArray(32 * H, 16, 1),
+    tupePos: randomArray(S * 128, 17, 0.3), tupeUq: randomArray(H * D * 128, 18, 0.05), tupeUk: randomArray(H * D * 128, 19, 0.05),
+    debPosK: randomArray(H * 512 * D, 20, 0.3), debPosQ: randomArray(H * 512 * D, 21, 0.3),
+  };
+}
+const BUF_DATA = { Q: 'q', K: 'k', V: 'v', ABS_TABLE: 'absTable', MLP_W1: 'mlpW1', MLP_B1: 'mlpB1', MLP_W2: 'mlpW2', MLP_B2: 'mlpB2',
+  SHAW_K: 'shawK', SHAW_V: 'shawV', BERT_TABLE: 'bertTable', HUANG_TABLE: 'huangTable', TXL_U: 'txlU', TXL_V: 'txlV', TXL_W: 'txlW',
+  T5_BIAS: 't5Bias', TUPE_POS: 'tupePos', TUPE_UQ: 'tupeUq', TUPE_UK: 'tupeUk', DEB_POSK: 'debPosK', DEB_POSQ: 'debPosQ' };
+function fillFrom(data) {
+  return (name, len) => {
+    const a = BUF_DATA[name] && data[BUF_DATA[name]];
+    if (!a) return null;
+    if (a.length !== len) throw new Error(`harness buffer ${name}: ${len} floats, data has ${a.length}`);
+    return a;
+  };
+}
+
+// ---------- 1. peak ----------
+async function peak() {
+  const inst = {};
+  for (const v of ['simd', 'scalar']) {
+    const bytes = fs.readFileSync(path.join(BUILD, `peak_${v}.wasm`));
+    const stub = new Proxy({}, { get: () => () => 0 });
+    inst[v] = (await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: stub, env: stub })).instance.exports;
+  }
+  const out = {};
+  const contestants = {};
+  const steps = 2e7;
+  for (const v of ['simd', 'scalar'])
+    for (const nacc of [4, 8, 12, 16]) {
+      const e = inst[v];
+      contestants[`${v}_${nacc}`] = () => {
+        const iters = Math.floor(steps / nacc);
+        const t0 = performance.now();
+        e.peak(nacc, iters, 0.999, 0.001);
+        return performance.now() - t0;
+      };
+    }
+  const r = await interleave(contestants, { reps: 9, warm: 3 });
+  for (const v of ['simd', 'scalar']) {
+    const per = {};
+    for (const nacc of [4, 8, 12, 16]) {
+      const m = r[`${v}_${nacc}`].median;
+      per[nacc] = +((Math.floor(steps / nacc) * nacc * 2 * inst[v].lanes()) / m / 1e6).toFixed(2);
+    }
+    const best = Math.max(...Object.values(per));
+    out[v] = { gflops: best, by_accumulators: per };
+  }
+  out.simd_over_scalar = +(out.simd.gflops / out.scalar.gflops).toFixed(2);
+  log(`peak: SIMD128 ${out.simd.gflops} GFLOP/s (by accumulators ${JSON.stringify(out.simd.by_accumulators)}), scalar ${out.scalar.gflops} GFLOP/s`);
+  return out;
+}
+
+// ---------- 2. kernels (harness: relpos::attention directly) ----------
+async function kernels(peakGflops) {
+  const rows = [];
+  for (const variant of ['simd', 'scalar']) {
+    const seqs = variant === 'simd' ? SEQS : [128, 512];
+    for (const S of seqs) {
+      const mod = await loadHarness(variant); // fresh instance per size: its memory size is this size's peak
+      const data = makeData(S);
+      let hc;
+      try {
+        hc = new HarnessCase(mod, { seq: S, heads: H, d: D }, fillFrom(data));
+      } catch (e) {
+        log(`kernels ${variant} seq ${S}: setup failed (${e.message}); skipped`);
+        results.notes.push(`kernels ${variant} seq ${S}: skipped, setup failed: ${e.message}`);
+        continue;
+      }
+      const contestants = {};
+      for (const s of hc.schemes) if (!s.error) contestants[s.name] = () => hc.run(s.index);
+      const reps = variant === 'simd' ? REPS[S] : 5;
+      const r = await interleave(contestants, { reps, warm: S >= 8192 ? 1 : 2, warmMs: S >= 2048 ? 0 : 1500 });
+      const base = r.none?.median;
+      for (const s of hc.schemes) {
+        const m = r[s.name]?.median ?? null;
+        const err = s.error || r[s.name]?.error || null;
+        const gf = m ? flops(S) / m / 1e6 : null;
+        rows.push({
+          variant, seq: S, scheme: s.name, ms: m && +m.toFixed(3), runs: r[s.name]?.runs.map((x) => +x.toFixed(3)),
+          gflops: gf && +gf.toFixed(2),
+          pct_peak: gf && +((100 * gf) / (variant === 'simd' ? peakGflops.simd.gflops : peakGflops.scalar.gflops)).toFixed(1),
+          ratio_to_none: m && base ? +(m / base).toFixed(3) : null,
+          scratch_bytes: hc.scratchBytes(s.index),
+          error: err,
+        });
+      }
+      const heap = hc.heapBytes();
+      for (const row of rows) if (row.variant === variant && row.seq === S) row.wasm_memory_bytes = heap;
+      log(`kernels ${variant} seq ${S}: ` + rows.filter((x) => x.variant === variant && x.seq === S)
+        .map((x) => `${x.scheme} ${x.ms ?? 'ERR'}ms(${x.ratio_to_none ?? '-'}x)`).join(', ') + ` | wasm memory ${(heap / 2 ** 20).toFixed(1)} MiB`);
+      hc.dispose();
+    }
+  }
+  return rows;
+}
+
+// ---------- 3. onnxruntime-web peer ----------
+async function loadOrt() {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.logLevel = 'error';
+  return ort;
+}
+
+async function loadPackage() {
+  try {
+    const rp = await import(path.join(ROOT, 'web/index.js'));
+    return await rp.init({ simd: true });
+  } catch (e) {
+    results.notes.push(`npm package (web/) not usable: ${e.message}`);
+    return null;
+  }
+}
+
+function bloomSlopes(heads) {
+  const p = 2 ** Math.floor(Math.log2(heads));
+  const base = 2 ** (-(2 ** -(Math.log2(p) - 3)));
+  const s = Array.from({ length: p }, (_, i) => base ** (i + 1));
+  if (p !== heads) {
+    const eb = 2 ** (-(2 ** -(Math.log2(2 * p) - 3)));
+    for (let i = 0; i < heads - p; ++i) s.push(eb ** (2 * i + 1));
+  }
+  return s;
+}
+
+function peerCases(S, data) {
+  const span = 256;
+  return [
+    { name: 'none', harness: 'none', scheme: { type: 'none' }, graph: { kind: 'plain', scale: 1 / Math.sqrt(D) }, feeds: {} },
+    { name: 't5', harness: 't5', scheme: { type: 't5', numBuckets: 32, maxDistance: 128, bidirectional: true, biasTable: data.t5Bias },
+      graph: { kind: 'bias', scale: 1, numBuckets: 32, buckets: table2d(S, (i, j) => t5Bucket(j - i)) }, feeds: { bias_table: [data.t5Bias, [32, H]] } },
+    { name: 'alibi', harness: 'alibi', scheme: { type: 'alibi', slopes: 'bloom' },
+      graph: { kind: 'alibi', scale: 1 / Math.sqrt(D) }, feeds: { slopes: [Float32Array.from(bloomSlopes(H)), [1, H, 1, 1]] } },
+    { name: 'shaw_keys', harness: 'shaw_keys', scheme: { type: 'shaw', maxDistance: SHAW_K, keyTable: data.shawK },
+      graph: { kind: 'gathered', scale: 1 / Math.sqrt(D), tableRows: 2 * SHAW_K + 1, index: table2d(S, (i, j) => Math.max(-SHAW_K, Math.min(SHAW_K, j - i)) + SHAW_K) },
+      feeds: { rel_table: [data.shawK, [2 * SHAW_K + 1, D]] } },
+    { name: 'bert_relative_key', harness: 'bert_relative_key', scheme: { type: 'bert-relative', maxPositions: S, table: data.bertTable },
+      graph: { kind: 'gathered', scale: 1 / Math.sqrt(D), tableRows: 2 * S - 1, index: table2d(S, (i, j) => i - j + S - 1) },
+      feeds: { rel_table: [data.bertTable, [2 * S - 1, D]] } },
+    { name: 'deberta', harness: 'deberta', scheme: { type: 'deberta', buckets: span, maxRelative: 512, terms: ['c2p', 'p2c'], posKey: data.debPosK, posQuery: data.debPosQ },
+      graph: { kind: 'deberta', scale: 1 / Math.sqrt(3 * D), span2: 2 * span,
+        c2pIndex: table2d(S, (i, j) => Math.max(0, Math.min(2 * span - 1, debertaBucket(i - j) + span))),
+        p2cIndex: table2d(S, (a, b) => Math.max(0, Math.min(2 * span - 1, -debertaBucket(a - b) + span))) },
+      feeds: { pos_key: [data.debPosK, [H, 2 * span, D]], pos_query: [data.debPosQ, [H, 2 * span, D]] } },
+  ];
+}
+
+async function peer(ort, rp) {
+  const rows = [];
+  const seqs = QUICK ? [128, 512] : [128, 512, 2048];
+  for (const S of seqs) {
+    const data = makeData(S);
+    const mod = await loadHarness('simd');
+    const hc = new HarnessCase(mod, { seq: S, heads: H, d: D }, fillFrom(data));
+    for (const c of peerCases(S, data)) {
+      const row = { seq: S, scheme: c.name };
+      rows.push(row);
+      if (S >= 2048 && (c.graph.kind === 'gathered' || c.graph.kind === 'deberta')) {
+        row.skipped = `ORT graph materialises [${c.graph.kind === 'gathered' ? 'seq, seq, head_dim' : 'heads, seq, seq'} int64/float] tensors (${c.graph.kind === 'gathered' ? '1 GiB' : '256 MiB'} at seq ${S}); not run`;
+        continue;
+      }
+      let session;
+      try {
+        session = await ort.InferenceSession.create(attentionGraph({ ...c.graph, H, S, D }), {
+          executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+        });
+      } catch (e) {
+        row.error = `ORT session: ${e.message}`;
+        continue;
+      }
+      const feeds = {
+        q: new ort.Tensor('float32', data.q, [1, H, S, D]),
+        k: new ort.Tensor('float32', data.k, [1, H, S, D]),
+        v: new ort.Tensor('float32', data.v, [1, H, S, D]),
+      };
+      for (const [name, [arr, dims]] of Object.entries(c.feeds)) feeds[name] = new ort.Tensor('float32', arr, dims);
+      const hIndex = hc.schemes.find((s) => s.name === c.harness && !s.error)?.index;
+      const pkgOk = rp && rp.schemes.includes(c.scheme.type);
+      const contestants = {
+        ort: async () => {
+          const t0 = performance.now();
+          await session.run(feeds);
+          return performance.now() - t0;
+        },
+      };
+      if (pkgOk)
+        contestants.relpos = () => {
+          const t0 = performance.now();
+          rp.attention({ q: data.q, k: data.k, v: data.v, batch: 1, heads: H, seqLen: S, headDim: D, scheme: c.scheme });
+          return performance.now() - t0;
+        };
+      if (hIndex !== undefined) contestants.relpos_kernel = () => hc.run(hIndex);
+      // agreement first
+      const ortOut = (await session.run(feeds)).out.data;
+      if (pkgOk) {
+        try {
+          const out = rp.attention({ q: data.q, k: data.k, v: data.v, batch: 1, heads: H, seqLen: S, headDim: D, scheme: c.scheme }).output;
+          row.max_abs_diff = maxAbsDiff(out, ortOut);
+        } catch (e) {
+          row.package_error = e.message;
+          delete contestants.relpos;
+        }
+      }
+      if (hIndex !== undefined) {
+        hc.run(hIndex);
+        row.max_abs_diff_kernel = maxAbsDiff(hc.output(), ortOut);
+      }
+      const diffs = [row.max_abs_diff, row.max_abs_diff_kernel].filter((x) => x !== undefined);
+      row.agree = diffs.length ? diffs.every((x) => x <= 1e-4) : null;
+      if (!diffs.length) row.relpos = `scheme '${c.scheme.type}' not in this relpos build yet`;
+      const r = await interleave(contestants, { reps: S >= 2048 ? 5 : 11, warm: 2, warmMs: S >= 2048 ? 0 : 1500 });
+      row.ort_ms = r.ort.median && +r.ort.median.toFixed(3);
+      row.relpos_ms = r.relpos?.median != null ? +r.relpos.median.toFixed(3) : null;
+      row.relpos_kernel_ms = r.relpos_kernel?.median != null ? +r.relpos_kernel.median.toFixed(3) : null;
+      const mine = row.relpos_ms ?? row.relpos_kernel_ms;
+      row.relpos_over_ort = mine && row.ort_ms ? +(mine / row.ort_ms).toFixed(3) : null;
+      row.ort_speedup = mine && row.ort_ms ? +(row.ort_ms / mine).toFixed(2) : null;
+      row.measured_via = row.relpos_ms != null ? 'npm package rp.attention' : row.relpos_kernel_ms != null ? 'bench harness (package scheme unavailable)' : 'none';
+      for (const k of ['ort', 'relpos', 'relpos_kernel']) if (r[k]?.error) row[`${k}_error`] = r[k].error;
+      log(`peer seq ${S} ${c.name}: ORT ${row.ort_ms} ms, relpos ${row.relpos_ms} ms (kernel ${row.relpos_kernel_ms}), relpos/ORT ${row.relpos_over_ort}, diff ${row.max_abs_diff ?? '-'} / ${row.max_abs_diff_kernel ?? '-'}`);
+      await session.release();
+    }
+    hc.dispose();
+  }
+  return rows;
+}
+
+// ---------- 4. end to end ----------
+function readSafetensors(file) {
+  const buf = fs.readFileSync(file);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  const out = {};
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [b, e] = info.data_offsets;
+    const bytes = buf.subarray(8 + n + b, 8 + n + e);
+    out[name] = { shape: info.shape, data: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) };
+  }
+  return out;
+}
+
+async function endToEnd(ort, rpModule) {
+  const rows = [];
+  const models = ['bert-minilm-layer', 'bert-relative-key-layer', 't5-small-encoder-layer', 'deberta-v3-xsmall-layer'];
+  const loadModel = rpModule?.loadModel;
+  if (typeof loadModel !== 'function')
+    results.notes.push('end to end: relpos model loader (loadModel) not in web/index.js yet — onnxruntime-web measured alone; relpos side pending');
+  for (const m of models) {
+    const dir = path.join(MODELS, m);
+    if (!fs.existsSync(dir)) {
+      results.notes.push(`end to end: ${dir} missing`);
+      continue;
+    }
+    const session = await ort.InferenceSession.create(fs.readFileSync(path.join(dir, 'model.onnx')), {
+      executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+      externalData: [{ path: 'model.safetensors', data: fs.readFileSync(path.join(dir, 'model.safetensors')) }],
+    });
+    let model = null;
+    if (typeof loadModel === 'function') {
+      try {
+        model = await loadModel(dir);
+      } catch (e) {
+        results.notes.push(`end to end ${m}: relpos loadModel failed: ${e.message}`);
+      }
+    }
+    const ids128 = JSON.parse(fs.readFileSync(path.join(dir, 'input.json'), 'utf8')).input_ids[0];
+    const expected = Object.values(readSafetensors(path.join(dir, 'expected.safetensors')))[0].data;
+    for (const S of [128, 512]) {
+      const ids = S === 128 ? ids128 : Array.from({ length: S }, (_, i) => (i * 7919 + 13) % 512);
+      const feeds = {
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, S]),
+        attention_mask: new ort.Tensor('int64', new BigInt64Array(S).fill(1n), [1, S]),
+      };
+      const row = { model: m, seq: S };
+      const out = (await session.run(feeds)).last_hidden_state.data;
+      if (S === 128) row.ort_max_abs_diff = maxAbsDiff(out, expected);
+      const contestants = { ort: async () => { await session.run(feeds); } };
+      if (model) {
+        const fwd = async () => {
+          const r = await model.forward(Int32Array.from(ids));
+          return r?.output ?? r?.lastHiddenState ?? r;
+        };
+        try {
+          const o = await fwd();
+          if (S === 128) row.relpos_max_abs_diff = maxAbsDiff(o, expected);
+          contestants.relpos = async () => { await fwd(); };
+        } catch (e) {
+          row.relpos_error = e.message;
+        }
+      }
+      const r = await interleave(contestants, { reps: 11, warm: 3, warmMs: 2500 });
+      row.ort_ms = +r.ort.median.toFixed(3);
+      row.relpos_ms = r.relpos?.median != null ? +r.relpos.median.toFixed(3) : null;
+      row.relpos_over_ort = row.relpos_ms ? +(row.relpos_ms / row.ort_ms).toFixed(3) : null;
+      if (!model) row.relpos = 'pending (no model loader in the package yet)';
+      log(`e2e ${m} seq ${S}: ORT ${row.ort_ms} ms${row.relpos_ms ? `, relpos ${row.relpos_ms} ms` : ', relpos pending'}${row.ort_max_abs_diff !== undefined ? `, ORT vs expected ${row.ort_max_abs_diff.toExponential(2)}` : ''}`);
+      rows.push(row);
+    }
+    await session.release();
+  }
+  return rows;
+}
+
+// ---------- 5. size and start-up ----------
+function sizes() {
+  const rows = [];
+  const files = [];
+  const dist = path.join(ROOT, 'web/dist');
+  if (fs.existsSync(dist)) for (const f of fs.readdirSync(dist)) if (/\.(wasm|js|mjs)$/.test(f)) files.push(['web/dist/' + f, path.join(dist, f)]);
+  for (const f of fs.readdirSync(path.join(ROOT, 'web'))) if (/\.(js|mjs)$/.test(f)) files.push(['web/' + f, path.join(ROOT, 'web', f)]);
+  for (const [name, p] of files) {
+    const b = fs.readFileSync(p);
+    rows.push({ file: name, bytes: b.length, gzip_bytes: zlib.gzipSync(b, { level: 9 }).length });
+  }
+  const ortWasm = path.join(HERE, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm');
+  if (fs.existsSync(ortWasm)) {
+    const b = fs.readFileSync(ortWasm);
+    rows.push({ file: 'onnxruntime-web dist/ort-wasm-simd-threaded.wasm (reference)', bytes: b.length, gzip_bytes: zlib.gzipSync(b, { level: 9 }).length, reference: true });
+  }
+  return rows;
+}
+
+function childJson(script, args) {
+  const r = spawnSync(process.execPath, ['--no-experimental-fetch', path.join(HERE, 'lib', script), ...args], { encoding: 'utf8', timeout: 600000 });
+  const line = (r.stdout || '').trim().split('\n').pop();
+  try {
+    return JSON.parse(line);
+  } catch {
+    return { error: (r.stderr || r.stdout || 'no output').slice(-500) };
+  }
+}
+
+function startup() {
+  const runs = [];
+  for (let i = 0; i < 7; ++i) runs.push(childJson('startup.mjs', [path.join(ROOT, 'web/index.js')]));
+  const ok = runs.filter((r) => !r.error);
+  if (!ok.length) return { error: runs[0]?.error };
+  const pick = (k) => +median(ok.map((r) => r[k])).toFixed(2);
+  return { runs: ok.length, import_ms: pick('import_ms'), init_ms: pick('init_ms'), first_result_ms: pick('first_result_ms'), what: ok[0].what };
+}
+
+function bigHeap() {
+  const out = [];
+  for (const scheme of ['none', 't5', 'alibi', 'rope']) {
+    const r = childJson('heap.mjs', [path.join(ROOT, 'web/index.js'), scheme, '8192']);
+    out.push({ scheme, seq: 8192, ...r });
+    log(`package heap seq 8192 ${scheme}: ${JSON.stringify(r)}`);
+  }
+  return out;
+}
+
+// ---------- main ----------
+const t0 = performance.now();
+let peakRes = null;
+if (SECTIONS.includes('peak') || SECTIONS.includes('kernels')) peakRes = results.peak = await peak();
+if (SECTIONS.includes('kernels')) results.kernels = await kernels(peakRes);
+let ort = null, rp = null, rpModule = null;
+if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {
+  ort = await loadOrt();
+  try { rpModule = await import(path.join(ROOT, 'web/index.js')); } catch (e) { results.notes.push(`web/index.js import failed: ${e.message}`); }
+  rp = await loadPackage();
+}
+if (SECTIONS.includes('ort')) results.peer = await peer(ort, rp);
+if (SECTIONS.includes('e2e')) results.end_to_end = await endToEnd(ort, rpModule);
+if (SECTIONS.includes('size')) {
+  results.sizes = sizes();
+  results.startup = startup();
+  log(`startup: ${JSON.stringify(results.startup)}`);
+  if (!QUICK) results.package_heap = bigHeap();
+}
+results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
+results.meta.duration_s = +((performance.now() - t0) / 1000).toFixed(1);
+writeReports(results, path.join(HERE, 'results'));

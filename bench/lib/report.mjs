@@ -1,0 +1,188 @@
+// Turns the results object into bench/results/latest.{json,md,svg} and evaluates the targets.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const MiB = 2 ** 20, KiB = 1024;
+const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
+
+function targets(r) {
+  const t = [];
+  const add = (name, pass, detail) => t.push({ target: name, status: pass === null ? 'not measured' : pass ? 'met' : 'MISSED', detail });
+  const k = (seq, scheme) => r.kernels?.find((x) => x.variant === 'simd' && x.seq === seq && x.scheme === scheme);
+  const none512 = k(512, 'none');
+  add('plain attention seq 512 ≥ 25 GFLOP/s', none512?.gflops != null ? none512.gflops >= 25 : null,
+    none512 ? `${fmt(none512.gflops)} GFLOP/s (${fmt(none512.pct_peak, 1)} % of the measured ${fmt(r.peak?.simd.gflops)} GFLOP/s peak)` : '');
+  const p512 = r.peer?.find((x) => x.seq === 512 && x.scheme === 'none');
+  add('plain attention seq 512 faster than onnxruntime-web', p512?.relpos_over_ort != null ? p512.relpos_over_ort < 1 : null,
+    p512 ? `relpos ${fmt(p512.relpos_ms ?? p512.relpos_kernel_ms)} ms vs ORT ${fmt(p512.ort_ms)} ms (${p512.measured_via})` : '');
+  for (const seq of [512, 2048]) {
+    const rows = (r.kernels || []).filter((x) => x.variant === 'simd' && x.seq === seq && x.scheme !== 'none');
+    if (!rows.length) { add(`every scheme within 1.25× of plain at seq ${seq}`, null, ''); continue; }
+    const bad = rows.filter((x) => x.ratio_to_none == null || x.ratio_to_none > 1.25);
+    add(`every scheme within 1.25× of plain at seq ${seq}`, bad.length === 0,
+      bad.length ? 'over: ' + bad.map((x) => `${x.scheme} ${x.ratio_to_none == null ? 'failed' : fmt(x.ratio_to_none) + '×'}`).join(', ') : `worst ${fmt(Math.max(...rows.map((x) => x.ratio_to_none)))}×`);
+  }
+  for (const scheme of ['shaw_keys', 'bert_relative_key', 'deberta']) {
+    const rows = (r.peer || []).filter((x) => x.scheme === scheme && x.ort_speedup != null);
+    add(`${scheme} ≥ 3× faster than onnxruntime-web`, rows.length ? rows.every((x) => x.ort_speedup >= 3) : null,
+      rows.map((x) => `seq ${x.seq}: ${fmt(x.ort_speedup)}×`).join(', '));
+  }
+  const h = r.package_heap?.find((x) => x.scheme === 'none' && x.heap_after_bytes);
+  const hk = r.kernels?.filter((x) => x.variant === 'simd' && x.seq === 8192);
+  if (h) {
+    const worst = r.package_heap.filter((x) => x.heap_after_bytes).reduce((a, b) => (b.heap_after_bytes > a.heap_after_bytes ? b : a));
+    add('seq 8192 peak heap < 64 MiB (whole WebAssembly heap, npm package)', worst.heap_after_bytes < 64 * MiB,
+      `${fmt(worst.heap_after_bytes / MiB, 1)} MiB (${worst.scheme}); q, k, v and output alone are ${fmt(worst.io_bytes / MiB, 0)} MiB, so beyond them ${fmt(worst.beyond_io_bytes / MiB, 1)} MiB`);
+  } else if (hk?.length) {
+    const mem = hk[0].wasm_memory_bytes;
+    add('seq 8192 peak heap < 64 MiB', mem < 64 * MiB, `bench harness wasm memory ${fmt(mem / MiB, 1)} MiB (all schemes' tables resident)`);
+  } else add('seq 8192 peak heap < 64 MiB', null, 'seq 8192 not run');
+  if (hk?.length) {
+    const worst = hk.reduce((a, b) => (b.scratch_bytes > a.scratch_bytes ? b : a));
+    add('seq 8192 scratch (relpos Workspace) < 64 MiB', worst.scratch_bytes < 64 * MiB, `largest ${fmt(worst.scratch_bytes / MiB, 1)} MiB (${worst.scheme})`);
+  }
+  const wasm = r.sizes?.find((x) => x.file === 'web/dist/relpos-simd.wasm');
+  const glue = r.sizes?.find((x) => x.file === 'web/dist/relpos-simd.js');
+  if (wasm && glue) {
+    const g = wasm.gzip_bytes + glue.gzip_bytes;
+    const web = r.sizes.filter((x) => /^web\/[^/]+\.js$/.test(x.file)).reduce((a, b) => a + b.gzip_bytes, 0);
+    add('SIMD wasm + glue ≤ 150 KiB gzip', g <= 150 * KiB, `${fmt(g / KiB, 1)} KiB (wasm ${fmt(wasm.gzip_bytes / KiB, 1)} + glue ${fmt(glue.gzip_bytes / KiB, 1)}); with web/*.js ${fmt((g + web) / KiB, 1)} KiB`);
+  } else add('SIMD wasm + glue ≤ 150 KiB gzip', null, 'web/dist not built');
+  const s = r.startup;
+  add('first result ≤ 50 ms after init() starts', s?.first_result_ms != null ? s.first_result_ms <= 50 : null,
+    s?.first_result_ms != null ? `${fmt(s.first_result_ms, 1)} ms (init ${fmt(s.init_ms, 1)} ms; module import before it ${fmt(s.import_ms, 1)} ms)` : s?.error ?? '');
+  return t;
+}
+
+function svg(r) {
+  const rows = (r.kernels || []).filter((x) => x.variant === 'simd' && x.ms);
+  const schemes = [...new Set(rows.map((x) => x.scheme))];
+  const peer = (r.peer || []).filter((x) => x.ort_ms);
+  const peerSchemes = [...new Set(peer.map((x) => x.scheme))];
+  const W = 900, Hh = 560, L = 70, R = 230, T = 40, B = 60;
+  const seqs = [...new Set(rows.map((x) => x.seq))].sort((a, b) => a - b);
+  const all = rows.map((x) => x.ms).concat(peer.map((x) => x.ort_ms));
+  if (!seqs.length || !all.length) return '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="40"><text x="10" y="25">no kernel data</text></svg>';
+  const lx0 = Math.log2(seqs[0]), lx1 = Math.log2(seqs[seqs.length - 1]) || lx0 + 1;
+  const ly0 = Math.floor(Math.log10(Math.min(...all))), ly1 = Math.ceil(Math.log10(Math.max(...all)));
+  const X = (s) => L + ((Math.log2(s) - lx0) / Math.max(lx1 - lx0, 1e-9)) * (W - L - R);
+  const Y = (ms) => Hh - B - ((Math.log10(ms) - ly0) / Math.max(ly1 - ly0, 1e-9)) * (Hh - T - B);
+  const colors = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#ad494a', '#637939', '#7b4173', '#000000'];
+  const col = (s) => colors[schemes.indexOf(s) % colors.length] ?? '#444';
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${Hh}" viewBox="0 0 ${W} ${Hh}" font-family="sans-serif" font-size="12">`);
+  out.push(`<rect width="${W}" height="${Hh}" fill="white"/>`);
+  out.push(`<text x="${L}" y="20" font-size="14" font-weight="bold">relpos attention time vs sequence length (WASM SIMD128, 1 thread, batch 1, 8 heads, head_dim 64)</text>`);
+  out.push(`<text x="${L}" y="34" fill="#555">${r.meta.machine} · ${r.meta.date.slice(0, 16)} · solid: relpos kernel per scheme · dashed: onnxruntime-web ${r.meta.ort_web}</text>`);
+  for (let e = ly0; e <= ly1; ++e) {
+    const y = Y(10 ** e);
+    out.push(`<line x1="${L}" x2="${W - R}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${L - 6}" y="${y + 4}" text-anchor="end">${10 ** e >= 1 ? 10 ** e : (10 ** e).toPrecision(1)} ms</text>`);
+  }
+  for (const s of seqs) {
+    const x = X(s);
+    out.push(`<line x1="${x}" x2="${x}" y1="${T}" y2="${Hh - B}" stroke="#eee"/><text x="${x}" y="${Hh - B + 16}" text-anchor="middle">${s}</text>`);
+  }
+  out.push(`<text x="${(L + W - R) / 2}" y="${Hh - 20}" text-anchor="middle">sequence length (log scale)</text>`);
+  out.push(`<line x1="${L}" x2="${L}" y1="${T}" y2="${Hh - B}" stroke="#000"/><line x1="${L}" x2="${W - R}" y1="${Hh - B}" y2="${Hh - B}" stroke="#000"/>`);
+  schemes.forEach((s, i) => {
+    const pts = rows.filter((x) => x.scheme === s).sort((a, b) => a.seq - b.seq).map((x) => `${X(x.seq).toFixed(1)},${Y(x.ms).toFixed(1)}`);
+    out.push(`<polyline fill="none" stroke="${col(s)}" stroke-width="${s === 'none' ? 3 : 1.5}" points="${pts.join(' ')}"/>`);
+    for (const p of pts) out.push(`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2.5" fill="${col(s)}"/>`);
+    out.push(`<line x1="${W - R + 15}" x2="${W - R + 40}" y1="${T + 10 + i * 17}" y2="${T + 10 + i * 17}" stroke="${col(s)}" stroke-width="3"/><text x="${W - R + 46}" y="${T + 14 + i * 17}">${s}</text>`);
+  });
+  peerSchemes.forEach((s, i) => {
+    const c = schemes.includes(s) ? col(s) : '#444';
+    const pts = peer.filter((x) => x.scheme === s).sort((a, b) => a.seq - b.seq).map((x) => `${X(x.seq).toFixed(1)},${Y(x.ort_ms).toFixed(1)}`);
+    out.push(`<polyline fill="none" stroke="${c}" stroke-width="1.5" stroke-dasharray="5,4" points="${pts.join(' ')}"/>`);
+    const yy = T + 10 + (schemes.length + 1 + i) * 17;
+    out.push(`<line x1="${W - R + 15}" x2="${W - R + 40}" y1="${yy}" y2="${yy}" stroke="${c}" stroke-width="2" stroke-dasharray="5,4"/><text x="${W - R + 46}" y="${yy + 4}">ORT ${s}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+function markdown(r) {
+  const m = r.meta;
+  const L = [];
+  L.push(`# relpos benchmark results`, '');
+  L.push(`${m.date} · ${m.machine} · Node ${m.node} (V8 ${m.v8}) · onnxruntime-web ${m.ort_web} · relpos ${m.relpos_commit}${m.relpos_worktree_dirty ? ' + uncommitted work tree' : ''} · 1 thread · load average ${m.loadavg_at_start.join(' ')} → ${m.loadavg_at_end?.join(' ')} · ${m.duration_s} s${m.quick ? ' · QUICK run' : ''}`, '');
+  L.push('Single-threaded, medians of interleaved rounds after warm-up, all in one process run. The machine is shared: absolute times drift; compare ratios within this run.', '');
+  L.push('## Targets', '', '| target | status | measured |', '| --- | --- | --- |');
+  for (const t of r.targets) L.push(`| ${t.target} | ${t.status === 'MISSED' ? '**MISSED**' : t.status} | ${t.detail} |`);
+  L.push('');
+  if (r.peak) {
+    L.push('## Peak (mul+add microkernel, bench/src/peak.cpp)', '');
+    L.push(`SIMD128: **${r.peak.simd.gflops} GFLOP/s** (f32x4.mul + f32x4.add, by accumulator count ${JSON.stringify(r.peak.simd.by_accumulators)}); scalar WASM: **${r.peak.scalar.gflops} GFLOP/s** (${JSON.stringify(r.peak.scalar.by_accumulators)}); ratio ${r.peak.simd_over_scalar}×.`, '');
+  }
+  if (r.kernels?.length) {
+    L.push('## Kernels (relpos::attention via the bench harness; batch 1, 8 heads, head_dim 64)', '');
+    L.push('Effective GFLOP/s = 4·seq²·head_dim·heads / time (the same count for every scheme, so it falls when a scheme adds work). Scratch = the call\'s relpos Workspace; wasm memory = the harness instance after all schemes at that size (inputs, all schemes\' tables and workspaces).', '');
+    for (const variant of ['simd', 'scalar']) {
+      const rows = r.kernels.filter((x) => x.variant === variant);
+      if (!rows.length) continue;
+      const seqs = [...new Set(rows.map((x) => x.seq))];
+      L.push(`### ${variant === 'simd' ? 'SIMD128' : 'scalar'} build`, '');
+      L.push('| scheme | ' + seqs.map((s) => `seq ${s} ms | GFLOP/s | % peak | ×none`).join(' | ') + ' |');
+      L.push('| --- | ' + seqs.map(() => '---: | ---: | ---: | ---:').join(' | ') + ' |');
+      for (const sc of [...new Set(rows.map((x) => x.scheme))]) {
+        const cells = seqs.map((s) => {
+          const x = rows.find((y) => y.seq === s && y.scheme === sc);
+          if (!x) return '– | – | – | –';
+          if (x.error && !x.ms) return `error: ${x.error.slice(0, 60)} | | |`;
+          return `${fmt(x.ms, x.ms < 10 ? 3 : 1)} | ${fmt(x.gflops, 1)} | ${fmt(x.pct_peak, 0)} | ${fmt(x.ratio_to_none)}`;
+        });
+        L.push(`| ${sc} | ${cells.join(' | ')} |`);
+      }
+      L.push('');
+      L.push('| seq | wasm memory MiB | largest scratch MiB (scheme) |', '| ---: | ---: | --- |');
+      for (const s of seqs) {
+        const at = rows.filter((x) => x.seq === s);
+        const w = at.reduce((a, b) => (b.scratch_bytes > a.scratch_bytes ? b : a));
+        L.push(`| ${s} | ${fmt(at[0].wasm_memory_bytes / MiB, 1)} | ${fmt(w.scratch_bytes / MiB, 2)} (${w.scheme}) |`);
+      }
+      L.push('');
+    }
+  }
+  if (r.peer?.length) {
+    L.push('## Peer: onnxruntime-web (wasm EP, SIMD, 1 thread) on the same attention as ONNX graphs', '');
+    L.push('Graphs as exported models compute it (bench/lib/onnx.mjs): plain; T5 bias via Gather of the bucket table; ALiBi slopes·positions; Shaw / BERT relative_key via Gather → [seq, seq, d] + Einsum; DeBERTa c2p + p2c via GatherElements. relpos via the npm package `rp.attention` (copies in and out, as ORT does) and, for reference, the kernel alone.', '');
+    L.push('| seq | scheme | ORT ms | relpos ms | relpos kernel ms | relpos/ORT | ORT÷relpos | max |Δ| (package / kernel) | agree ≤1e-4 |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+    for (const x of r.peer) {
+      if (x.skipped || x.error) { L.push(`| ${x.seq} | ${x.scheme} | ${x.skipped ? 'skipped: ' + x.skipped : 'error: ' + x.error} | | | | | | |`); continue; }
+      L.push(`| ${x.seq} | ${x.scheme} | ${fmt(x.ort_ms)} | ${fmt(x.relpos_ms)} | ${fmt(x.relpos_kernel_ms)} | ${fmt(x.relpos_over_ort, 3)} | ${fmt(x.ort_speedup)} | ${x.max_abs_diff !== undefined ? x.max_abs_diff.toExponential(1) : '–'} / ${x.max_abs_diff_kernel !== undefined ? x.max_abs_diff_kernel.toExponential(1) : '–'} | ${x.agree === null ? (x.relpos || 'n/a') : x.agree ? 'yes' : '**NO**'} |`);
+    }
+    L.push('');
+  }
+  if (r.end_to_end?.length) {
+    L.push('## End to end: one encoder layer (../shared/bench-models), token ids → last_hidden_state', '');
+    L.push('| model | seq | ORT ms | relpos ms | relpos/ORT | ORT vs expected | relpos vs expected |', '| --- | ---: | ---: | ---: | ---: | --- | --- |');
+    for (const x of r.end_to_end)
+      L.push(`| ${x.model} | ${x.seq} | ${fmt(x.ort_ms)} | ${x.relpos_ms != null ? fmt(x.relpos_ms) : 'pending'} | ${fmt(x.relpos_over_ort, 3)} | ${x.ort_max_abs_diff !== undefined ? x.ort_max_abs_diff.toExponential(1) : '–'} | ${x.relpos_max_abs_diff !== undefined ? x.relpos_max_abs_diff.toExponential(1) : '–'} |`);
+    L.push('');
+  }
+  if (r.sizes?.length) {
+    L.push('## Size and start-up', '', '| file | bytes | gzip -9 bytes |', '| --- | ---: | ---: |');
+    for (const x of r.sizes) L.push(`| ${x.file} | ${x.bytes.toLocaleString('en')} | ${x.gzip_bytes.toLocaleString('en')} |`);
+    L.push('');
+    if (r.startup) L.push(`Start-up (median of ${r.startup.runs ?? 0} fresh node processes): ${r.startup.what ?? ''}: **${fmt(r.startup.first_result_ms, 1)} ms** (init ${fmt(r.startup.init_ms, 1)} ms; the ES-module import before init ${fmt(r.startup.import_ms, 1)} ms).${r.startup.error ? ' Error: ' + r.startup.error : ''}`, '');
+    if (r.package_heap?.length) {
+      L.push('| npm package, seq 8192, scheme | heap after call MiB | q/k/v/out MiB | beyond I/O MiB | call ms |', '| --- | ---: | ---: | ---: | ---: |');
+      for (const x of r.package_heap) L.push(`| ${x.scheme} | ${x.heap_after_bytes ? fmt(x.heap_after_bytes / MiB, 1) : 'error: ' + (x.error || '').slice(0, 80)} | ${fmt(x.io_bytes / MiB, 0)} | ${fmt(x.beyond_io_bytes / MiB, 1)} | ${fmt(x.ms, 0)} |`);
+      L.push('');
+    }
+  }
+  if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
+  L.push('![time vs seq](latest.svg)', '');
+  return L.join('\n');
+}
+
+export function writeReports(results, dir) {
+  results.targets = targets(results);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'latest.json'), JSON.stringify(results, null, 1) + '\n');
+  fs.writeFileSync(path.join(dir, 'latest.md'), markdown(results));
+  fs.writeFileSync(path.join(dir, 'latest.svg'), svg(results) + '\n');
+  console.log('\n== targets ==');
+  for (const t of results.targets) console.log(`${t.status === 'MISSED' ? 'MISSED' : t.status.padEnd(6)}  ${t.target}: ${t.detail}`);
+  console.log(`\nwrote ${dir}/latest.{json,md,svg}`);
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
+# Not part of npm test. Results: bench/results/latest.{json,md,svg}.
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,ort,e2e,size (default all),
+#      BENCH_REBUILD=1 (rebuild the bench wasm even if present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export NODE_PATH=/usr/share/nodejs   # Debian's emcc needs acorn from here
+jobs=$(nproc)
+
+# 1. bench dependencies (onnxruntime-web, onnx-proto)
+if [ ! -d bench/node_modules ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
+  npm ci --prefix bench --no-audit --no-fund --loglevel=error
+fi
+
+# 2. the npm package (web/dist) when its build exists and has not been built
+if [ -z "${BENCH_NO_PKG_BUILD:-}" ] && [ ! -d web/dist ] && [ -f cmake/wasm_package.cmake ] && [ -f scripts/build.sh ]; then
+  echo "bench: building the package (scripts/build.sh)"
+  bash scripts/build.sh || echo "bench: package build failed; its rows will be reported as unavailable" >&2
+fi
+
+# 3. the library in a build dir of our own, and the bench-only wasm (peak microkernel + harness)
+out=build/g-wasm
+[ -f $out/CMakeCache.txt ] || emcmake cmake -S . -B $out -DCMAKE_BUILD_TYPE=Release -DRELPOS_TESTS=OFF >/dev/null
+cmake --build $out -j"$jobs" --target relpos_simd relpos_scalar >/dev/null
+mkdir -p $out/bench
+
+# Which schemes the built library defines right now (a make_scheme overload in the archive).
+defs=()
+syms=$(emnm $out/librelpos_simd.a 2>/dev/null | grep -E ' T .*make_scheme' || true)
+ssyms=$(emnm $out/librelpos_scalar.a 2>/dev/null | grep -E ' T .*make_scheme' || true)
+for p in SinusoidalAbsoluteParams LearnedAbsoluteParams MlpPositionParams ShawParams BertRelativeParams \
+         HuangRelativeParams TransformerXLParams T5Params TupeParams DebertaParams RopeParams AlibiParams; do
+  if grep -q "S_${#p}${p}E" <<<"$syms" && grep -q "S_${#p}${p}E" <<<"$ssyms"; then
+    defs+=("-DHAVE_$p")
+  fi
+done
+echo "bench: schemes compiled into the harness: none ${defs[*]//-DHAVE_/}"
+
+emcc -O3 -msimd128 bench/src/peak.cpp -o $out/bench/peak_simd.wasm --no-entry -sSTANDALONE_WASM
+emcc -O3 bench/src/peak.cpp -o $out/bench/peak_scalar.wasm --no-entry -sSTANDALONE_WASM
+
+link=(-O3 -fexceptions -sMODULARIZE=1 -sEXPORT_NAME=createHarness -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
+      -sTOTAL_STACK=1MB -sENVIRONMENT=node -sEXPORTED_RUNTIME_METHODS=UTF8ToString
+      -sEXPORTED_FUNCTIONS=_malloc,_free)
+for variant in simd scalar; do
+  flags=(-Icpp/include -I$out/shim-include -fexceptions "${defs[@]}")
+  [ $variant = simd ] && flags+=(-msimd128 -msse4.1) || flags+=(-DRELPOS_SCALAR)
+  emcc -O3 -std=c++17 "${flags[@]}" -c bench/src/harness.cpp -o $out/bench/harness_$variant.o
+  emcc "${link[@]}" $out/bench/harness_$variant.o $out/librelpos_$variant.a -o $out/bench/harness_$variant.js
+  mv -f $out/bench/harness_$variant.js $out/bench/harness_$variant.cjs   # CommonJS glue inside an ESM package
+done
+
+# 4. run
+exec node --no-experimental-fetch bench/bench.mjs "$@"

@@ -1,0 +1,41 @@
+# The npm package's WebAssembly: two Embind modules with identical exports, built from
+# cpp/bindings/*.cpp against relpos_simd (SIMD128) and relpos_scalar, written to
+# web/dist/relpos-{simd,scalar}.{js,wasm}. Included by CMakeLists.txt when configured with emcmake.
+#
+# Output format: ES module factory `createRelposModule(moduleArg)` (MODULARIZE + EXPORT_ES6).
+# ENVIRONMENT=web,worker: Emscripten 3.1.6's Node code path uses require/__dirname (absent in ES
+# modules) and installs process handlers, so the .js carries no Node branch at all; web/loader.js
+# instantiates the .wasm itself through Module.instantiateWasm (bytes read from disk under Node,
+# streamed with fetch elsewhere), which works the same in Node, browsers, module workers and
+# bundlers. The .js still names its .wasm with `new URL('relpos-*.wasm', import.meta.url)`.
+#
+# Which schemes / position helpers get bound: see cmake/available.cmake (RELPOS_HAS_* defines).
+
+file(GLOB RELPOS_BINDING_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/bindings/*.cpp)
+include(${CMAKE_CURRENT_LIST_DIR}/available.cmake)
+message(STATUS "relpos bindings: ${RELPOS_AVAILABLE_DEFS}")
+
+set(RELPOS_PACKAGE_DIST ${CMAKE_SOURCE_DIR}/web/dist)
+set(RELPOS_PACKAGE_LINK_FLAGS
+    --bind -O3 -fexceptions
+    -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createRelposModule
+    -sENVIRONMENT=web,worker
+    -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=1MB
+    -sFILESYSTEM=0 -sEXPORTED_FUNCTIONS=_malloc,_free
+    -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr
+    -sDISABLE_EXCEPTION_CATCHING=0)
+
+foreach(variant simd scalar)
+  set(target relpos_package_${variant})
+  add_executable(${target} ${RELPOS_BINDING_SOURCES})
+  target_link_libraries(${target} PRIVATE relpos_${variant})
+  target_compile_definitions(${target} PRIVATE ${RELPOS_AVAILABLE_DEFS})
+  target_compile_options(${target} PRIVATE -O3)
+  target_link_options(${target} PRIVATE ${RELPOS_PACKAGE_LINK_FLAGS})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME relpos-${variant} SUFFIX ".js")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${RELPOS_PACKAGE_DIST}
+    COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:${target}>/relpos-${variant}.js
+            $<TARGET_FILE_DIR:${target}>/relpos-${variant}.wasm ${RELPOS_PACKAGE_DIST}/
+    COMMENT "relpos: web/dist/relpos-${variant}.{js,wasm}")
+endforeach()

@@ -1,0 +1,68 @@
+// Shared helpers for the Embind bindings (cpp/bindings/*.cpp).
+//
+// Error convention: a bound function that can fail returns an emscripten::val that is either its
+// result or a JavaScript Error object (TypeError / RangeError / Error chosen by relpos::ErrorKind)
+// carrying the C++ message. The C++ exception is caught and destroyed inside the call, so nothing
+// unwinds through WebAssembly frames and no memory leaks; web/loader.js throws the returned Error.
+// Pointers cross as plain numbers (byte addresses in the module's heap, from the module's malloc).
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "relpos/error.h"
+
+namespace relpos::bindings {
+
+using emscripten::val;
+
+inline val js_error(ErrorKind kind, const std::string& message) {
+  const char* cls = kind == ErrorKind::Type ? "TypeError" : kind == ErrorKind::Range ? "RangeError" : "Error";
+  return val::global(cls).new_(message);
+}
+
+// Runs f() (which returns val); any exception becomes the matching JS Error object, returned.
+template <class F>
+val guarded(F&& f) {
+  ErrorKind kind = ErrorKind::Value;
+  std::string message;
+  try {
+    return f();
+  } catch (const Error& e) {
+    kind = e.kind();
+    message = e.what();
+  } catch (const std::bad_alloc&) {
+    kind = ErrorKind::Range;
+    message = "relpos: out of WebAssembly memory";
+  } catch (const std::exception& e) {
+    message = e.what();
+  } catch (...) {
+    message = "relpos: unknown C++ exception";
+  }
+  return js_error(kind, message);
+}
+
+template <class T>
+T* ptr(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+template <class T>
+std::uintptr_t address(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
+
+// A fresh JS typed array (owned by the caller, independent of the heap) holding a copy of v.
+template <class T>
+val to_typed_array(const char* cls, const std::vector<T>& v) {
+  return val::global(cls).new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+inline val to_js(const std::vector<float>& v) { return to_typed_array("Float32Array", v); }
+inline val to_js(const std::vector<std::int32_t>& v) { return to_typed_array("Int32Array", v); }
+
+}  // namespace relpos::bindings

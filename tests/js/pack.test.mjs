@@ -1,0 +1,67 @@
+// `npm pack` ships only the package files, and the tarball installs into an empty project (offline)
+// where a plain Node ES module example runs both builds.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { ROOT } from './helpers.mjs';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const work = mkdtempSync(join(tmpdir(), 'relpos-pack-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const EXPECTED_FILES = [
+  'package.json',
+  'web/dist/relpos-scalar.js',
+  'web/dist/relpos-scalar.wasm',
+  'web/dist/relpos-simd.js',
+  'web/dist/relpos-simd.wasm',
+  'web/index.d.ts',
+  'web/index.js',
+  'web/loader.js',
+  'web/positions.js',
+  'web/schemes.js',
+  'web/validation.js',
+];
+
+const EXAMPLE = `
+import { init } from 'relpos';
+const batch = 1, heads = 2, seqLen = 6, headDim = 8, n = batch * heads * seqLen * headDim;
+const x = Float32Array.from({ length: n }, (_, i) => Math.sin(i));
+const results = {};
+for (const simd of [true, false]) {
+  const rp = await init({ simd });
+  const { output, probs } = rp.attention({ q: x, k: x, v: x, batch, heads, seqLen, headDim, causal: true,
+                                           scheme: { type: 'none' }, returnProbs: true });
+  results[simd ? 'simd' : 'scalar'] = { simd: rp.simd, n: output.length, row0: Array.from(probs.slice(0, seqLen)), schemes: rp.schemes };
+  rp.dispose();
+}
+console.log(JSON.stringify(results));
+`;
+
+test('npm pack contains only web/*.js, web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
+  const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
+  const files = info.files.map((f) => f.path).filter((p) => !/^(README|LICENSE)/i.test(p)).sort();
+  assert.deepEqual(files, EXPECTED_FILES);
+});
+
+test('the packed tarball installs offline into an empty project and its Node example runs', () => {
+  const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }));
+  const tarball = join(work, info.filename);
+  const project = join(work, 'consumer');
+  execFileSync('mkdir', ['-p', project]);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+  execFileSync(npm, ['install', tarball, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, encoding: 'utf8' });
+  writeFileSync(join(project, 'example.mjs'), EXAMPLE);
+  const out = JSON.parse(execFileSync(process.execPath, ['example.mjs'], { cwd: project, encoding: 'utf8' }));
+  assert.equal(out.simd.simd, true);
+  assert.equal(out.scalar.simd, false);
+  assert.equal(out.simd.n, 96);
+  // causal: the first query attends only to itself
+  assert.deepEqual(out.simd.row0, [1, 0, 0, 0, 0, 0]);
+  assert.deepEqual(out.scalar.row0, [1, 0, 0, 0, 0, 0]);
+  assert.ok(out.simd.schemes.includes('none'));
+});

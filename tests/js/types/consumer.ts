@@ -1,0 +1,63 @@
+// A consumer of the package's public types, compiled with `tsc --noEmit` by tests/js/types.test.mjs.
+// Imports the package by name, so the "exports" map's "types" condition is what resolves it.
+import relpos, { init, simdSupported, SCHEME_TYPES, version } from 'relpos';
+import type { AttentionOptions, AttentionResult, Relpos, Scheme, SchemeType } from 'relpos';
+
+async function main(): Promise<number> {
+  const rp: Relpos = await init({ simd: simdSupported() ? 'auto' : false, wasmPaths: '/static/relpos/' });
+  await relpos.init({ wasmPaths: { 'relpos-simd.wasm': new URL('https://cdn.example.com/relpos-simd.wasm') } });
+  const batch = 1, heads = 2, seqLen = 3, headDim = 4;
+  const n = batch * heads * seqLen * headDim;
+  const schemes: Scheme[] = [
+    { type: 'none' },
+    { type: 'sinusoidal', layout: 'concatenated', base: 10000 },
+    { type: 'learned-absolute', table: new Float32Array(seqLen * headDim) },
+    { type: 'mlp', hidden: 5, w1: new Float32Array(5), b1: new Float32Array(5), w2: new Float32Array(20), b2: new Float32Array(4) },
+    { type: 'shaw', maxDistance: 2, keyTable: new Float32Array(20), valueTable: new Float32Array(20) },
+    { type: 'bert-relative', maxPositions: 4, keyQuery: true, table: new Float32Array(28) },
+    { type: 'huang', maxDistance: 2, table: new Float32Array(20) },
+    { type: 'huang' },
+    { type: 'transformer-xl', dModel: 8, clampLen: 0, u: new Float32Array(8), v: new Float32Array(8), wKR: new Float32Array(64) },
+    { type: 't5', numBuckets: 32, maxDistance: 128, bidirectional: true, biasTable: new Float32Array(64) },
+    { type: 'tupe', posDim: 4, positions: new Float32Array(12), uQ: new Float32Array(32), uK: new Float32Array(32) },
+    { type: 'deberta', buckets: 256, maxRelative: 512, terms: ['c2p', 'p2c'], posKey: new Float32Array(1), posQuery: new Float32Array(1) },
+    { type: 'rope', layout: 'half', theta: 10000, rotaryDim: 4 },
+    { type: 'alibi', slopes: 'bloom' },
+    { type: 'alibi', slopes: new Float32Array([0.5, 0.25]), biasMax: 8, symmetric: true },
+  ];
+  const options: AttentionOptions = {
+    q: new Float32Array(n), k: new Float32Array(n), v: new Float32Array(n),
+    batch, heads, seqLen, headDim, mask: new Uint8Array(batch * seqLen), causal: true,
+    scheme: schemes[0], returnProbs: true, returnTerms: true,
+  };
+  const r: AttentionResult = rp.attention(options);
+  const content: Float32Array | undefined = r.terms?.content;
+  const out: Float32Array = r.output;
+  const types: readonly SchemeType[] = rp.schemes;
+  const buckets: Int32Array = rp.positions.t5BucketTable(seqLen, { bidirectional: false, numBuckets: 32, maxDistance: 128 });
+  const { cos, sin } = rp.positions.ropeTables(seqLen, headDim, { layout: 'interleaved' });
+  const bias: Float32Array = rp.positions.alibiBias(seqLen, rp.positions.alibiSlopes(heads, 'mpt'), { symmetric: false });
+  const table: Float32Array = rp.positions.sinusoidTable(seqLen, headDim, { layout: 'interleaved', firstPosition: 0 });
+  const span: number = rp.positions.debertaSpan({ buckets: 256, maxRelative: 512 });
+  const simd: boolean = rp.simd;
+  const v: string = rp.version + version + SCHEME_TYPES.join();
+  {
+    using scoped = await init();
+    scoped.attention({ ...options, scheme: { type: 'rope' } });
+  }
+  rp.dispose();
+  return out.length + (content?.length ?? 0) + types.length + buckets.length + cos.length + sin.length + bias.length +
+    table.length + span + Number(simd) + v.length + rp.heapBytes + rp.positions.shawIndexTable(3, 2).length;
+}
+
+// @ts-expect-error an unknown scheme type is rejected
+const bad: Scheme = { type: 'xpos' };
+// @ts-expect-error q must be a Float32Array
+const badOptions: AttentionOptions = { q: [1], k: new Float32Array(1), v: new Float32Array(1), batch: 1, heads: 1, seqLen: 1, headDim: 1, scheme: { type: 'none' } };
+// @ts-expect-error a T5 scheme needs its bias table
+const noTable: Scheme = { type: 't5', numBuckets: 32 };
+
+void main;
+void bad;
+void badOptions;
+void noTable;

@@ -1,0 +1,251 @@
+// Types for the relpos npm package (hand-written; see web/index.js).
+
+/** Where the .wasm files are hosted, like tfjs's setWasmPaths: a prefix (URL or directory, with or
+ * without a trailing '/') or a map from file name to URL. Default: next to this package's dist/. */
+export type WasmPaths = string | URL | { 'relpos-simd.wasm'?: string | URL; 'relpos-scalar.wasm'?: string | URL };
+
+export interface InitOptions {
+  /** true: the SIMD128 build (throws if unsupported); false: scalar; 'auto' (default): detect. */
+  simd?: boolean | 'auto';
+  wasmPaths?: WasmPaths;
+}
+
+export type SchemeType =
+  | 'none'
+  | 'sinusoidal'
+  | 'learned-absolute'
+  | 'mlp'
+  | 'shaw'
+  | 'bert-relative'
+  | 'huang'
+  | 'transformer-xl'
+  | 't5'
+  | 'tupe'
+  | 'deberta'
+  | 'rope'
+  | 'alibi';
+
+/** Plain attention: logit = q·k / sqrt(headDim). */
+export interface NoneScheme {
+  type: 'none';
+}
+/** Vaswani sinusoids added to q, k and v (headDim even). */
+export interface SinusoidalScheme {
+  type: 'sinusoidal';
+  /** 'interleaved' (default): sin, cos pairs; 'concatenated': all sines then all cosines. */
+  layout?: 'interleaved' | 'concatenated';
+  /** Default 10000. */
+  base?: number;
+}
+/** BERT-style learned absolute positions added to q, k and v. */
+export interface LearnedAbsoluteScheme {
+  type: 'learned-absolute';
+  /** [rows ≥ seqLen, headDim]. */
+  table: Float32Array;
+}
+/** d2l's MLP position encoder e(p) = W2·relu(W1·f(p) + b1) + b2, added to q, k and v. */
+export interface MlpScheme {
+  type: 'mlp';
+  /** 1 (f(p) = [p], default) or an even sinusoid width. */
+  featureDim?: number;
+  hidden: number;
+  /** [hidden, featureDim] */ w1: Float32Array;
+  /** [hidden] */ b1: Float32Array;
+  /** [headDim, hidden] */ w2: Float32Array;
+  /** [headDim] */ b2: Float32Array;
+}
+/** Shaw et al.: distances clip(j − i, ±maxDistance) index learned key (and value) tables. */
+export interface ShawScheme {
+  type: 'shaw';
+  maxDistance: number;
+  /** [2·maxDistance + 1, headDim] */ keyTable: Float32Array;
+  /** [2·maxDistance + 1, headDim]; omit for keys only. */ valueTable?: Float32Array;
+}
+/** BERT relative_key / relative_key_query (seqLen ≤ maxPositions). */
+export interface BertRelativeScheme {
+  type: 'bert-relative';
+  maxPositions: number;
+  /** relative_key_query (default false: relative_key). */
+  keyQuery?: boolean;
+  /** [2·maxPositions − 1, headDim] */ table: Float32Array;
+}
+/** Huang et al. memory-efficient relative attention (skewing). */
+export interface HuangScheme {
+  type: 'huang';
+  /** Clip distance of the learned table (required with a table). */
+  maxDistance?: number;
+  /** [2·maxDistance + 1, headDim]; omit to use the sinusoid of the distance. */
+  table?: Float32Array;
+}
+/** Transformer-XL relative attention with r_w_bias u, r_r_bias v and the r_net projection. */
+export interface TransformerXLScheme {
+  type: 'transformer-xl';
+  /** Width of the relative sinusoid (even). */
+  dModel: number;
+  /** Clamp |i − j| to this (≤ 0 or omitted: no clamp). */
+  clampLen?: number;
+  /** [heads, headDim] */ u: Float32Array;
+  /** [heads, headDim] */ v: Float32Array;
+  /** [heads·headDim, dModel] */ wKR: Float32Array;
+}
+/** T5 bucketed relative bias (no 1/sqrt(d) scaling). */
+export interface T5Scheme {
+  type: 't5';
+  /** Default 32. */ numBuckets?: number;
+  /** Default 128. */ maxDistance?: number;
+  /** Default true (encoder); false for decoders. */ bidirectional?: boolean;
+  /** [numBuckets, heads], as Hugging Face stores relative_attention_bias. */ biasTable: Float32Array;
+}
+/** TUPE: separately projected absolute positions. */
+export interface TupeScheme {
+  type: 'tupe';
+  posDim: number;
+  /** [rows ≥ seqLen, posDim] */ positions: Float32Array;
+  /** [heads·headDim, posDim] */ uQ: Float32Array;
+  /** [heads·headDim, posDim] */ uK: Float32Array;
+}
+/** DeBERTa disentangled attention. span = buckets > 0 ? buckets : maxRelative. */
+export interface DebertaScheme {
+  type: 'deberta';
+  /** Log-bucket count (default 256; ≤ 0 disables bucketing). */
+  buckets?: number;
+  /** Default 512. */
+  maxRelative?: number;
+  /** Default ['c2p', 'p2c']. */
+  terms?: Array<'c2p' | 'p2c'>;
+  /** [heads, 2·span, headDim] projected Kr (needed for 'c2p'). */ posKey?: Float32Array;
+  /** [heads, 2·span, headDim] projected Qr (needed for 'p2c'). */ posQuery?: Float32Array;
+}
+/** Rotary position embedding of q and k. */
+export interface RopeScheme {
+  type: 'rope';
+  /** 'half' (default, LLaMA/GPT-NeoX) or 'interleaved' (RoFormer/GPT-J). */
+  layout?: 'interleaved' | 'half';
+  /** Default 10000. */ theta?: number;
+  /** Rotated leading dimensions, even and ≤ headDim (default/0: headDim). */ rotaryDim?: number;
+}
+/** ALiBi linear biases m_h·(j − i). */
+export interface AlibiScheme {
+  type: 'alibi';
+  /** 'bloom' (default), 'mpt', or one slope per head. */
+  slopes?: 'bloom' | 'mpt' | Float32Array;
+  /** MPT's alibi_bias_max (default 8). */ biasMax?: number;
+  /** −m_h·|i − j| instead (default false). */ symmetric?: boolean;
+}
+
+export type Scheme =
+  | NoneScheme
+  | SinusoidalScheme
+  | LearnedAbsoluteScheme
+  | MlpScheme
+  | ShawScheme
+  | BertRelativeScheme
+  | HuangScheme
+  | TransformerXLScheme
+  | T5Scheme
+  | TupeScheme
+  | DebertaScheme
+  | RopeScheme
+  | AlibiScheme;
+
+export interface AttentionOptions {
+  /** [batch, heads, seqLen, headDim] row-major. */ q: Float32Array;
+  /** [batch, heads, seqLen, headDim] */ k: Float32Array;
+  /** [batch, heads, seqLen, headDim] */ v: Float32Array;
+  batch: number;
+  heads: number;
+  seqLen: number;
+  headDim: number;
+  /** [batch, seqLen]; nonzero = the key may be attended. */
+  mask?: Uint8Array;
+  /** Queries see only keys j ≤ i. */
+  causal?: boolean;
+  scheme: Scheme;
+  /** Also return the probabilities [batch, heads, seqLen, seqLen]. */
+  returnProbs?: boolean;
+  /** Also return each logit term [batch, heads, seqLen, seqLen], keyed by name ('content' first). */
+  returnTerms?: boolean;
+}
+
+export interface AttentionResult {
+  /** [batch, heads, seqLen, headDim]; a fresh array the caller owns. */
+  output: Float32Array;
+  probs?: Float32Array;
+  /** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa). */
+  terms?: { content: Float32Array; [term: string]: Float32Array };
+}
+
+export interface SinusoidOptions {
+  layout?: 'interleaved' | 'concatenated';
+  base?: number;
+}
+export interface T5BucketOptions {
+  bidirectional?: boolean;
+  numBuckets?: number;
+  maxDistance?: number;
+}
+export interface DebertaBucketOptions {
+  buckets?: number;
+  maxRelative?: number;
+}
+
+export interface Positions {
+  /** [length, dim] sinusoids of positions firstPosition, firstPosition + 1, … */
+  sinusoidTable(length: number, dim: number, options?: SinusoidOptions & { firstPosition?: number }): Float32Array;
+  /** [dim] sinusoid of one (possibly negative or fractional) position. */
+  sinusoidRow(position: number, dim: number, options?: SinusoidOptions): Float32Array;
+  /** [seqLen, seqLen]: clip(j − i, −k, k) + k. */
+  shawIndexTable(seqLen: number, maxDistance: number): Int32Array;
+  /** [seqLen, seqLen]: i − j + maxPositions − 1. */
+  bertRelativeIndexTable(seqLen: number, maxPositions: number): Int32Array;
+  /** T5's _relative_position_bucket of relativePosition = j − i. */
+  t5RelativeBucket(relativePosition: number, options?: T5BucketOptions): number;
+  /** [seqLen, seqLen] T5 buckets. */
+  t5BucketTable(seqLen: number, options?: T5BucketOptions): Int32Array;
+  /** DeBERTa's bucketed relative position of r = i − j. */
+  debertaRelativePosition(relativePosition: number, options?: DebertaBucketOptions): number;
+  /** [seqLen, seqLen] DeBERTa relative positions. */
+  debertaRelativeTable(seqLen: number, options?: DebertaBucketOptions): Int32Array;
+  /** buckets > 0 ? buckets : maxRelative. */
+  debertaSpan(options?: DebertaBucketOptions): number;
+  /** [heads] ALiBi slopes. */
+  alibiSlopes(heads: number, rule?: 'bloom' | 'mpt', options?: { biasMax?: number }): Float32Array;
+  /** [heads, seqLen, seqLen]: slope_h·(j − i), or −slope_h·|i − j| when symmetric. */
+  alibiBias(seqLen: number, slopes: Float32Array, options?: { symmetric?: boolean }): Float32Array;
+  /** cos/sin tables [length, rotaryDim] in the given layout. */
+  ropeTables(length: number, rotaryDim: number, options?: { layout?: 'interleaved' | 'half'; theta?: number }): {
+    cos: Float32Array;
+    sin: Float32Array;
+  };
+}
+
+export interface Relpos {
+  /** True when the SIMD128 build was loaded. */
+  readonly simd: boolean;
+  /** The package version. */
+  readonly version: string;
+  /** Scheme types this build provides. */
+  readonly schemes: readonly SchemeType[];
+  readonly positions: Positions;
+  /** Current WebAssembly heap size in bytes. */
+  readonly heapBytes: number;
+  /** Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. */
+  attention(options: AttentionOptions): AttentionResult;
+  /** Frees the runtime's WebAssembly scratch memory; the runtime is unusable afterwards. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export function init(options?: InitOptions): Promise<Relpos>;
+/** True when this engine validates a WebAssembly SIMD128 module. */
+export function simdSupported(): boolean;
+export const SCHEME_TYPES: readonly SchemeType[];
+export const version: string;
+
+declare const relpos: {
+  init: typeof init;
+  simdSupported: typeof simdSupported;
+  SCHEME_TYPES: typeof SCHEME_TYPES;
+  version: string;
+};
+export default relpos;

@@ -1,0 +1,203 @@
+// relpos — SIMD WebAssembly attention kernels for every position scheme.
+//
+//   const rp = await init({ simd: 'auto' });
+//   const { output } = rp.attention({ q, k, v, batch, heads, seqLen, headDim, scheme: { type: 'rope' } });
+//
+// Inputs cross into the WebAssembly heap once per call (module malloc + HEAPF32.set, freed in
+// `finally`), results come back as fresh Float32Arrays the caller owns, and one relpos::Workspace
+// per runtime is reused so that repeated calls do not grow the heap. Bad arguments throw
+// TypeError / RangeError / Error before any WebAssembly memory is touched (validation.js).
+import { loadModule, simdSupported } from './loader.js';
+import { createPositions, unwrap } from './positions.js';
+import { normalizeScheme, SCHEME_TYPES } from './schemes.js';
+import { checkBool, checkFloat32, checkInt, checkObject, describe, MAX_HEAP_BYTES, product } from './validation.js';
+
+export { simdSupported } from './loader.js';
+
+/** The package version. */
+export const version = '0.1.0';
+export { SCHEME_TYPES } from './schemes.js';
+
+const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+const FACTORY_BY_TYPE = {};
+
+/**
+ * Loads the SIMD128 or scalar build. `simd`: true, false or 'auto' (default: SIMD when the engine
+ * validates a SIMD128 module). `wasmPaths`: where the .wasm files are hosted (see index.d.ts).
+ */
+export async function init(options = {}) {
+  checkObject(options, 'init: options');
+  const simd = options.simd === undefined ? 'auto' : options.simd;
+  if (simd !== true && simd !== false && simd !== 'auto')
+    throw new TypeError(`init: simd: expected true, false or 'auto', got ${describe(simd)}`);
+  const useSimd = simd === 'auto' ? simdSupported() : simd;
+  if (useSimd && !simdSupported())
+    throw new Error('init: simd: true was requested but this engine cannot compile WebAssembly SIMD128');
+  const mod = await loadModule(useSimd ? 'simd' : 'scalar', options.wasmPaths);
+  return new Runtime(mod, useSimd);
+}
+
+const align16 = (n) => (n + 15) & ~15;
+
+/** Lays out several buffers in one malloc'd block; offsets are 16-byte aligned. */
+function layout(sizesInBytes) {
+  let total = 0;
+  const offsets = sizesInBytes.map((bytes) => {
+    const at = total;
+    total += align16(bytes);
+    return at;
+  });
+  return { offsets, total: Math.max(total, 16) };
+}
+
+class Runtime {
+  #mod;
+  #workspace;
+  #disposed = false;
+
+  constructor(mod, simd) {
+    this.#mod = mod;
+    this.#workspace = new mod.Workspace();
+    /** True when the SIMD128 build was loaded. */
+    this.simd = simd;
+    /** The package version. */
+    this.version = version;
+    /** Scheme types this build provides. */
+    this.schemes = Object.freeze(SCHEME_TYPES.filter((t) => mod.availableSchemes().includes(t)));
+    /** Position tables and index maps. */
+    this.positions = createPositions(mod);
+  }
+
+  /** Current size of the WebAssembly heap in bytes (it only ever grows). */
+  get heapBytes() {
+    return this.#mod.HEAP8.buffer.byteLength;
+  }
+
+  /** Runs attention; see index.d.ts for the options and the result. */
+  attention(options) {
+    if (this.#disposed) throw new Error('attention: this relpos runtime has been disposed');
+    checkObject(options, 'attention: options');
+    const { q, k, v, mask } = options;
+    const batch = checkInt(options.batch, 'attention: batch');
+    const heads = checkInt(options.heads, 'attention: heads');
+    const seqLen = checkInt(options.seqLen, 'attention: seqLen');
+    const headDim = checkInt(options.headDim, 'attention: headDim');
+    const n = product('attention: batch·heads·seqLen·headDim', batch, heads, seqLen, headDim);
+    for (const [name, array] of [['q', q], ['k', k], ['v', v]]) {
+      checkFloat32(array, `attention: ${name}`);
+      if (array.length !== n)
+        throw new RangeError(
+          `attention: ${name}: expected batch·heads·seqLen·headDim = ${batch}·${heads}·${seqLen}·${headDim} = ${n} floats, got Float32Array(${array.length})`,
+        );
+    }
+    const hasMask = mask !== undefined && mask !== null;
+    if (hasMask) {
+      if (!(mask instanceof Uint8Array))
+        throw new TypeError(`attention: mask: expected a Uint8Array of [batch, seqLen] (nonzero = key visible), got ${describe(mask)}`);
+      if (mask.length !== batch * seqLen)
+        throw new RangeError(`attention: mask: expected batch·seqLen = ${batch}·${seqLen} = ${batch * seqLen} bytes, got Uint8Array(${mask.length})`);
+    }
+    const causal = checkBool(options.causal ?? false, 'attention: causal');
+    const returnProbs = checkBool(options.returnProbs ?? false, 'attention: returnProbs');
+    const returnTerms = checkBool(options.returnTerms ?? false, 'attention: returnTerms');
+    if (options.scheme === undefined) throw new Error(`attention: scheme: expected a scheme object such as { type: 'none' }, got undefined`);
+    const scheme = normalizeScheme(options.scheme, 'attention: scheme');
+    const mod = this.#mod;
+    const params = scheme.params ? { ...scheme.params } : null;
+    scheme.check({ batch, heads, seqLen, headDim }, params);
+    if (typeof mod[scheme.factory] !== 'function')
+      throw new Error(`attention: scheme.type: '${scheme.type}' is not available in this build (available: ${this.schemes.join(', ')})`);
+    const scores = returnProbs || returnTerms ? product('attention: batch·heads·seqLen·seqLen', batch, heads, seqLen, seqLen) : 0;
+    const tableEntries = Object.entries(scheme.tables);
+    const tableBytes = tableEntries.map(([, t]) => (t ? t.byteLength : 0));
+    const estimate = 4 * (4 * n + scores * (returnProbs ? 1 : 0)) + tableBytes.reduce((a, b) => a + b, 0);
+    if (estimate > MAX_HEAP_BYTES)
+      throw new RangeError(`attention: the inputs, outputs and tables need ${estimate} bytes, more than the 2 GB WebAssembly heap`);
+
+    // --- WebAssembly memory from here on ---
+    let tablesBlock = 0;
+    let block = 0;
+    let handle = null;
+    try {
+      // 1. Tables, then the scheme object pointing at them.
+      if (tableEntries.length) {
+        const tl = layout(tableBytes);
+        tablesBlock = this.#malloc(tl.total);
+        tableEntries.forEach(([field, table], i) => {
+          if (table) {
+            mod.HEAPF32.set(table, (tablesBlock + tl.offsets[i]) >> 2);
+            params[field] = tablesBlock + tl.offsets[i];
+          } else {
+            params[field] = 0;
+          }
+        });
+      }
+      if (params)
+        for (const [key, value] of Object.entries(params))
+          if (value && typeof value === 'object' && value.enum) params[key] = mod[value.enum][value.value];
+      handle = unwrap(params ? mod[scheme.factory](params) : mod[scheme.factory]());
+      const termNames = ['content', ...handle.termNames()];
+
+      // 2. q, k, v, output, probs, terms, mask in one block.
+      const nTerms = returnTerms ? termNames.length : 0;
+      const sizes = [4 * n, 4 * n, 4 * n, 4 * n, returnProbs ? 4 * scores : 0];
+      for (let t = 0; t < nTerms; ++t) sizes.push(4 * scores);
+      sizes.push(hasMask ? mask.length : 0);
+      const l = layout(sizes);
+      if (l.total > MAX_HEAP_BYTES)
+        throw new RangeError(`attention: the buffers need ${l.total} bytes, more than the 2 GB WebAssembly heap`);
+      block = this.#malloc(l.total);
+      const at = (i) => block + l.offsets[i];
+      mod.HEAPF32.set(q, at(0) >> 2);
+      mod.HEAPF32.set(k, at(1) >> 2);
+      mod.HEAPF32.set(v, at(2) >> 2);
+      const termPtrs = [];
+      for (let t = 0; t < nTerms; ++t) termPtrs.push(at(5 + t));
+      const maskPtr = hasMask ? at(5 + nTerms) : 0;
+      if (hasMask) mod.HEAPU8.set(mask, maskPtr);
+
+      unwrap(
+        mod.attention(
+          { batch, heads, seq: seqLen, headDim },
+          at(0), at(1), at(2), maskPtr, causal, handle,
+          at(3), returnProbs ? at(4) : 0, termPtrs, this.#workspace, 64,
+        ),
+      );
+
+      // 3. Fresh copies for the caller (HEAPF32 re-read: the heap may have grown).
+      const heap = mod.HEAPF32;
+      const result = { output: heap.slice(at(3) >> 2, (at(3) >> 2) + n) };
+      if (returnProbs) result.probs = heap.slice(at(4) >> 2, (at(4) >> 2) + scores);
+      if (returnTerms) {
+        result.terms = {};
+        termNames.forEach((name, t) => {
+          result.terms[name] = heap.slice(termPtrs[t] >> 2, (termPtrs[t] >> 2) + scores);
+        });
+      }
+      return result;
+    } finally {
+      if (handle) handle.delete();
+      if (block) mod._free(block);
+      if (tablesBlock) mod._free(tablesBlock);
+    }
+  }
+
+  #malloc(bytes) {
+    const p = this.#mod._malloc(bytes);
+    if (!p) throw new RangeError(`attention: could not allocate ${bytes} bytes in the WebAssembly heap (limit 2 GB)`);
+    return p;
+  }
+
+  /** Frees the runtime's scratch memory; the runtime cannot be used afterwards. */
+  dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#workspace.delete();
+  }
+
+  [disposeSymbol]() {
+    this.dispose();
+  }
+}
+
+export default { init, simdSupported, SCHEME_TYPES, version };

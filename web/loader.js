@@ -1,0 +1,107 @@
+// Finds, fetches and instantiates one of the two builds (relpos-simd / relpos-scalar).
+//
+// The Emscripten glue (dist/relpos-*.js) is an ES module factory built for web and worker only; we
+// always instantiate the .wasm ourselves through its `instantiateWasm` hook:
+//   Node:       the bytes are read from disk (file: URL or path), or fetched for http(s) URLs
+//   elsewhere:  WebAssembly.instantiateStreaming(fetch(url)), falling back to bytes when the server
+//               sends the wrong MIME type
+// Bundlers see the literal `new URL('./dist/relpos-*.wasm', import.meta.url)` and emit the files.
+
+// (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)) — validates only with SIMD128.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+/** True when this engine can compile WebAssembly SIMD128. */
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+export const WASM_FILES = Object.freeze({ simd: 'relpos-simd.wasm', scalar: 'relpos-scalar.wasm' });
+
+const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+
+function defaultWasmUrl(variant) {
+  // Literal URLs so bundlers (webpack 5, Vite, Rollup, esbuild) pick the assets up.
+  return variant === 'simd'
+    ? new URL('./dist/relpos-simd.wasm', import.meta.url)
+    : new URL('./dist/relpos-scalar.wasm', import.meta.url);
+}
+
+function importFactory(variant) {
+  return variant === 'simd' ? import('./dist/relpos-simd.js') : import('./dist/relpos-scalar.js');
+}
+
+/**
+ * Where the .wasm of `variant` lives, honouring wasmPaths like tfjs's setWasmPaths:
+ * a prefix string ('https://cdn.example.com/relpos/' or a directory) or a map from file name to URL.
+ */
+export function resolveWasmLocation(variant, wasmPaths) {
+  const file = WASM_FILES[variant];
+  if (wasmPaths === undefined || wasmPaths === null) return defaultWasmUrl(variant);
+  if (typeof wasmPaths === 'string' || wasmPaths instanceof URL) {
+    const prefix = String(wasmPaths);
+    return prefix + (prefix === '' || prefix.endsWith('/') ? '' : '/') + file;
+  }
+  if (typeof wasmPaths === 'object') {
+    const entry = wasmPaths[file];
+    if (entry === undefined) return defaultWasmUrl(variant);
+    if (typeof entry !== 'string' && !(entry instanceof URL))
+      throw new TypeError(`init: wasmPaths['${file}']: expected a URL string, got ${typeof entry}`);
+    return entry;
+  }
+  throw new TypeError(`init: wasmPaths: expected a prefix string or an object mapping file names to URLs, got ${typeof wasmPaths}`);
+}
+
+async function nodeReadBytes(location) {
+  // Non-literal specifiers keep bundlers targeting the web from resolving Node built-ins.
+  const fsName = 'node:fs/promises';
+  const urlName = 'node:url';
+  const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
+  const { fileURLToPath } = await import(/* webpackIgnore: true */ /* @vite-ignore */ urlName);
+  const text = String(location);
+  const path = text.startsWith('file:') ? fileURLToPath(text) : text;
+  return fs.readFile(path);
+}
+
+async function instantiate(location, imports) {
+  const text = String(location);
+  const remote = /^(https?|blob|data):/i.test(text);
+  if (isNode && !remote) return WebAssembly.instantiate(await nodeReadBytes(location), imports);
+  if (typeof WebAssembly.instantiateStreaming === 'function') {
+    try {
+      return await WebAssembly.instantiateStreaming(fetch(text, { credentials: 'same-origin' }), imports);
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e; // a TypeError here is usually a non-application/wasm MIME type
+    }
+  }
+  const response = await fetch(text, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`relpos: failed to fetch ${text}: HTTP ${response.status}`);
+  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
+}
+
+/** Loads and instantiates one build; resolves to the Emscripten module object. */
+export async function loadModule(variant, wasmPaths) {
+  const location = resolveWasmLocation(variant, wasmPaths);
+  const { default: createRelposModule } = await importFactory(variant);
+  let fail;
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  const ready = createRelposModule({
+    instantiateWasm(imports, receiveInstance) {
+      instantiate(location, imports).then(
+        ({ instance, module }) => receiveInstance(instance, module),
+        (e) => fail(new Error(`relpos: could not load ${variant} WebAssembly from ${location}: ${e.message}`, { cause: e })),
+      );
+      return {}; // asynchronous instantiation
+    },
+    print: (text) => console.log(text),
+    printErr: (text) => console.warn(text),
+  });
+  return Promise.race([ready, failed]);
+}

@@ -1,0 +1,89 @@
+// Argument checks shared by the package. Every check runs before any WebAssembly memory is touched.
+//   TypeError  — an argument of the wrong kind (e.g. a plain Array where a Float32Array is needed)
+//   RangeError — a size that is negative, non-integer, zero, too large or inconsistent with lengths
+//   Error      — anything else: unknown scheme, missing or mis-shaped table
+// Messages name the argument, what it got and what was expected.
+
+/** Largest heap the modules may grow to (-sMAXIMUM_MEMORY=2GB); requests beyond it fail early. */
+export const MAX_HEAP_BYTES = 2 ** 31;
+
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.length ?? value.byteLength})`;
+  if (Array.isArray(value)) return `Array(${value.length})`;
+  if (typeof value === 'function') return 'a function';
+  return value.constructor && value.constructor !== Object ? `a ${value.constructor.name}` : 'an object';
+}
+
+/** A plain object (the options bag or a scheme). */
+export function checkObject(value, name) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value))
+    throw new TypeError(`${name}: expected an object, got ${describe(value)}`);
+  return value;
+}
+
+/** A positive (or, with min 0, non-negative) integer size. */
+export function checkInt(value, name, { min = 1, max = 2 ** 31 - 1 } = {}) {
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected an integer number, got ${describe(value)}`);
+  if (!Number.isInteger(value)) throw new RangeError(`${name}: expected an integer, got ${describe(value)}`);
+  if (value < min)
+    throw new RangeError(`${name}: expected an integer ≥ ${min}${min === 1 ? ' (a positive size)' : ''}, got ${value}`);
+  if (value > max) throw new RangeError(`${name}: expected an integer ≤ ${max}, got ${value}`);
+  return value;
+}
+
+/** An integer that may be negative (relative positions). */
+export function checkSignedInt(value, name) {
+  return checkInt(value, name, { min: -(2 ** 31), max: 2 ** 31 - 1 });
+}
+
+/** A finite number (optionally > 0). */
+export function checkNumber(value, name, { positive = false } = {}) {
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a number, got ${describe(value)}`);
+  if (!Number.isFinite(value)) throw new RangeError(`${name}: expected a finite number, got ${value}`);
+  if (positive && !(value > 0)) throw new RangeError(`${name}: expected a positive number, got ${value}`);
+  return value;
+}
+
+export function checkBool(value, name) {
+  if (typeof value !== 'boolean') throw new TypeError(`${name}: expected true or false, got ${describe(value)}`);
+  return value;
+}
+
+/** One of a fixed set of strings. Unknown strings are plain Errors; non-strings TypeErrors. */
+export function checkChoice(value, name, choices) {
+  if (typeof value !== 'string')
+    throw new TypeError(`${name}: expected one of ${choices.map((c) => `'${c}'`).join(', ')}, got ${describe(value)}`);
+  if (!choices.includes(value))
+    throw new Error(`${name}: expected one of ${choices.map((c) => `'${c}'`).join(', ')}, got ${describe(value)}`);
+  return value;
+}
+
+/** A Float32Array (TypeError otherwise). */
+export function checkFloat32(value, name) {
+  if (!(value instanceof Float32Array))
+    throw new TypeError(`${name}: expected a Float32Array, got ${describe(value)}`);
+  return value;
+}
+
+/** A table: missing → Error, wrong type → TypeError, wrong length → Error naming the shape. */
+export function checkTable(value, name, expectedLength, shape) {
+  if (value === undefined || value === null)
+    throw new Error(`${name}: table is required, expected a Float32Array of ${shape} = ${expectedLength} floats, got ${describe(value)}`);
+  checkFloat32(value, name);
+  if (value.length !== expectedLength)
+    throw new Error(`${name}: expected ${shape} = ${expectedLength} floats, got Float32Array(${value.length})`);
+  return value;
+}
+
+/** a·b·… as a safe integer, RangeError when it cannot be addressed in the 2 GB heap. */
+export function product(name, ...factors) {
+  let p = 1;
+  for (const f of factors) p *= f;
+  if (!Number.isSafeInteger(p) || p * 4 > MAX_HEAP_BYTES)
+    throw new RangeError(`${name}: ${factors.join('·')} = ${p} floats do not fit the 2 GB WebAssembly heap`);
+  return p;
+}

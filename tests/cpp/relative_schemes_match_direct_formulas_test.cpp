@@ -154,3 +154,61 @@ TEST_CASE("shaw keys and values follow clip(j - i, -k, k)", "[shaw]") {
     }
   }
 }
+
+namespace {
+// Concatenated sinusoid of a (possibly negative) position, in double.
+std::vector<double> concat_sinusoid(int pos, int dim) {
+  std::vector<double> out(dim);
+  for (int f = 0; f < dim / 2; ++f) {
+    const double w = std::pow(10000.0, -2.0 * f / dim);
+    out[f] = std::sin(pos * w);
+    out[dim / 2 + f] = std::cos(pos * w);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("huang relative skews Q E^T: learned clipped table and sinusoid of j - i", "[huang]") {
+  for (int seq : {1, 9, 70}) {
+    const int d = 16;
+    relpos::AttentionDims dims{1, 2, seq, d};
+    const double sc = 1 / std::sqrt(double(d));
+    for (int m : {2, 30}) {
+      auto e = randn((2 * m + 1) * d, 31);
+      auto scheme = relpos::make_scheme(relpos::HuangRelativeParams{m, e.data()});
+      check_scheme(*scheme, dims, sc, [&](const Head& h, int i, int j, std::vector<double>& t) {
+        t[0] = sc * dot(h.q + i * d, e.data() + (std::clamp(j - i, -m, m) + m) * d, d);
+      });
+    }
+    auto scheme = relpos::make_scheme(relpos::HuangRelativeParams{0, nullptr});
+    check_scheme(*scheme, dims, sc, [&](const Head& h, int i, int j, std::vector<double>& t) {
+      const auto s = concat_sinusoid(j - i, d);
+      double acc = 0;
+      for (int c = 0; c < d; ++c) acc += h.q[i * d + c] * s[c];
+      t[0] = sc * acc;
+    });
+  }
+}
+
+TEST_CASE("bert relative_key and relative_key_query read row i - j + M - 1", "[bert]") {
+  for (int seq : {1, 8, 67}) {
+    const int d = 12, M = 70;
+    relpos::AttentionDims dims{2, 1, seq, d};
+    const double sc = 1 / std::sqrt(double(d));
+    auto e = randn((2 * M - 1) * d, 41);
+    for (bool kq : {false, true}) {
+      auto scheme = relpos::make_scheme(relpos::BertRelativeParams{M, kq, e.data()});
+      check_scheme(*scheme, dims, sc, [&](const Head& h, int i, int j, std::vector<double>& t) {
+        const float* row = e.data() + (i - j + M - 1) * d;
+        t[0] = sc * dot(h.q + i * d, row, d);
+        if (kq) t[1] = sc * dot(h.k + j * d, row, d);
+      });
+    }
+  }
+  auto scheme = relpos::make_scheme(relpos::BertRelativeParams{4, false, nullptr});
+  std::vector<float> x(5 * 8), out(5 * 8);
+  relpos::Workspace ws;
+  relpos::AttentionOutputs outs;
+  outs.output = out.data();
+  CHECK_THROWS_AS(relpos::attention({1, 1, 5, 8}, {x.data(), x.data(), x.data()}, *scheme, outs, ws), relpos::Error);
+}

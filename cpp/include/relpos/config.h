@@ -1,0 +1,90 @@
+// Hugging Face config.json, reduced to the fields relpos's model families use.
+//
+// parse_model_config reads the JSON text, applies Hugging Face's defaults (transformers 4.34) for
+// every absent field, and normalises family-specific names (n_head, d_model, dim, …) into the
+// common fields below. Errors (relpos::Error): text that is not a JSON object, a missing
+// `model_type`, an unknown model_type (the message lists the supported ones), a field of the wrong
+// JSON type (named), or inconsistent sizes (hidden_size not divisible by heads, …).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace relpos {
+
+struct ModelConfig {
+  std::string model_type;  // one of supported_model_types()
+
+  // Common shape (family names in parentheses).
+  int vocab_size = 0;
+  int hidden_size = 0;        // hidden_size / d_model (t5, mpt, transfo-xl) / dim (distilbert)
+  int num_layers = 0;         // num_hidden_layers / num_layers / n_layer(s)
+  int num_heads = 0;          // num_attention_heads / num_heads / n_head(s)
+  int num_kv_heads = 0;       // llama num_key_value_heads; others = num_heads
+  int head_dim = 0;           // hidden_size / num_heads, or d_kv (t5) / d_head (transfo-xl)
+  int intermediate_size = 0;  // intermediate_size / d_ff / hidden_dim / d_inner / 4·hidden (bloom, mpt: HF ignores expansion_ratio)
+  int max_position_embeddings = 0;
+  int type_vocab_size = 0;
+  int embedding_size = 0;     // deberta-v2 / roformer: word embedding width (defaults to hidden_size)
+  float norm_eps = 1e-12f;    // layer_norm_eps / layer_norm_epsilon / rms_norm_eps
+  std::string hidden_act;     // "gelu", "gelu_new", "relu", "silu", …
+
+  // bert
+  std::string position_embedding_type = "absolute";  // absolute | relative_key | relative_key_query
+
+  // deberta-v2
+  bool relative_attention = false;
+  int max_relative_positions = -1;  // resolved: < 1 → max_position_embeddings
+  int position_buckets = -1;
+  bool share_att_key = false;
+  std::vector<std::string> pos_att_type;  // subset of {"c2p", "p2c"}
+  std::string norm_rel_ebd = "none";
+  bool position_biased_input = true;
+
+  // t5
+  int relative_attention_num_buckets = 32;
+  int relative_attention_max_distance = 128;
+  std::string feed_forward_proj = "relu";
+  bool is_gated_act = false;  // derived from feed_forward_proj
+  std::string dense_act_fn = "relu";  // derived: "gated-gelu" → gelu_new
+
+  // roformer
+  bool rotary_value = false;
+
+  // distilbert
+  bool sinusoidal_pos_embds = false;
+
+  // transfo-xl
+  int d_embed = 0;
+  int mem_len = 0;
+  int clamp_len = 0;
+  bool same_length = false;
+  bool untie_r = true;
+  bool pre_lnorm = false;
+  int div_val = 1;
+  bool adaptive = false;
+  std::vector<int> cutoffs;
+  int attn_type = 0;
+
+  // bloom
+  bool apply_residual_connection_post_layernorm = false;
+
+  // mpt
+  bool alibi = true;
+  float alibi_bias_max = 8.0f;
+  bool no_bias = true;
+  bool qk_ln = false;
+  bool has_clip_qkv = false;
+  bool has_softmax_scale = false;
+  float softmax_scale = 0.0f;
+
+  // llama
+  float rope_theta = 10000.0f;
+  bool attention_bias = false;
+  bool has_rope_scaling = false;
+};
+
+std::vector<std::string> supported_model_types();
+ModelConfig parse_model_config(const std::string& config_json_text);
+
+}  // namespace relpos

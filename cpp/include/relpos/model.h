@@ -1,0 +1,57 @@
+// Transformer encoders (and decoder stacks run over a whole sequence) loaded from Hugging Face
+// checkpoints: config.json text + model.safetensors.
+//
+//   auto model = relpos::load_model(config_json_text, relpos::SafeTensors::read_file(path));
+//   relpos::ModelOutput out = model->forward(batch, seq, input_ids, attention_mask, {true, true});
+//
+// Inputs are row-major [batch, seq]: token ids (int32, < vocab_size) and an attention mask
+// (nonzero = real token; nullptr = every token real). Position ids are 0 … seq−1 for every row.
+// Outputs follow Hugging Face's conventions (see model families in cpp/src/models/):
+//   last_hidden_state [B, L, H];  hidden_states: n_layers + 1 tensors [B, L, H] (embeddings first;
+//   the last one after the final norm for T5 / BLOOM / MPT / LLaMA);  attentions: n_layers tensors
+//   [B, heads, L, L] of probabilities;  pooler_output [B, H] (BERT only, else empty).
+// Values at padded positions are unspecified. Weights are converted to float32 and packed at load;
+// forward() reuses the model's scratch memory, so one Model must not run two forwards at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relpos/config.h"
+#include "relpos/safetensors.h"
+
+namespace relpos {
+
+struct Tensor {
+  std::vector<int> shape;  // empty when absent
+  std::vector<float> data;
+};
+
+struct ForwardOptions {
+  bool output_hidden_states = false;
+  bool output_attentions = false;
+};
+
+struct ModelOutput {
+  Tensor last_hidden_state;
+  std::vector<Tensor> hidden_states;
+  std::vector<Tensor> attentions;
+  Tensor pooler_output;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const ModelConfig& config() const = 0;
+  // Throws relpos::Error (RangeError: bad sizes or token ids; Error: sequence longer than the model's tables).
+  virtual ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
+                              const ForwardOptions& options = {}) = 0;
+};
+
+// Parses config.json and builds the model named by its model_type. Throws relpos::Error on an
+// unsupported model_type or setting, and on a missing or mis-shaped weight (naming the tensor).
+std::unique_ptr<Model> load_model(const std::string& config_json_text, const SafeTensors& weights);
+
+}  // namespace relpos

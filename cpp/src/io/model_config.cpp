@@ -1,0 +1,285 @@
+// config.json → ModelConfig (see relpos/config.h). Defaults are those of the transformers 4.34
+// configuration classes (BertConfig, DebertaV2Config, T5Config, RoFormerConfig, DistilBertConfig,
+// TransfoXLConfig, BloomConfig, MptConfig, LlamaConfig); JSON null counts as absent.
+#include "relpos/config.h"
+
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "relpos/error.h"
+
+namespace relpos {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kSupported = {"bert", "deberta-v2", "t5", "roformer", "distilbert",
+                                             "transfo-xl", "bloom", "mpt", "llama"};
+
+[[noreturn]] void fail_field(const std::string& key, const std::string& what) {
+  fail_value("config.json: field '" + key + "' " + what);
+}
+
+// A JSON value for an error message, bounded in depth and width: json::dump() recurses once per
+// nesting level, so a hostile "[[[[…" value would overflow the stack (found by fuzzing).
+std::string describe(const json& value, int depth = 0) {
+  if (!value.is_structured()) return value.dump();
+  const bool array = value.is_array();
+  if (depth >= 2 || value.size() > 16) return array ? "[…]" : "{…}";
+  std::string out = array ? "[" : "{";
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (it != value.begin()) out += ",";
+    if (!array) out += json(it.key()).dump() + ":";
+    out += describe(*it, depth + 1);
+  }
+  return out + (array ? "]" : "}");
+}
+
+bool present(const json& j, const std::string& key) { return j.contains(key) && !j.at(key).is_null(); }
+
+int get_int(const json& j, const std::string& key, int fallback) {
+  if (!present(j, key)) return fallback;
+  const json& v = j.at(key);
+  if (!v.is_number_integer()) {
+    // An integral float (12.0) is accepted; range-check before converting (casting 1e19 or 3e9 to
+    // an integer type is undefined behaviour — found by fuzz/fuzz_model_config.cpp).
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (d >= -2147483647.0 && d <= 2147483647.0 && d == std::trunc(d)) return static_cast<int>(d);
+      if (d == std::trunc(d)) fail_field(key, "is out of range: " + describe(v));
+    }
+    fail_field(key, "must be an integer, got " + describe(v));
+  }
+  const auto x = v.get<long long>();
+  if (x < -2147483647LL || x > 2147483647LL) fail_field(key, "is out of range: " + describe(v));
+  return static_cast<int>(x);
+}
+
+float get_float(const json& j, const std::string& key, float fallback) {
+  if (!present(j, key)) return fallback;
+  const json& v = j.at(key);
+  if (!v.is_number()) fail_field(key, "must be a number, got " + describe(v));
+  return v.get<float>();
+}
+
+bool get_bool(const json& j, const std::string& key, bool fallback) {
+  if (!present(j, key)) return fallback;
+  const json& v = j.at(key);
+  if (!v.is_boolean()) fail_field(key, "must be true or false, got " + describe(v));
+  return v.get<bool>();
+}
+
+std::string get_string(const json& j, const std::string& key, const std::string& fallback) {
+  if (!present(j, key)) return fallback;
+  const json& v = j.at(key);
+  if (!v.is_string()) fail_field(key, "must be a string, got " + describe(v));
+  return v.get<std::string>();
+}
+
+void require_positive(int value, const char* name) {
+  if (value < 1) fail_range("config.json: " + std::string(name) + " must be ≥ 1, got " + std::to_string(value));
+}
+
+void split_heads(ModelConfig& c) {
+  require_positive(c.num_heads, "the number of attention heads");
+  if (c.hidden_size % c.num_heads != 0)
+    fail_range("config.json: hidden size " + std::to_string(c.hidden_size) + " is not a multiple of the " +
+               std::to_string(c.num_heads) + " attention heads");
+  c.head_dim = c.hidden_size / c.num_heads;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_model_types() { return kSupported; }
+
+ModelConfig parse_model_config(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    fail_value(std::string("config.json is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail_value("config.json must be a JSON object");
+  if (!present(j, "model_type")) fail_value("config.json: missing required field 'model_type'");
+  ModelConfig c;
+  c.model_type = get_string(j, "model_type", "");
+  const std::string& t = c.model_type;
+
+  if (t == "bert" || t == "roformer" || t == "deberta-v2") {
+    const bool roformer = t == "roformer", deberta = t == "deberta-v2";
+    c.vocab_size = get_int(j, "vocab_size", roformer ? 50000 : deberta ? 128100 : 30522);
+    c.hidden_size = get_int(j, "hidden_size", deberta ? 1536 : 768);
+    c.num_layers = get_int(j, "num_hidden_layers", deberta ? 24 : 12);
+    c.num_heads = get_int(j, "num_attention_heads", deberta ? 24 : 12);
+    c.intermediate_size = get_int(j, "intermediate_size", deberta ? 6144 : 3072);
+    c.hidden_act = get_string(j, "hidden_act", "gelu");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", roformer ? 1536 : 512);
+    c.type_vocab_size = get_int(j, "type_vocab_size", deberta ? 0 : 2);
+    c.norm_eps = get_float(j, "layer_norm_eps", deberta ? 1e-7f : 1e-12f);
+    c.embedding_size = get_int(j, "embedding_size", c.hidden_size);
+    if (t == "bert") c.position_embedding_type = get_string(j, "position_embedding_type", "absolute");
+    if (roformer) c.rotary_value = get_bool(j, "rotary_value", false);
+    if (deberta) {
+      c.relative_attention = get_bool(j, "relative_attention", false);
+      c.max_relative_positions = get_int(j, "max_relative_positions", -1);
+      if (c.max_relative_positions < 1) c.max_relative_positions = c.max_position_embeddings;
+      c.position_buckets = get_int(j, "position_buckets", -1);
+      c.share_att_key = get_bool(j, "share_att_key", false);
+      c.position_biased_input = get_bool(j, "position_biased_input", true);
+      c.norm_rel_ebd = get_string(j, "norm_rel_ebd", "none");
+      if (present(j, "pos_att_type")) {
+        const json& v = j.at("pos_att_type");
+        if (v.is_string()) {  // HF also accepts "p2c|c2p"
+          std::string s = v.get<std::string>();
+          for (std::size_t start = 0; start <= s.size();) {
+            std::size_t bar = s.find('|', start);
+            if (bar == std::string::npos) bar = s.size();
+            if (bar > start) c.pos_att_type.push_back(s.substr(start, bar - start));
+            start = bar + 1;
+          }
+        } else if (v.is_array()) {
+          for (const auto& e : v) {
+            if (!e.is_string()) fail_field("pos_att_type", "must list strings, got " + describe(v));
+            c.pos_att_type.push_back(e.get<std::string>());
+          }
+        } else {
+          fail_field("pos_att_type", "must be a list of strings, got " + describe(v));
+        }
+        for (auto& s : c.pos_att_type) {
+          for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          if (s != "c2p" && s != "p2c") fail_field("pos_att_type", "entry '" + s + "' is not supported (c2p, p2c)");
+        }
+      }
+    }
+    split_heads(c);
+  } else if (t == "t5") {
+    c.vocab_size = get_int(j, "vocab_size", 32128);
+    c.hidden_size = get_int(j, "d_model", 512);
+    c.head_dim = get_int(j, "d_kv", 64);
+    c.intermediate_size = get_int(j, "d_ff", 2048);
+    c.num_layers = get_int(j, "num_layers", 6);
+    c.num_heads = get_int(j, "num_heads", 8);
+    c.relative_attention_num_buckets = get_int(j, "relative_attention_num_buckets", 32);
+    c.relative_attention_max_distance = get_int(j, "relative_attention_max_distance", 128);
+    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-6f);
+    c.feed_forward_proj = get_string(j, "feed_forward_proj", "relu");
+    // T5Config: "gated-<act>" or "<act>"; "gated-gelu" means gelu_new for backwards compatibility.
+    const std::string& ff = c.feed_forward_proj;
+    const auto dash = ff.find('-');
+    c.is_gated_act = dash != std::string::npos && ff.substr(0, dash) == "gated";
+    c.dense_act_fn = dash == std::string::npos ? ff : ff.substr(dash + 1);
+    if ((dash != std::string::npos && !c.is_gated_act) || ff.find('-', dash == std::string::npos ? 0 : dash + 1) != std::string::npos)
+      fail_field("feed_forward_proj", "'" + ff + "' is not of the form '[gated-]<activation>'");
+    if (ff == "gated-gelu") c.dense_act_fn = "gelu_new";
+    c.hidden_act = c.dense_act_fn;
+    require_positive(c.num_heads, "num_heads");
+    require_positive(c.head_dim, "d_kv");
+  } else if (t == "distilbert") {
+    c.vocab_size = get_int(j, "vocab_size", 30522);
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 512);
+    c.sinusoidal_pos_embds = get_bool(j, "sinusoidal_pos_embds", false);
+    c.num_layers = get_int(j, "n_layers", 6);
+    c.num_heads = get_int(j, "n_heads", 12);
+    c.hidden_size = get_int(j, "dim", 768);
+    c.intermediate_size = get_int(j, "hidden_dim", 3072);
+    c.hidden_act = get_string(j, "activation", "gelu");
+    c.norm_eps = 1e-12f;  // hard-coded in modeling_distilbert.py
+    split_heads(c);
+  } else if (t == "transfo-xl") {
+    c.vocab_size = get_int(j, "vocab_size", 267735);
+    c.hidden_size = get_int(j, "d_model", 1024);
+    c.d_embed = get_int(j, "d_embed", 1024);
+    c.num_heads = get_int(j, "n_head", 16);
+    c.head_dim = get_int(j, "d_head", 64);
+    c.intermediate_size = get_int(j, "d_inner", 4096);
+    c.div_val = get_int(j, "div_val", 4);
+    c.pre_lnorm = get_bool(j, "pre_lnorm", false);
+    c.num_layers = get_int(j, "n_layer", 18);
+    c.mem_len = get_int(j, "mem_len", 1600);
+    c.clamp_len = get_int(j, "clamp_len", 1000);
+    c.same_length = get_bool(j, "same_length", true);
+    c.attn_type = get_int(j, "attn_type", 0);
+    c.untie_r = get_bool(j, "untie_r", true);
+    c.adaptive = get_bool(j, "adaptive", true);
+    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-5f);
+    if (present(j, "cutoffs")) {
+      const json& v = j.at("cutoffs");
+      if (!v.is_array()) fail_field("cutoffs", "must be a list of integers");
+      for (const auto& e : v) {
+        if (!e.is_number_integer()) fail_field("cutoffs", "must be a list of integers");
+        c.cutoffs.push_back(e.get<int>());
+      }
+    } else {
+      c.cutoffs = {20000, 40000, 200000};
+    }
+    c.hidden_act = "relu";
+    require_positive(c.num_heads, "n_head");
+    require_positive(c.head_dim, "d_head");
+  } else if (t == "bloom") {
+    c.vocab_size = get_int(j, "vocab_size", 250880);
+    c.hidden_size = get_int(j, "n_embed", get_int(j, "hidden_size", 64));
+    c.num_layers = get_int(j, "n_layer", 2);
+    c.num_heads = get_int(j, "n_head", 8);
+    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-5f);
+    c.apply_residual_connection_post_layernorm = get_bool(j, "apply_residual_connection_post_layernorm", false);
+    if (c.hidden_size > 2147483647 / 4 || c.hidden_size < -2147483647 / 4)  // 4·hidden must fit in int
+      fail_range("config.json: hidden size " + std::to_string(c.hidden_size) + " is out of range (4 × it must fit in 32 bits)");
+    c.intermediate_size = 4 * c.hidden_size;
+    c.hidden_act = "gelu_new";  // bloom_gelu_forward: the tanh approximation
+    split_heads(c);
+  } else if (t == "mpt") {
+    c.hidden_size = get_int(j, "d_model", 2048);
+    c.num_heads = get_int(j, "n_heads", 16);
+    c.num_layers = get_int(j, "n_layers", 24);
+    (void)get_int(j, "expansion_ratio", 4);  // type-checked but unused: transformers 4.34's MptMLP is 4·d_model wide
+    if (c.hidden_size > 2147483647 / 4 || c.hidden_size < -2147483647 / 4)  // 4·hidden must fit in int
+      fail_range("config.json: hidden size " + std::to_string(c.hidden_size) + " is out of range (4 × it must fit in 32 bits)");
+    c.intermediate_size = 4 * c.hidden_size;
+    c.max_position_embeddings = get_int(j, "max_seq_len", 2048);
+    c.vocab_size = get_int(j, "vocab_size", 50368);
+    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-5f);
+    c.no_bias = get_bool(j, "no_bias", true);
+    c.hidden_act = "gelu";
+    if (present(j, "attn_config")) {
+      const json& a = j.at("attn_config");
+      if (!a.is_object()) fail_field("attn_config", "must be an object");
+      c.alibi = get_bool(a, "alibi", true);
+      c.alibi_bias_max = get_float(a, "alibi_bias_max", 8.0f);
+      c.qk_ln = get_bool(a, "qk_ln", false);
+      c.has_clip_qkv = present(a, "clip_qkv");
+      c.has_softmax_scale = present(a, "softmax_scale");
+      if (c.has_softmax_scale) c.softmax_scale = get_float(a, "softmax_scale", 0.0f);
+    }
+    split_heads(c);
+  } else if (t == "llama") {
+    c.vocab_size = get_int(j, "vocab_size", 32000);
+    c.hidden_size = get_int(j, "hidden_size", 4096);
+    c.intermediate_size = get_int(j, "intermediate_size", 11008);
+    c.num_layers = get_int(j, "num_hidden_layers", 32);
+    c.num_heads = get_int(j, "num_attention_heads", 32);
+    c.num_kv_heads = get_int(j, "num_key_value_heads", c.num_heads);
+    c.hidden_act = get_string(j, "hidden_act", "silu");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 2048);
+    c.norm_eps = get_float(j, "rms_norm_eps", 1e-6f);
+    c.rope_theta = get_float(j, "rope_theta", 10000.0f);
+    c.attention_bias = get_bool(j, "attention_bias", false);
+    c.has_rope_scaling = present(j, "rope_scaling");
+    split_heads(c);
+    require_positive(c.num_kv_heads, "num_key_value_heads");
+    if (c.num_heads % c.num_kv_heads != 0)
+      fail_range("config.json: num_attention_heads " + std::to_string(c.num_heads) +
+                 " is not a multiple of num_key_value_heads " + std::to_string(c.num_kv_heads));
+  } else {
+    std::string list;
+    for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;
+    fail_value("config.json: unsupported model_type '" + t + "' (supported: " + list + ")");
+  }
+  if (c.num_kv_heads == 0) c.num_kv_heads = c.num_heads;
+  require_positive(c.vocab_size, "vocab_size");
+  require_positive(c.hidden_size, "hidden size");
+  require_positive(c.num_layers, "number of layers");
+  return c;
+}
+
+}  // namespace relpos

@@ -1,0 +1,100 @@
+// BERT encoder (BertModel, transformers 4.34 modeling_bert.py) with its three position schemes.
+//   embeddings  e = LayerNorm(word[id] + token_type[0] + pos[l])          (pos only when "absolute")
+//   layer       post-LN encoder layer (layers/post_ln_layer.cpp), activation = hidden_act
+//   attention   absolute: scheme none — positions are already in the embeddings;
+//               relative_key / relative_key_query: BertRelativeParams with the layer's own
+//               distance_embedding [2M − 1, head_dim] (row i − j + M − 1, M = max_position_embeddings),
+//               terms added before the 1/sqrt(head_dim) scaling.
+//   pooler      pooled[b] = tanh(W_p · h[b, 0] + b_p)
+// Shapes: H = hidden_size, heads · head_dim = H; seq ≤ max_position_embeddings.
+#include <cmath>
+#include <cstring>
+
+#include "models/layers/layers.h"
+#include "models/model_base.h"
+#include "relpos/error.h"
+#include "relpos/schemes.h"
+
+namespace relpos::models {
+namespace {
+
+class Bert final : public ModelBase {
+ public:
+  Bert(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+    const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"bert."});
+    const int H = c.hidden_size;
+    const std::string& type = c.position_embedding_type;
+    if (type != "absolute" && type != "relative_key" && type != "relative_key_query")
+      fail_value("bert: unsupported position_embedding_type '" + type +
+                 "' (supported: absolute, relative_key, relative_key_query)");
+    relative_ = type != "absolute";
+    word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, H});
+    if (!relative_) position_ = load_tensor(w, p + "embeddings.position_embeddings.weight", {c.max_position_embeddings, H});
+    if (c.type_vocab_size > 0) token_type_ = load_tensor(w, p + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, H});
+    emb_ln_ = LayerNorm::load(w, p + "embeddings.LayerNorm", H, c.norm_eps);
+    const Activation act = parse_activation(c.hidden_act);
+    const PostLnNames names{"attention.self.query", "attention.self.key", "attention.self.value",
+                            "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense",
+                            "output.dense", "output.LayerNorm"};
+    const int M = c.max_position_embeddings;
+    for (int i = 0; i < c.num_layers; ++i) {
+      const std::string lp = p + "encoder.layer." + std::to_string(i) + ".";
+      layers_.push_back(PostLnLayer::load(w, lp, names, H, c.num_heads, c.intermediate_size, act, c.norm_eps));
+      if (relative_) {
+        distance_.push_back(load_tensor(w, lp + "attention.self.distance_embedding.weight", {2 * M - 1, c.head_dim}));
+        fail_value("bert: relative position schemes are not available yet");  // PENDING BertRelativeParams
+      }
+    }
+    if (!relative_) schemes_.push_back(make_scheme(NoneParams{}));
+    if (w.contains(p + "pooler.dense.weight")) pooler_ = Linear::load(w, p + "pooler.dense", H, H, true);
+    has_pooler_ = w.contains(p + "pooler.dense.weight");
+  }
+
+ private:
+  int max_sequence() const override { return cfg_.max_position_embeddings; }
+
+  void run(const Run& r) override {
+    const int H = cfg_.hidden_size, rows = r.rows();
+    float* h = grow(h_, static_cast<std::size_t>(rows) * H);
+    gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
+    for (int t = 0; t < rows; ++t) {
+      float* row = h + static_cast<std::size_t>(t) * H;
+      if (!token_type_.empty()) add_inplace(H, row, token_type_.data());  // token_type_ids = 0
+      if (!relative_) add_inplace(H, row, position_.data() + static_cast<std::size_t>(t % r.seq) * H);
+    }
+    emb_ln_.forward(rows, h, h);
+    r.record_hidden(h, H);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      const Scheme& scheme = *schemes_[relative_ ? i : 0];
+      layers_[i].forward(r.batch, r.seq, h, r.key_mask, scheme, r.attention_probs(cfg_.num_heads), scratch_);
+      r.record_hidden(h, H);
+    }
+    r.set_last_hidden(h, H);
+    if (has_pooler_) {
+      float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
+      float* pooled = first + static_cast<std::size_t>(r.batch) * H;
+      for (int b = 0; b < r.batch; ++b)
+        std::memcpy(first + static_cast<std::size_t>(b) * H, h + static_cast<std::size_t>(b) * r.seq * H, sizeof(float) * H);
+      pooler_.forward(r.batch, first, pooled);
+      for (std::size_t i = 0; i < static_cast<std::size_t>(r.batch) * H; ++i) pooled[i] = std::tanh(pooled[i]);
+      r.out->pooler_output.shape = {r.batch, H};
+      r.out->pooler_output.data.assign(pooled, pooled + static_cast<std::size_t>(r.batch) * H);
+    }
+  }
+
+  bool relative_ = false, has_pooler_ = false;
+  std::vector<float> word_, position_, token_type_;
+  LayerNorm emb_ln_;
+  std::vector<PostLnLayer> layers_;
+  std::vector<std::vector<float>> distance_;  // per layer, owned: the schemes point into them
+  std::vector<std::unique_ptr<Scheme>> schemes_;
+  Linear pooler_;
+  std::vector<float> h_, pool_in_;
+  PostLnScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_bert(const ModelConfig& c, const SafeTensors& w) { return std::make_unique<Bert>(c, w); }
+
+}  // namespace relpos::models

@@ -1,0 +1,62 @@
+// Activations (in place) and the feed-forward blocks built from them.
+//   relu(x) = max(x, 0)
+//   gelu(x) = x/2 · (1 + erf(x/√2))                                     (HF "gelu", exact)
+//   gelu_tanh(x) = x/2 · (1 + tanh(√(2/π) · (x + 0.044715·x³)))         (HF "gelu_new", BLOOM)
+//   silu(x) = x / (1 + e^(−x))                                           (HF "silu"/"swish", LLaMA)
+// FeedForward, x [rows, in] → y [rows, out] through hidden width H:
+//   plain: y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (W1 x))
+#include <cmath>
+
+#include "models/layers/layers.h"
+#include "relpos/error.h"
+
+namespace relpos::models {
+
+Activation parse_activation(const std::string& name) {
+  if (name == "relu") return Activation::Relu;
+  if (name == "gelu") return Activation::Gelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  fail_value("unsupported activation '" + name + "' (supported: relu, gelu, gelu_new, gelu_pytorch_tanh, silu)");
+}
+
+void activate(Activation act, std::size_t n, float* x) {
+  switch (act) {
+    case Activation::Relu:
+      for (std::size_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      break;
+    case Activation::Gelu:
+      for (std::size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+      break;
+    case Activation::GeluTanh:
+      for (std::size_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        x[i] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+      }
+      break;
+    case Activation::Silu:
+      for (std::size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      break;
+  }
+}
+
+std::size_t FeedForward::scratch_floats(int rows) const {
+  return 2 * static_cast<std::size_t>(rows) * static_cast<std::size_t>(w1.out());
+}
+
+void FeedForward::forward(int rows, const float* x, float* y, float* scratch) const {
+  const std::size_t n = static_cast<std::size_t>(rows) * w1.out();
+  float* h = scratch;
+  w1.forward(rows, x, h);
+  if (gated) {
+    float* g = scratch + n;
+    gate.forward(rows, x, g);
+    activate(act, n, g);
+    for (std::size_t i = 0; i < n; ++i) h[i] *= g[i];
+  } else {
+    activate(act, n, h);
+  }
+  w2.forward(rows, h, y);
+}
+
+}  // namespace relpos::models

@@ -1,0 +1,79 @@
+// Multi-head attention over token-major projections, plus small shared helpers.
+//   q, k, v (b, l, h, e) → head-major [B, heads, L, d] copies → relpos::attention(scheme)
+//   → context [B, heads, L, d] → token-major ctx[(b·L + l), h·d + e].
+// Grouped-query attention: query head h reads key/value head h / (heads / kv_heads).
+#include <cstring>
+#include <string>
+
+#include "models/layers/layers.h"
+#include "relpos/error.h"
+#include "relpos/scheme.h"
+
+namespace relpos::models {
+
+std::vector<float> load_tensor(const SafeTensors& weights, const std::string& name, const std::vector<std::int64_t>& shape) {
+  const TensorInfo& info = weights.info(name);  // Error if missing
+  if (info.shape != shape) {
+    auto text = [](const std::vector<std::int64_t>& s) {
+      std::string out = "[";
+      for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+      return out + "]";
+    };
+    fail_value(weights.file_name() + ": tensor '" + name + "' has shape " + text(info.shape) + ", expected " +
+               text(shape) + " from config.json");
+  }
+  return weights.to_f32(name);
+}
+
+void add_inplace(std::size_t n, float* x, const float* y) {
+  for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out) {
+  for (int r = 0; r < rows; ++r) {
+    const std::int32_t id = ids[r];
+    if (id < 0 || id >= vocab)
+      fail_range("input_ids: token id " + std::to_string(id) + " at position " + std::to_string(r) +
+                 " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+    std::memcpy(out + static_cast<std::size_t>(r) * dim, table.data() + static_cast<std::size_t>(id) * dim,
+                sizeof(float) * static_cast<std::size_t>(dim));
+  }
+}
+
+void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
+                          const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
+                          const Scheme& scheme, float* probs, float* ctx, AttentionScratch& s) {
+  AttentionDims dims{batch, heads, seq, head_dim};
+  const std::size_t n = dims.qkv_elements();
+  if (s.q.size() < n) {
+    s.q.resize(n);
+    s.k.resize(n);
+    s.v.resize(n);
+    s.ctx.resize(n);
+  }
+  const int group = heads / kv_heads;
+  const std::size_t row_bytes = sizeof(float) * static_cast<std::size_t>(head_dim);
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h)
+      for (int l = 0; l < seq; ++l) {
+        const std::size_t token = static_cast<std::size_t>(b) * seq + l;
+        const std::size_t dst = ((static_cast<std::size_t>(b) * heads + h) * seq + l) * head_dim;
+        std::memcpy(s.q.data() + dst, q.data + token * q.row_stride + h * q.head_stride, row_bytes);
+        std::memcpy(s.k.data() + dst, k.data + token * k.row_stride + (h / group) * k.head_stride, row_bytes);
+        std::memcpy(s.v.data() + dst, v.data + token * v.row_stride + (h / group) * v.head_stride, row_bytes);
+      }
+  AttentionOutputs out;
+  out.output = s.ctx.data();
+  out.probs = probs;
+  attention(dims, {s.q.data(), s.k.data(), s.v.data(), key_mask, causal}, scheme, out, s.workspace);
+  const std::size_t width = static_cast<std::size_t>(heads) * head_dim;
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h)
+      for (int l = 0; l < seq; ++l) {
+        const std::size_t token = static_cast<std::size_t>(b) * seq + l;
+        const std::size_t src = ((static_cast<std::size_t>(b) * heads + h) * seq + l) * head_dim;
+        std::memcpy(ctx + token * width + static_cast<std::size_t>(h) * head_dim, s.ctx.data() + src, row_bytes);
+      }
+}
+
+}  // namespace relpos::models

@@ -1,0 +1,124 @@
+// Layers shared by every model family, written once. Row-major float32; "rows" = tokens (B·L).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "relpos/attention.h"
+#include "relpos/safetensors.h"
+
+namespace relpos {
+class Scheme;
+}
+
+namespace relpos::models {
+
+// ---- weights -----------------------------------------------------------------------------------
+// Reads tensor `name` as float32 and checks its shape; Error names the file, tensor and both shapes.
+std::vector<float> load_tensor(const SafeTensors& weights, const std::string& name, const std::vector<std::int64_t>& shape);
+
+// ---- Linear: y[rows, out] = x[rows, in] · Wᵀ + b,  W [out, in] as nn.Linear stores it ----------
+// W is packed once (kernels::pack_b_nk) so every forward is one packed GEMM plus a bias pass.
+class Linear {
+ public:
+  Linear() = default;
+  Linear(int in, int out, const float* weight, const float* bias);  // bias may be null
+  // Loads `<prefix>.weight` [out, in] and, when with_bias, `<prefix>.bias` [out].
+  static Linear load(const SafeTensors& weights, const std::string& prefix, int in, int out, bool with_bias);
+  void forward(int rows, const float* x, float* y) const;
+  int in() const { return in_; }
+  int out() const { return out_; }
+
+ private:
+  int in_ = 0, out_ = 0;
+  std::vector<float> packed_;
+  std::vector<float> bias_;
+};
+
+// ---- norms -------------------------------------------------------------------------------------
+// LayerNorm over the last dim: y = (x − mean) / sqrt(var + eps) · gamma + beta  (var biased;
+// beta empty = no bias, as MPT). x == y allowed. Statistics accumulate in double.
+struct LayerNorm {
+  std::vector<float> gamma, beta;
+  float eps = 1e-5f;
+  static LayerNorm load(const SafeTensors& weights, const std::string& prefix, int dim, float eps, bool with_bias = true);
+  void forward(int rows, const float* x, float* y) const;
+};
+
+// RMS norm (T5LayerNorm, LlamaRMSNorm): y = x / sqrt(mean(x²) + eps) · weight. x == y allowed.
+struct RmsNorm {
+  std::vector<float> weight;
+  float eps = 1e-6f;
+  static RmsNorm load(const SafeTensors& weights, const std::string& name, int dim, float eps);
+  void forward(int rows, const float* x, float* y) const;
+};
+
+// ---- activations (in place over n floats) -----------------------------------------------------
+//   relu(x) = max(x, 0);  gelu(x) = x/2 · (1 + erf(x/√2));  silu(x) = x · sigmoid(x);
+//   gelu_new / gelu_pytorch_tanh / bloom gelu: x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³))).
+enum class Activation { Relu, Gelu, GeluTanh, Silu };
+Activation parse_activation(const std::string& hf_name);  // Error for an unsupported name
+void activate(Activation act, std::size_t n, float* x);
+
+// ---- feed-forward -----------------------------------------------------------------------------
+// Plain:  y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (Wu x))  (T5 gated-gelu, LLaMA).
+struct FeedForward {
+  Linear w1, gate, w2;  // gate unused unless gated; when gated, w1 is the "up"/linear half
+  bool gated = false;
+  Activation act = Activation::Relu;
+  // x [rows, in] → y [rows, out]; scratch needs 2 · rows · hidden floats.
+  void forward(int rows, const float* x, float* y, float* scratch) const;
+  std::size_t scratch_floats(int rows) const;
+};
+
+// ---- multi-head attention over token-major projections -------------------------------------------
+// View of per-token projections: element (b, l, h, e) at data[(b·L + l)·row_stride + h·head_stride + e].
+struct HeadsView {
+  const float* data = nullptr;
+  std::size_t row_stride = 0;
+  std::size_t head_stride = 0;
+};
+
+// Grow-only scratch for attention: head-major copies of q/k/v/context and relpos's Workspace.
+struct AttentionScratch {
+  std::vector<float> q, k, v, ctx;
+  Workspace workspace;
+};
+
+// Gathers q/k/v into [B, heads, L, d] (k/v head h read from kv head h / (heads / kv_heads)), runs
+// relpos::attention with `scheme`, and writes the context token-major into ctx [B·L, heads·d].
+// probs: [B, heads, L, L] or null.
+void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
+                          const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
+                          const Scheme& scheme, float* probs, float* ctx, AttentionScratch& scratch);
+
+// ---- post-LN encoder layer (BERT, RoFormer, DeBERTa-v2, DistilBERT) -------------------------------
+//   a = LN_attn(h + W_o · MHA_scheme(W_q h, W_k h, W_v h));   h' = LN_ff(a + FF(a))
+// Shapes: h [B·L, H], heads · head_dim = H, FF hidden = intermediate.
+struct PostLnNames {
+  std::string q, k, v, o, ln_attn, ff_in, ff_out, ln_ff;  // relative to the layer prefix
+};
+struct PostLnScratch {
+  std::vector<float> q, k, v, ctx, a, ff;
+  AttentionScratch attention;
+};
+struct PostLnLayer {
+  Linear q, k, v, o;
+  LayerNorm ln_attn, ln_ff;
+  FeedForward ff;
+  int heads = 0, head_dim = 0;
+  static PostLnLayer load(const SafeTensors& weights, const std::string& prefix, const PostLnNames& names, int hidden,
+                          int heads, int intermediate, Activation act, float eps);
+  void forward(int batch, int seq, float* h, const std::uint8_t* key_mask, const Scheme& scheme, float* probs,
+               PostLnScratch& s) const;
+};
+
+// ---- helpers -------------------------------------------------------------------------------------
+// x[i] += y[i] for i < n.
+void add_inplace(std::size_t n, float* x, const float* y);
+// out[r, :] = table[ids[r], :] for r < rows; RangeError if an id is outside [0, vocab).
+void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out);
+
+}  // namespace relpos::models

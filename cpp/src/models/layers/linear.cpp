@@ -1,0 +1,31 @@
+// Linear layer: y[rows, out] = x[rows, in] · Wᵀ + b with W [out, in] (nn.Linear layout).
+// Wᵀ is the GEMM's B (K = in, N = out); since W is Bᵀ row-major, it is packed with pack_b_nk once at
+// load, and forward is one kernels::gemm_f32_packed call plus a bias pass.
+#include <string>
+
+#include "kernels/gemm_f32.h"
+#include "models/layers/layers.h"
+
+namespace relpos::models {
+
+Linear::Linear(int in, int out, const float* weight, const float* bias) : in_(in), out_(out) {
+  packed_.resize(kernels::packed_b_floats(in, out));
+  kernels::pack_b_nk(in, out, weight, static_cast<std::size_t>(in), packed_.data());
+  if (bias) bias_.assign(bias, bias + out);
+}
+
+Linear Linear::load(const SafeTensors& weights, const std::string& prefix, int in, int out, bool with_bias) {
+  const auto w = load_tensor(weights, prefix + ".weight", {out, in});
+  std::vector<float> b;
+  if (with_bias) b = load_tensor(weights, prefix + ".bias", {out});
+  return Linear(in, out, w.data(), with_bias ? b.data() : nullptr);
+}
+
+void Linear::forward(int rows, const float* x, float* y) const {
+  kernels::gemm_f32_packed(rows, out_, in_, 1.0f, x, static_cast<std::size_t>(in_), packed_.data(), y,
+                           static_cast<std::size_t>(out_), false);
+  if (bias_.empty()) return;
+  for (int r = 0; r < rows; ++r) add_inplace(static_cast<std::size_t>(out_), y + static_cast<std::size_t>(r) * out_, bias_.data());
+}
+
+}  // namespace relpos::models

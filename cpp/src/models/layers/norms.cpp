@@ -1,0 +1,56 @@
+// LayerNorm and RMS norm over the last dimension of [rows, dim].
+//   LayerNorm: y = (x − μ) / sqrt(σ² + eps) · γ + β,  μ = mean(x), σ² = mean((x − μ)²)  (biased)
+//   RmsNorm:   y = x / sqrt(mean(x²) + eps) · w          (T5LayerNorm / LlamaRMSNorm, no mean removal)
+// Sums accumulate in double so eps as small as 1e-12 stays meaningful.
+#include <cmath>
+
+#include "models/layers/layers.h"
+
+namespace relpos::models {
+
+LayerNorm LayerNorm::load(const SafeTensors& weights, const std::string& prefix, int dim, float eps, bool with_bias) {
+  LayerNorm n;
+  n.gamma = load_tensor(weights, prefix + ".weight", {dim});
+  if (with_bias) n.beta = load_tensor(weights, prefix + ".bias", {dim});
+  n.eps = eps;
+  return n;
+}
+
+void LayerNorm::forward(int rows, const float* x, float* y) const {
+  const int dim = static_cast<int>(gamma.size());
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + static_cast<std::size_t>(r) * dim;
+    float* yr = y + static_cast<std::size_t>(r) * dim;
+    double sum = 0;
+    for (int i = 0; i < dim; ++i) sum += xr[i];
+    const double mean = sum / dim;
+    double var = 0;
+    for (int i = 0; i < dim; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    const double inv = 1.0 / std::sqrt(var / dim + static_cast<double>(eps));
+    for (int i = 0; i < dim; ++i) {
+      const float v = static_cast<float>((xr[i] - mean) * inv) * gamma[i];
+      yr[i] = beta.empty() ? v : v + beta[i];
+    }
+  }
+}
+
+RmsNorm RmsNorm::load(const SafeTensors& weights, const std::string& name, int dim, float eps) {
+  RmsNorm n;
+  n.weight = load_tensor(weights, name, {dim});
+  n.eps = eps;
+  return n;
+}
+
+void RmsNorm::forward(int rows, const float* x, float* y) const {
+  const int dim = static_cast<int>(weight.size());
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + static_cast<std::size_t>(r) * dim;
+    float* yr = y + static_cast<std::size_t>(r) * dim;
+    double ss = 0;
+    for (int i = 0; i < dim; ++i) ss += static_cast<double>(xr[i]) * xr[i];
+    const float inv = static_cast<float>(1.0 / std::sqrt(ss / dim + static_cast<double>(eps)));
+    for (int i = 0; i < dim; ++i) yr[i] = weight[i] * (xr[i] * inv);
+  }
+}
+
+}  // namespace relpos::models

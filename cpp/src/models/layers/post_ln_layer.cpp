@@ -1,0 +1,52 @@
+// Post-LN transformer encoder layer (BERT family):
+//   a  = LayerNorm_attn(h + W_o · MHA_scheme(W_q h + b_q, W_k h + b_k, W_v h + b_v) + b_o)
+//   h' = LayerNorm_ff(a + W_2 · act(W_1 a + b_1) + b_2)
+// h [B·L, H] is updated in place; probs [B, heads, L, L] optional.
+#include "models/layers/layers.h"
+#include "models/model_base.h"
+
+namespace relpos::models {
+
+PostLnLayer PostLnLayer::load(const SafeTensors& w, const std::string& p, const PostLnNames& n, int hidden, int heads,
+                              int intermediate, Activation act, float eps) {
+  PostLnLayer l;
+  l.q = Linear::load(w, p + n.q, hidden, hidden, true);
+  l.k = Linear::load(w, p + n.k, hidden, hidden, true);
+  l.v = Linear::load(w, p + n.v, hidden, hidden, true);
+  l.o = Linear::load(w, p + n.o, hidden, hidden, true);
+  l.ln_attn = LayerNorm::load(w, p + n.ln_attn, hidden, eps);
+  l.ff.w1 = Linear::load(w, p + n.ff_in, hidden, intermediate, true);
+  l.ff.w2 = Linear::load(w, p + n.ff_out, intermediate, hidden, true);
+  l.ff.act = act;
+  l.ln_ff = LayerNorm::load(w, p + n.ln_ff, hidden, eps);
+  l.heads = heads;
+  l.head_dim = hidden / heads;
+  return l;
+}
+
+void PostLnLayer::forward(int batch, int seq, float* h, const std::uint8_t* key_mask, const Scheme& scheme, float* probs,
+                          PostLnScratch& s) const {
+  const int rows = batch * seq, hidden = q.out();
+  const std::size_t n = static_cast<std::size_t>(rows) * hidden;
+  float* qb = grow(s.q, n);
+  float* kb = grow(s.k, n);
+  float* vb = grow(s.v, n);
+  float* ctx = grow(s.ctx, n);
+  float* a = grow(s.a, n);
+  float* ffs = grow(s.ff, ff.scratch_floats(rows));
+  q.forward(rows, h, qb);
+  k.forward(rows, h, kb);
+  v.forward(rows, h, vb);
+  const std::size_t hs = static_cast<std::size_t>(head_dim);
+  multi_head_attention(batch, seq, heads, heads, head_dim, {qb, static_cast<std::size_t>(hidden), hs},
+                       {kb, static_cast<std::size_t>(hidden), hs}, {vb, static_cast<std::size_t>(hidden), hs}, key_mask,
+                       false, scheme, probs, ctx, s.attention);
+  o.forward(rows, ctx, a);
+  add_inplace(n, a, h);
+  ln_attn.forward(rows, a, a);
+  ff.forward(rows, a, h, ffs);
+  add_inplace(n, h, a);
+  ln_ff.forward(rows, h, h);
+}
+
+}  // namespace relpos::models

@@ -1,0 +1,93 @@
+// ModelBase::forward (validation, key mask, outputs) and relpos::load_model (dispatch on model_type).
+#include "models/model_base.h"
+
+#include <cstring>
+
+#include "relpos/error.h"
+
+namespace relpos {
+namespace models {
+
+float* grow(std::vector<float>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+std::string detect_prefix(const SafeTensors& weights, const std::string& probe, const std::vector<std::string>& prefixes) {
+  if (weights.contains(probe)) return "";
+  for (const auto& p : prefixes)
+    if (weights.contains(p + probe)) return p;
+  return "";
+}
+
+ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
+                               const ForwardOptions& options) {
+  if (batch < 1) fail_range("forward: batch must be ≥ 1, got " + std::to_string(batch));
+  if (seq < 1) fail_range("forward: sequence length must be ≥ 1, got " + std::to_string(seq));
+  if (!input_ids) throw Error(ErrorKind::Type, "forward: input_ids are required");
+  if (static_cast<long long>(batch) * seq > (1LL << 28)) fail_range("forward: batch × sequence length is too large");
+  const int limit = max_sequence();
+  if (limit > 0 && seq > limit)
+    fail_value("forward: sequence length " + std::to_string(seq) + " exceeds the model's " + std::to_string(limit) +
+               " positions (" + cfg_.model_type + ")");
+  const std::size_t rows = static_cast<std::size_t>(batch) * seq;
+  for (std::size_t r = 0; r < rows; ++r)
+    if (input_ids[r] < 0 || input_ids[r] >= cfg_.vocab_size)
+      fail_range("forward: input_ids[" + std::to_string(r / seq) + "][" + std::to_string(r % seq) + "] = " +
+                 std::to_string(input_ids[r]) + " is outside the vocabulary [0, " + std::to_string(cfg_.vocab_size) + ")");
+  ModelOutput out;
+  Run r;
+  r.batch = batch;
+  r.seq = seq;
+  r.ids = input_ids;
+  r.options = options;
+  r.out = &out;
+  if (attention_mask) {
+    key_mask_.resize(rows);
+    for (std::size_t i = 0; i < rows; ++i) key_mask_[i] = attention_mask[i] != 0;
+    r.key_mask = key_mask_.data();
+  }
+  run(r);
+  return out;
+}
+
+void ModelBase::Run::record_hidden(const float* h, int width) const {
+  if (!options.output_hidden_states) return;
+  Tensor t;
+  t.shape = {batch, seq, width};
+  t.data.assign(h, h + static_cast<std::size_t>(rows()) * width);
+  out->hidden_states.push_back(std::move(t));
+}
+
+float* ModelBase::Run::attention_probs(int heads) const {
+  if (!options.output_attentions) return nullptr;
+  Tensor t;
+  t.shape = {batch, heads, seq, seq};
+  t.data.resize(static_cast<std::size_t>(batch) * heads * seq * seq);
+  out->attentions.push_back(std::move(t));
+  return out->attentions.back().data.data();
+}
+
+void ModelBase::Run::set_last_hidden(const float* h, int width) const {
+  out->last_hidden_state.shape = {batch, seq, width};
+  out->last_hidden_state.data.assign(h, h + static_cast<std::size_t>(rows()) * width);
+}
+
+}  // namespace models
+
+std::unique_ptr<Model> load_model(const std::string& config_json_text, const SafeTensors& weights) {
+  const ModelConfig c = parse_model_config(config_json_text);
+  const std::string& t = c.model_type;
+  if (t == "bert") return models::make_bert(c, weights);
+  if (t == "distilbert") return models::make_distilbert(c, weights);
+  if (t == "roformer") return models::make_roformer(c, weights);
+  if (t == "deberta-v2") return models::make_deberta_v2(c, weights);
+  if (t == "t5") return models::make_t5_encoder(c, weights);
+  if (t == "transfo-xl") return models::make_transfo_xl(c, weights);
+  if (t == "bloom") return models::make_bloom(c, weights);
+  if (t == "mpt") return models::make_mpt(c, weights);
+  if (t == "llama") return models::make_llama(c, weights);
+  fail_value("load_model: model_type '" + t + "' has no implementation");
+}
+
+}  // namespace relpos

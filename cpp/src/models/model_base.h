@@ -1,0 +1,59 @@
+// Plumbing every model family shares: input validation, the key mask, output collection, the
+// weight-name prefix of task checkpoints ("bert." …) and the per-family factories.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relpos/model.h"
+
+namespace relpos::models {
+
+// Grows v to at least n floats (never shrinks, so repeated forwards allocate nothing) and returns it.
+float* grow(std::vector<float>& v, std::size_t n);
+
+// "" if `probe` is present, else the first prefix p with p + probe present (e.g. "bert."), else "".
+std::string detect_prefix(const SafeTensors& weights, const std::string& probe, const std::vector<std::string>& prefixes);
+
+class ModelBase : public Model {
+ public:
+  explicit ModelBase(ModelConfig config) : cfg_(std::move(config)) {}
+  const ModelConfig& config() const override { return cfg_; }
+  ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
+                      const ForwardOptions& options) final;
+
+ protected:
+  // One forward call as a family sees it.
+  struct Run {
+    int batch = 0, seq = 0;
+    const std::int32_t* ids = nullptr;
+    const std::uint8_t* key_mask = nullptr;  // [B, L], null = every key valid
+    ForwardOptions options;
+    ModelOutput* out = nullptr;
+    int rows() const { return batch * seq; }
+    void record_hidden(const float* h, int width) const;   // appends to hidden_states if requested
+    float* attention_probs(int heads) const;               // new [B, heads, L, L] tensor, or null
+    void set_last_hidden(const float* h, int width) const;
+  };
+  virtual void run(const Run& run) = 0;
+  // Longest sequence the model's tables allow (0 = unlimited); longer inputs raise Error.
+  virtual int max_sequence() const { return 0; }
+
+  ModelConfig cfg_;
+
+ private:
+  std::vector<std::uint8_t> key_mask_;
+};
+
+std::unique_ptr<Model> make_bert(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_distilbert(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_roformer(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_deberta_v2(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_t5_encoder(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_transfo_xl(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_bloom(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_mpt(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_llama(const ModelConfig&, const SafeTensors&);
+
+}  // namespace relpos::models

@@ -212,3 +212,28 @@ TEST_CASE("bert relative_key and relative_key_query read row i - j + M - 1", "[b
   outs.output = out.data();
   CHECK_THROWS_AS(relpos::attention({1, 1, 5, 8}, {x.data(), x.data(), x.data()}, *scheme, outs, ws), relpos::Error);
 }
+
+TEST_CASE("transformer-xl adds u.k and (q + v).W_kR R_(i-j) with clamped distances", "[transformer_xl]") {
+  for (int seq : {1, 10, 45}) {
+    for (int clamp : {0, 4}) {
+      const int d = 8, heads = 2, dm = 20;
+      relpos::AttentionDims dims{1, heads, seq, d};
+      const double sc = 1 / std::sqrt(double(d));
+      auto u = randn(heads * d, 51), v = randn(heads * d, 52), w = randn(heads * d * dm, 53, 0.3f);
+      auto scheme = relpos::make_scheme(relpos::TransformerXLParams{dm, clamp, u.data(), v.data(), w.data()});
+      check_scheme(*scheme, dims, sc, [&](const Head& h, int i, int j, std::vector<double>& t) {
+        t[0] = sc * dot(u.data() + h.h * d, h.k + j * d, d);
+        int r = i - j;
+        if (clamp > 0) r = std::clamp(r, -clamp, clamp);
+        const auto R = concat_sinusoid(r, dm);
+        double acc = 0;
+        for (int c = 0; c < d; ++c) {
+          double wr = 0;
+          for (int m = 0; m < dm; ++m) wr += double(w[(h.h * d + c) * dm + m]) * R[m];
+          acc += (double(h.q[i * d + c]) + v[h.h * d + c]) * wr;
+        }
+        t[1] = sc * acc;
+      });
+    }
+  }
+}

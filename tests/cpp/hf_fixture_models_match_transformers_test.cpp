@@ -5,6 +5,8 @@
 using relpos_test::run_hf_fixture;
 
 TEST_CASE("hf fixture bert-absolute", "[hf-fixture]") { run_hf_fixture("bert-absolute"); }
+TEST_CASE("hf fixture bert-relative-key", "[hf-fixture]") { run_hf_fixture("bert-relative-key"); }
+TEST_CASE("hf fixture bert-relative-key-query", "[hf-fixture]") { run_hf_fixture("bert-relative-key-query"); }
 TEST_CASE("hf fixture distilbert-sinusoidal", "[hf-fixture]") { run_hf_fixture("distilbert-sinusoidal"); }
 TEST_CASE("hf fixture roformer-rotary", "[hf-fixture]") { run_hf_fixture("roformer-rotary"); }
 TEST_CASE("hf fixture t5-a-classic", "[hf-fixture]") { run_hf_fixture("t5-a-classic"); }

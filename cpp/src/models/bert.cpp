@@ -42,7 +42,11 @@ class Bert final : public ModelBase {
       layers_.push_back(PostLnLayer::load(w, lp, names, H, c.num_heads, c.intermediate_size, act, c.norm_eps));
       if (relative_) {
         distance_.push_back(load_tensor(w, lp + "attention.self.distance_embedding.weight", {2 * M - 1, c.head_dim}));
-        fail_value("bert: relative position schemes are not available yet");  // PENDING BertRelativeParams
+        BertRelativeParams params;
+        params.max_positions = M;
+        params.key_query = type == "relative_key_query";
+        params.table = distance_.back().data();
+        schemes_.push_back(make_scheme(params));
       }
     }
     if (!relative_) schemes_.push_back(make_scheme(NoneParams{}));

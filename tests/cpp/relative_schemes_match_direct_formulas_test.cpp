@@ -237,3 +237,34 @@ TEST_CASE("transformer-xl adds u.k and (q + v).W_kR R_(i-j) with clamped distanc
     }
   }
 }
+
+TEST_CASE("deberta c2p and p2c follow clamp(r + span) with plain and log-bucketed distances", "[deberta]") {
+  struct Case {
+    int buckets, max_rel;
+  };
+  for (const Case cs : {Case{-1, 16}, Case{8, 32}, Case{16, 128}, Case{-1, 3}, Case{6, 12}}) {
+    for (int seq : {1, 11, 70}) {
+      const int d = 8, heads = 2, span = relpos::deberta_span(cs.buckets, cs.max_rel);
+      relpos::AttentionDims dims{1, heads, seq, d};
+      auto kr = randn(heads * 2 * span * d, 61), qr = randn(heads * 2 * span * d, 62);
+      for (int mode = 1; mode < 4; ++mode) {
+        const bool c2p = mode & 1, p2c = mode & 2;
+        relpos::DebertaParams p{c2p, p2c, cs.buckets, cs.max_rel, c2p ? kr.data() : nullptr, p2c ? qr.data() : nullptr};
+        auto scheme = relpos::make_scheme(p);
+        const double sc = 1 / std::sqrt(double(d) * (1 + c2p + p2c));
+        auto r = [&](int a, int b) { return relpos::deberta_relative_position(a - b, cs.buckets, cs.max_rel); };
+        check_scheme(*scheme, dims, sc, [&](const Head& h, int i, int j, std::vector<double>& t) {
+          std::size_t u = 0;
+          if (c2p) {
+            const int row = std::clamp(r(i, j) + span, 0, 2 * span - 1);
+            t[u++] = sc * dot(h.q + i * d, kr.data() + (h.h * 2 * span + row) * d, d);
+          }
+          if (p2c) {
+            const int row = std::clamp(-r(j, i) + span, 0, 2 * span - 1);
+            t[u++] = sc * dot(h.k + j * d, qr.data() + (h.h * 2 * span + row) * d, d);
+          }
+        });
+      }
+    }
+  }
+}

@@ -14,3 +14,4 @@ TEST_CASE("hf fixture t5-b-v1_1-gated-gelu", "[hf-fixture]") { run_hf_fixture("t
 TEST_CASE("hf fixture bloom-alibi", "[hf-fixture]") { run_hf_fixture("bloom-alibi"); }
 TEST_CASE("hf fixture mpt-alibi", "[hf-fixture]") { run_hf_fixture("mpt-alibi"); }
 TEST_CASE("hf fixture llama-rope", "[hf-fixture]") { run_hf_fixture("llama-rope"); }
+TEST_CASE("hf fixture transfo-xl", "[hf-fixture]") { run_hf_fixture("transfo-xl"); }

@@ -4,6 +4,9 @@
 
 using relpos_test::run_hf_fixture;
 
+TEST_CASE("hf fixture deberta-v2-a-v2like", "[hf-fixture]") { run_hf_fixture("deberta-v2-a-v2like"); }
+TEST_CASE("hf fixture deberta-v2-b-v3like", "[hf-fixture]") { run_hf_fixture("deberta-v2-b-v3like"); }
+TEST_CASE("hf fixture deberta-v2-c-c2p-only", "[hf-fixture]") { run_hf_fixture("deberta-v2-c-c2p-only"); }
 TEST_CASE("hf fixture bert-absolute", "[hf-fixture]") { run_hf_fixture("bert-absolute"); }
 TEST_CASE("hf fixture bert-relative-key", "[hf-fixture]") { run_hf_fixture("bert-relative-key"); }
 TEST_CASE("hf fixture bert-relative-key-query", "[hf-fixture]") { run_hf_fixture("bert-relative-key-query"); }

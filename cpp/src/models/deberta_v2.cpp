@@ -1,0 +1,131 @@
+// DeBERTa-v2 / v3 encoder (DebertaV2Model, modeling_deberta_v2.py).
+//   embeddings  e = LayerNorm(embed_proj(word[id] (+ pos[l] if position_biased_input) (+ token_type[0])))
+//               · mask[b, l]                       (embed_proj only when embedding_size ≠ hidden_size)
+//   relative    R = rel_embeddings[0 : 2·span]  (LayerNorm'd by encoder.LayerNorm when norm_rel_ebd has
+//               "layer_norm"), span = position_buckets > 0 ? position_buckets : max_relative_positions
+//               (< 1 → max_position_embeddings). Per layer, once at load:
+//               Kr = key_proj(R) (share_att_key) or pos_key_proj(R)   → [heads, 2·span, head_dim]
+//               Qr = query_proj(R) or pos_query_proj(R)                → [heads, 2·span, head_dim]
+//   layer       post-LN encoder layer (layers/post_ln_layer.cpp) whose attention is DebertaParams:
+//               logit = (q·k + c2p + p2c) / sqrt(head_dim · (1 + #terms)),
+//               c2p = q_i·Kr[clamp(r(i,j) + span)], p2c = k_j·Qr[clamp(−r(j,i) + span)], r = bucket(i − j).
+// The encoder's conv layer (conv_kernel_size > 0) is not supported.
+#include <cstring>
+
+#include "models/layers/layers.h"
+#include "models/model_base.h"
+#include "relpos/error.h"
+#include "relpos/schemes.h"
+
+namespace relpos::models {
+namespace {
+
+class DebertaV2 final : public ModelBase {
+ public:
+  DebertaV2(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+    const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"deberta."});
+    const int H = c.hidden_size, E = c.embedding_size, heads = c.num_heads, d = c.head_dim;
+    if (w.contains(p + "encoder.conv.conv.weight")) fail_value("deberta-v2: the convolution layer (conv_kernel_size > 0) is not supported");
+    word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, E});
+    if (c.position_biased_input)
+      position_ = load_tensor(w, p + "embeddings.position_embeddings.weight", {c.max_position_embeddings, E});
+    if (c.type_vocab_size > 0) token_type_ = load_tensor(w, p + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, E});
+    if (E != H) embed_proj_ = Linear::load(w, p + "embeddings.embed_proj", E, H, false);
+    emb_ln_ = LayerNorm::load(w, p + "embeddings.LayerNorm", H, c.norm_eps);
+
+    const PostLnNames names{"attention.self.query_proj", "attention.self.key_proj", "attention.self.value_proj",
+                            "attention.output.dense",    "attention.output.LayerNorm", "intermediate.dense",
+                            "output.dense",              "output.LayerNorm"};
+    const Activation act = parse_activation(c.hidden_act);
+    for (int i = 0; i < c.num_layers; ++i)
+      layers_.push_back(PostLnLayer::load(w, p + "encoder.layer." + std::to_string(i) + ".", names, H, heads,
+                                          c.intermediate_size, act, c.norm_eps));
+
+    if (!c.relative_attention) {
+      schemes_.push_back(make_scheme(NoneParams{}));
+      return;
+    }
+    bool c2p = false, p2c = false;
+    for (const auto& t : c.pos_att_type) (t == "c2p" ? c2p : p2c) = true;
+    const int span = c.position_buckets > 0 ? c.position_buckets : c.max_relative_positions;
+    const int rows = 2 * span;
+    auto rel = load_tensor(w, p + "encoder.rel_embeddings.weight", {rows, H});
+    if (c.norm_rel_ebd.find("layer_norm") != std::string::npos)
+      LayerNorm::load(w, p + "encoder.LayerNorm", H, c.norm_eps).forward(rows, rel.data(), rel.data());
+
+    // Projects R through `proj` and lays the result out per head: [heads, 2·span, head_dim].
+    std::vector<float> tokens(static_cast<std::size_t>(rows) * H);
+    auto project = [&](const Linear& proj) {
+      proj.forward(rows, rel.data(), tokens.data());
+      std::vector<float> out(tokens.size());
+      for (int h = 0; h < heads; ++h)
+        for (int r = 0; r < rows; ++r)
+          std::memcpy(out.data() + (static_cast<std::size_t>(h) * rows + r) * d,
+                      tokens.data() + static_cast<std::size_t>(r) * H + static_cast<std::size_t>(h) * d, sizeof(float) * d);
+      return out;
+    };
+    for (int i = 0; i < c.num_layers; ++i) {
+      const std::string lp = p + "encoder.layer." + std::to_string(i) + ".attention.self.";
+      std::vector<float> kr, qr;
+      if (c2p) kr = project(c.share_att_key ? layers_[i].k : Linear::load(w, lp + "pos_key_proj", H, H, true));
+      if (p2c) qr = project(c.share_att_key ? layers_[i].q : Linear::load(w, lp + "pos_query_proj", H, H, true));
+      pos_key_.push_back(std::move(kr));
+      pos_query_.push_back(std::move(qr));
+      DebertaParams params;
+      params.c2p = c2p;
+      params.p2c = p2c;
+      params.position_buckets = c.position_buckets;
+      params.max_relative_positions = c.max_relative_positions;
+      params.pos_key = c2p ? pos_key_.back().data() : nullptr;
+      params.pos_query = p2c ? pos_query_.back().data() : nullptr;
+      schemes_.push_back(make_scheme(params));
+    }
+  }
+
+ private:
+  int max_sequence() const override { return cfg_.position_biased_input ? cfg_.max_position_embeddings : 0; }
+
+  void run(const Run& r) override {
+    const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
+    float* e = grow(e_, static_cast<std::size_t>(rows) * E);
+    gather_rows(rows, r.ids, word_, cfg_.vocab_size, E, e);
+    for (int t = 0; t < rows; ++t) {
+      float* row = e + static_cast<std::size_t>(t) * E;
+      if (!position_.empty()) add_inplace(E, row, position_.data() + static_cast<std::size_t>(t % r.seq) * E);
+      if (!token_type_.empty()) add_inplace(E, row, token_type_.data());
+    }
+    float* h = e;
+    if (E != H) {
+      h = grow(h_, static_cast<std::size_t>(rows) * H);
+      embed_proj_.forward(rows, e, h);
+    }
+    emb_ln_.forward(rows, h, h);
+    if (r.key_mask)  // HF multiplies the embeddings by the attention mask
+      for (int t = 0; t < rows; ++t)
+        if (!r.key_mask[t]) std::memset(h + static_cast<std::size_t>(t) * H, 0, sizeof(float) * H);
+    r.record_hidden(h, H);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      const Scheme& scheme = *schemes_[schemes_.size() == 1 ? 0 : i];
+      layers_[i].forward(r.batch, r.seq, h, r.key_mask, scheme, r.attention_probs(cfg_.num_heads), scratch_);
+      r.record_hidden(h, H);
+    }
+    r.set_last_hidden(h, H);
+  }
+
+  std::vector<float> word_, position_, token_type_;
+  Linear embed_proj_;
+  LayerNorm emb_ln_;
+  std::vector<PostLnLayer> layers_;
+  std::vector<std::vector<float>> pos_key_, pos_query_;  // per layer, owned: the schemes point into them
+  std::vector<std::unique_ptr<Scheme>> schemes_;
+  std::vector<float> e_, h_;
+  PostLnScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_deberta_v2(const ModelConfig& c, const SafeTensors& w) {
+  return std::make_unique<DebertaV2>(c, w);
+}
+
+}  // namespace relpos::models

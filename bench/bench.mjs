@@ -18,7 +18,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,ort,e2e,size').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size').split(',');
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
 const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 5, 8192: 3 };
@@ -140,7 +140,8 @@ async function kernels(peakGflops) {
         const err = s.error || r[s.name]?.error || null;
         const gf = m ? flops(S) / m / 1e6 : null;
         rows.push({
-          variant, seq: S, scheme: s.name, ms: m && +m.toFixed(3), runs: r[s.name]?.runs.map((x) => +x.toFixed(3)),
+          variant, seq: S, scheme: s.name, ms: m && +m.toFixed(3), wall_ms: r[s.name]?.wall_median != null ? +r[s.name].wall_median.toFixed(3) : null,
+          runs: r[s.name]?.runs.map((x) => +x.toFixed(3)),
           gflops: gf && +gf.toFixed(2),
           pct_peak: gf && +((100 * gf) / (variant === 'simd' ? peakGflops.simd.gflops : peakGflops.scalar.gflops)).toFixed(1),
           ratio_to_none: m && base ? +(m / base).toFixed(3) : null,
@@ -154,6 +155,37 @@ async function kernels(peakGflops) {
         .map((x) => `${x.scheme} ${x.ms ?? 'ERR'}ms(${x.ratio_to_none ?? '-'}x)`).join(', ') + ` | wasm memory ${(heap / 2 ** 20).toFixed(1)} MiB`);
       hc.dispose();
     }
+  }
+  return rows;
+}
+
+// ---------- 2b. proposal experiment: WASM-SIMD exp in the softmax (bench/src/softmax_wasm_exp.cpp) ----------
+async function expExperiment() {
+  const rows = [];
+  for (const S of [512, 2048]) {
+    const data = makeData(S);
+    const base = new HarnessCase(await loadHarness('simd'), { seq: S, heads: H, d: D }, fillFrom(data));
+    const patched = new HarnessCase(await loadHarness('simd_exp'), { seq: S, heads: H, d: D }, fillFrom(data));
+    const pick = ['none', 't5', 'alibi', 'rope', 'shaw', 'deberta'].filter((n) => base.schemes.some((s) => s.name === n && !s.error));
+    const contestants = {};
+    for (const n of pick) {
+      const i = base.schemes.findIndex((s) => s.name === n);
+      contestants[`${n}/current`] = () => base.run(i);
+      contestants[`${n}/wasm_exp`] = () => patched.run(i);
+    }
+    const r = await interleave(contestants, { reps: S >= 2048 ? 3 : 9, warm: 1, warmMs: S >= 2048 ? 0 : 1000 });
+    for (const n of pick) {
+      const i = base.schemes.findIndex((s) => s.name === n);
+      base.run(i);
+      patched.run(i);
+      const a = r[`${n}/current`].median, b = r[`${n}/wasm_exp`].median;
+      const row = { seq: S, scheme: n, current_ms: +a.toFixed(3), wasm_exp_ms: +b.toFixed(3), speedup: +(a / b).toFixed(3),
+        current_gflops: +(flops(S) / a / 1e6).toFixed(2), wasm_exp_gflops: +(flops(S) / b / 1e6).toFixed(2), max_abs_diff: maxAbsDiff(base.output(), patched.output()) };
+      rows.push(row);
+      log(`experiment wasm exp seq ${S} ${n}: ${row.current_ms} → ${row.wasm_exp_ms} ms (×${row.speedup}), ${row.current_gflops} → ${row.wasm_exp_gflops} GFLOP/s, max |Δ| ${row.max_abs_diff.toExponential(1)}`);
+    }
+    base.dispose();
+    patched.dispose();
   }
   return rows;
 }
@@ -275,6 +307,8 @@ async function peer(ort, rp) {
       if (!diffs.length) row.relpos = `scheme '${c.scheme.type}' not in this relpos build yet`;
       const r = await interleave(contestants, { reps: S >= 2048 ? 5 : 11, warm: 2, warmMs: S >= 2048 ? 0 : 1500 });
       row.ort_ms = r.ort.median && +r.ort.median.toFixed(3);
+      row.ort_wall_ms = r.ort.wall_median && +r.ort.wall_median.toFixed(3);
+      row.relpos_wall_ms = r.relpos?.wall_median != null ? +r.relpos.wall_median.toFixed(3) : null;
       row.relpos_ms = r.relpos?.median != null ? +r.relpos.median.toFixed(3) : null;
       row.relpos_kernel_ms = r.relpos_kernel?.median != null ? +r.relpos_kernel.median.toFixed(3) : null;
       const mine = row.relpos_ms ?? row.relpos_kernel_ms;
@@ -356,6 +390,8 @@ async function endToEnd(ort, rpModule) {
       }
       const r = await interleave(contestants, { reps: 11, warm: 3, warmMs: 2500 });
       row.ort_ms = +r.ort.median.toFixed(3);
+      row.ort_wall_ms = +r.ort.wall_median.toFixed(3);
+      row.relpos_wall_ms = r.relpos?.wall_median != null ? +r.relpos.wall_median.toFixed(3) : null;
       row.relpos_ms = r.relpos?.median != null ? +r.relpos.median.toFixed(3) : null;
       row.relpos_over_ort = row.relpos_ms ? +(row.relpos_ms / row.ort_ms).toFixed(3) : null;
       if (!model) row.relpos = 'pending (no model loader in the package yet)';
@@ -402,7 +438,8 @@ function startup() {
   const ok = runs.filter((r) => !r.error);
   if (!ok.length) return { error: runs[0]?.error };
   const pick = (k) => +median(ok.map((r) => r[k])).toFixed(2);
-  return { runs: ok.length, import_ms: pick('import_ms'), init_ms: pick('init_ms'), first_result_ms: pick('first_result_ms'), what: ok[0].what };
+  return { runs: ok.length, import_ms: pick('import_ms'), init_ms: pick('init_ms'), first_result_ms: pick('first_result_ms'),
+    first_result_min_ms: +Math.min(...ok.map((r) => r.first_result_ms)).toFixed(2), first_result_cpu_ms: pick('first_result_cpu_ms'), what: ok[0].what };
 }
 
 function bigHeap() {
@@ -420,6 +457,7 @@ const t0 = performance.now();
 let peakRes = null;
 if (SECTIONS.includes('peak') || SECTIONS.includes('kernels')) peakRes = results.peak = await peak();
 if (SECTIONS.includes('kernels')) results.kernels = await kernels(peakRes);
+if (SECTIONS.includes('experiment')) results.experiment_wasm_exp = await expExperiment();
 let ort = null, rp = null, rpModule = null;
 if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {
   ort = await loadOrt();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
-# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,ort,e2e,size (default all),
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,size (default all),
 #      BENCH_REBUILD=1 (rebuild the bench wasm even if present).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +51,17 @@ for variant in simd scalar; do
   emcc "${link[@]}" $out/bench/harness_$variant.o $out/librelpos_$variant.a -o $out/bench/harness_$variant.js
   mv -f $out/bench/harness_$variant.js $out/bench/harness_$variant.cjs   # CommonJS glue inside an ESM package
 done
+
+# proposal experiment: the harness with a WASM-SIMD exp in raddstoreexpminusmax_f32 (bench/src/softmax_wasm_exp.cpp
+# linked ahead of the archive, which then does not pull in its own definition)
+emcc -O3 -std=c++17 -msimd128 -c bench/src/softmax_wasm_exp.cpp -o $out/bench/softmax_wasm_exp.o
+emcc "${link[@]}" $out/bench/harness_simd.o $out/bench/softmax_wasm_exp.o $out/librelpos_simd.a -o $out/bench/harness_simd_exp.js
+mv -f $out/bench/harness_simd_exp.js $out/bench/harness_simd_exp.cjs
+
+# the GEMM micro-kernel experiment (bench/lib/gemm_experiment.mjs; not run by default)
+emcc -O3 -msimd128 -sMODULARIZE=1 -sEXPORT_NAME=createGemm -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node \
+  -sEXPORTED_FUNCTIONS=_malloc,_free bench/src/gemm_experiment.cpp -o $out/bench/gemm_experiment.js
+mv -f $out/bench/gemm_experiment.js $out/bench/gemm_experiment.cjs
 
 # 4. run
 exec node --no-experimental-fetch bench/bench.mjs "$@"

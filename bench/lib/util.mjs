@@ -35,18 +35,24 @@ export function maxAbsDiff(a, b) {
 }
 
 // Runs every contestant `warm` times (and at least warmMs in total), then `reps` interleaved rounds
-// with the order rotated each round. fn() returns ms (sync or async) or undefined (timed here).
-// Returns { name: { median, runs: [...] } }; a contestant that throws is reported with its error.
+// with the order rotated each round. Each run is timed here twice: process CPU time
+// (process.cpuUsage, user + system, all threads) and wall time. On a shared machine CPU time is
+// the stable measure (wall time includes the time other processes hold the core), so `median` is
+// the CPU-time median and `wall_median` the wall-clock one. Returns { name: { median, wall_median,
+// runs, wall_runs } }; a contestant that throws is reported with its error.
 export async function interleave(contestants, { reps, warm = 2, warmMs = 0 }) {
   const names = Object.keys(contestants);
-  const res = Object.fromEntries(names.map((n) => [n, { runs: [] }]));
+  const res = Object.fromEntries(names.map((n) => [n, { runs: [], wall_runs: [] }]));
   const once = async (n) => {
     if (res[n].error) return;
     try {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
-      let ms = await contestants[n]();
-      if (typeof ms !== 'number' || ms < 0) ms = performance.now() - t0;
-      return ms;
+      const r = contestants[n]();
+      if (r && typeof r.then === 'function') await r;
+      const wall = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      return [(c.user + c.system) / 1000, wall];
     } catch (e) {
       res[n].error = String(e && e.message ? e.message : e);
     }
@@ -59,10 +65,16 @@ export async function interleave(contestants, { reps, warm = 2, warmMs = 0 }) {
   for (let r = 0; r < reps; ++r) {
     const order = names.map((_, i) => names[(i + r) % names.length]);
     for (const n of order) {
-      const ms = await once(n);
-      if (ms !== undefined) res[n].runs.push(ms);
+      const t = await once(n);
+      if (t) {
+        res[n].runs.push(t[0]);
+        res[n].wall_runs.push(t[1]);
+      }
     }
   }
-  for (const n of names) res[n].median = res[n].runs.length ? median(res[n].runs) : null;
+  for (const n of names) {
+    res[n].median = res[n].runs.length ? median(res[n].runs) : null;
+    res[n].wall_median = res[n].wall_runs.length ? median(res[n].wall_runs) : null;
+  }
   return res;
 }

@@ -52,6 +52,13 @@ for variant in simd scalar; do
   mv -f $out/bench/harness_$variant.js $out/bench/harness_$variant.cjs   # CommonJS glue inside an ESM package
 done
 
+# relpos's C++ model layer for the end-to-end section (while web/ has no loadModel)
+if emnm $out/librelpos_simd.a 2>/dev/null | grep -q " T .*load_model"; then
+  emcc -O3 -std=c++17 -msimd128 -msse4.1 -fexceptions -Icpp/include -I$out/shim-include -c bench/src/model_harness.cpp -o $out/bench/model_harness.o
+  emcc "${link[@]}" -sEXPORT_NAME=createModelHarness $out/bench/model_harness.o $out/librelpos_simd.a -o $out/bench/model_harness.js
+  mv -f $out/bench/model_harness.js $out/bench/model_harness.cjs
+fi
+
 # proposal experiment: the harness with a WASM-SIMD exp in raddstoreexpminusmax_f32 (bench/src/softmax_wasm_exp.cpp
 # linked ahead of the archive, which then does not pull in its own definition)
 emcc -O3 -std=c++17 -msimd128 -c bench/src/softmax_wasm_exp.cpp -o $out/bench/softmax_wasm_exp.o

@@ -162,9 +162,10 @@ function markdown(r) {
   }
   if (r.end_to_end?.length) {
     L.push('## End to end: one encoder layer (../shared/bench-models), token ids → last_hidden_state', '');
-    L.push('| model | seq | ORT ms | relpos ms | relpos/ORT | ORT vs expected | relpos vs expected |', '| --- | ---: | ---: | ---: | ---: | --- | --- |');
+    L.push('| model | seq | ORT ms | relpos ms | relpos/ORT | ORT vs expected | relpos vs expected (seq 128) / vs ORT (seq 512) | relpos via |', '| --- | ---: | ---: | ---: | ---: | --- | --- | --- |');
+    const e = (v) => (v !== undefined ? v.toExponential(1) : '–');
     for (const x of r.end_to_end)
-      L.push(`| ${x.model} | ${x.seq} | ${fmt(x.ort_ms)} | ${x.relpos_ms != null ? fmt(x.relpos_ms) : 'pending'} | ${fmt(x.relpos_over_ort, 3)} | ${x.ort_max_abs_diff !== undefined ? x.ort_max_abs_diff.toExponential(1) : '–'} | ${x.relpos_max_abs_diff !== undefined ? x.relpos_max_abs_diff.toExponential(1) : '–'} |`);
+      L.push(`| ${x.model} | ${x.seq} | ${fmt(x.ort_ms)} | ${x.relpos_ms != null ? fmt(x.relpos_ms) : x.relpos_error ? 'error: ' + x.relpos_error.slice(0, 60) : 'pending'} | ${fmt(x.relpos_over_ort, 3)} | ${e(x.ort_max_abs_diff)} | ${x.seq === 128 ? e(x.relpos_max_abs_diff) : e(x.relpos_vs_ort_max_abs_diff)}${(x.relpos_max_abs_diff ?? 0) > 1e-4 || (x.relpos_vs_ort_max_abs_diff ?? 0) > 1e-4 ? ' **> 1e-4**' : ''} | ${x.relpos_via ?? '–'} |`);
     L.push('');
   }
   if (r.sizes?.length) {

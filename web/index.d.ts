@@ -219,6 +219,167 @@ export interface Positions {
   };
 }
 
+// ---- models from Hugging Face checkpoints (web/model.js) ------------------------------------------
+
+/** config.json's model_type values loadModel accepts. */
+export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama';
+
+/** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
+export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
+/** 'config.json', 'model.safetensors', optional 'tokenizer.json' and 'tokenizer_config.json'. */
+export type ModelFiles = { [fileName: string]: ModelFile };
+/**
+ * A URL prefix of a folder (http(s); relative URLs resolve against the page), under Node a folder path
+ * or file: URL, or a map of files (optionally wrapped as { files }).
+ */
+export type ModelSource = string | URL | ModelFiles | { files: ModelFiles };
+
+export interface LoadProgress {
+  /** 'config.json', 'tokenizer.json', 'tokenizer_config.json' or 'model.safetensors'. */
+  file: string;
+  loaded: number;
+  /** Bytes expected, or null when the server does not say (compressed or chunked responses). */
+  total: number | null;
+}
+
+export interface LoadModelOptions {
+  onProgress?: (progress: LoadProgress) => void;
+  /** The @huggingface/tokenizers module, when a bare `import('@huggingface/tokenizers')` cannot resolve (no bundler). */
+  tokenizers?: { Tokenizer: new (tokenizerJson: object, tokenizerConfig: object) => HfTokenizer };
+}
+
+/** The part of @huggingface/tokenizers' Tokenizer that relpos uses. */
+export interface HfTokenizer {
+  encode(text: string, options?: { text_pair?: string | null; add_special_tokens?: boolean }): {
+    ids: number[];
+    tokens: string[];
+    attention_mask: number[];
+  };
+  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
+}
+
+/** A row-major float tensor; data is a fresh array the caller owns. */
+export interface FloatTensor {
+  data: Float32Array;
+  dims: number[];
+}
+export interface IntTensor {
+  data: Int32Array;
+  dims: number[];
+}
+
+/** Token ids: one sequence, or a batch (ragged rows are right-padded with pad_token_id and masked). */
+export type TokenIds = ArrayLike<number> | ArrayLike<number>[];
+
+export type ForwardInputs =
+  | { inputIds: TokenIds; attentionMask?: TokenIds; text?: undefined }
+  | { text: string | string[]; textPair?: string | string[]; inputIds?: undefined };
+
+export interface ForwardOptions {
+  /** hiddenStates: numLayers + 1 tensors [batch, seq, hidden], the embeddings first. */
+  outputHiddenStates?: boolean;
+  /** attentions: numLayers tensors [batch, heads, seq, seq] of probabilities. */
+  outputAttentions?: boolean;
+  /** logits [batch, numLabels] of the sequence-classification head (Error when there is none). */
+  logits?: boolean;
+}
+
+export interface ForwardResult {
+  /** [batch, seq, hidden]. Values at padded positions are unspecified. */
+  lastHiddenState: FloatTensor;
+  hiddenStates?: FloatTensor[];
+  attentions?: FloatTensor[];
+  /** [batch, hidden]: BERT's tanh(dense(first token)), when the checkpoint has a pooler. */
+  poolerOutput?: FloatTensor;
+  logits?: FloatTensor;
+  /** The padded ids and mask that ran, [batch, seq]. */
+  inputIds: IntTensor;
+  attentionMask: IntTensor;
+  /** Token strings per sequence (text inputs only). */
+  tokens?: string[][];
+}
+
+/** The configuration relpos resolved from config.json (Hugging Face defaults applied). */
+export interface ModelInfo {
+  modelType: ModelType;
+  vocabSize: number;
+  hiddenSize: number;
+  numLayers: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  intermediateSize: number;
+  maxPositionEmbeddings: number;
+  hiddenAct: string;
+  /** True for decoder stacks (transfo-xl, bloom, mpt, llama): attention is causal. */
+  causal: boolean;
+}
+
+export interface Model {
+  /** config.json as parsed (Hugging Face field names). */
+  readonly config: { model_type: string; [field: string]: unknown };
+  readonly info: ModelInfo;
+  /** Label names of the sequence-classification head in id order, or null. */
+  readonly labels: readonly string[] | null;
+  /** Built from tokenizer.json, or null when the folder had none. */
+  readonly tokenizer: HfTokenizer | null;
+  /** Tokenizes (needs tokenizer.json). */
+  encode(text: string | string[], options?: { textPair?: string | string[] }): {
+    inputIds: number[][];
+    attentionMask: number[][];
+    tokens: string[][];
+  };
+  /** Throws RangeError for ids outside the vocabulary, Error for text without tokenizer.json. */
+  forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
+  /** Frees the model's WebAssembly memory; the model is unusable afterwards. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export type PipelineTask = 'feature-extraction' | 'text-classification' | 'zero-shot-classification';
+
+export interface FeatureExtractionOptions {
+  /** 'mean' (default): mean over the attention mask; 'cls': first token; 'none': lastHiddenState. */
+  pooling?: 'mean' | 'cls' | 'none';
+  /** L2-normalise each pooled vector (default false). */
+  normalize?: boolean;
+}
+export interface LabelScore {
+  label: string;
+  score: number;
+}
+export interface ZeroShotResult {
+  sequence: string;
+  labels: string[];
+  scores: number[];
+}
+export interface ZeroShotOptions {
+  /** Default 'This example is {}.' */
+  hypothesisTemplate?: string;
+  /** Score each label alone (entailment vs contradiction) instead of a softmax across labels. */
+  multiLabel?: boolean;
+}
+
+export type FeatureExtractionPipeline = {
+  /** [batch, hidden] pooled (or [batch, seq, hidden] with pooling 'none'). */
+  (texts: string | string[], options?: FeatureExtractionOptions): Promise<FloatTensor>;
+};
+export type TextClassificationPipeline = {
+  (text: string, options?: { topK?: number | null }): Promise<LabelScore[]>;
+  (texts: string[], options?: { topK?: number | null }): Promise<LabelScore[][]>;
+};
+export type ZeroShotClassificationPipeline = {
+  (text: string, candidateLabels: string | string[], options?: ZeroShotOptions): Promise<ZeroShotResult>;
+  (texts: string[], candidateLabels: string | string[], options?: ZeroShotOptions): Promise<ZeroShotResult[]>;
+};
+
+export function pipeline(task: 'feature-extraction', model: Model): FeatureExtractionPipeline;
+export function pipeline(task: 'text-classification', model: Model): TextClassificationPipeline;
+export function pipeline(task: 'zero-shot-classification', model: Model): ZeroShotClassificationPipeline;
+export const PIPELINE_TASKS: readonly PipelineTask[];
+/** The pooling of the feature-extraction pipeline over any lastHiddenState and mask. */
+export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: FeatureExtractionOptions): FloatTensor;
+
 export interface Relpos {
   /** True when the SIMD128 build was loaded. */
   readonly simd: boolean;
@@ -231,6 +392,10 @@ export interface Relpos {
   readonly heapBytes: number;
   /** Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. */
   attention(options: AttentionOptions): AttentionResult;
+  /** config.json model_type values loadModel accepts. */
+  readonly modelTypes: readonly ModelType[];
+  /** Loads a Hugging Face checkpoint; rejects with an Error naming the bad file (and tensor). */
+  loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
   /** Frees the runtime's WebAssembly scratch memory; the runtime is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -247,5 +412,7 @@ declare const relpos: {
   simdSupported: typeof simdSupported;
   SCHEME_TYPES: typeof SCHEME_TYPES;
   version: string;
+  pipeline: typeof pipeline;
+  PIPELINE_TASKS: typeof PIPELINE_TASKS;
 };
 export default relpos;

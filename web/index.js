@@ -8,11 +8,14 @@
 // per runtime is reused so that repeated calls do not grow the heap. Bad arguments throw
 // TypeError / RangeError / Error before any WebAssembly memory is touched (validation.js).
 import { loadModule, simdSupported } from './loader.js';
+import { loadModel as loadModelInto } from './model.js';
 import { createPositions, unwrap } from './positions.js';
 import { normalizeScheme, SCHEME_TYPES } from './schemes.js';
 import { checkBool, checkFloat32, checkInt, checkObject, describe, MAX_HEAP_BYTES, product } from './validation.js';
 
 export { simdSupported } from './loader.js';
+export { pipeline, pool, PIPELINE_TASKS } from './pipelines.js';
+import { pipeline, PIPELINE_TASKS } from './pipelines.js';
 
 /** The package version. */
 export const version = '0.1.0';
@@ -182,6 +185,20 @@ class Runtime {
     }
   }
 
+  /** Model types loadModel() accepts (config.json's model_type). */
+  get modelTypes() {
+    return Object.freeze(this.#mod.supportedModelTypes());
+  }
+
+  /**
+   * Loads a Hugging Face checkpoint (config.json, model.safetensors, optional tokenizer.json) from a
+   * URL prefix, a folder (Node) or a map of files; see index.d.ts and web/model.js.
+   */
+  async loadModel(source, options = {}) {
+    if (this.#disposed) throw new Error('loadModel: this relpos runtime has been disposed');
+    return loadModelInto(this.#mod, source, options);
+  }
+
   #malloc(bytes) {
     const p = this.#mod._malloc(bytes);
     if (!p) throw new RangeError(`attention: could not allocate ${bytes} bytes in the WebAssembly heap (limit 2 GB)`);
@@ -200,4 +217,4 @@ class Runtime {
   }
 }
 
-export default { init, simdSupported, SCHEME_TYPES, version };
+export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS };

@@ -22,6 +22,8 @@ const EXPECTED_FILES = [
   'web/index.d.ts',
   'web/index.js',
   'web/loader.js',
+  'web/model.js',
+  'web/pipelines.js',
   'web/positions.js',
   'web/schemes.js',
   'web/validation.js',

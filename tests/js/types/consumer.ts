@@ -1,7 +1,24 @@
 // A consumer of the package's public types, compiled with `tsc --noEmit` by tests/js/types.test.mjs.
 // Imports the package by name, so the "exports" map's "types" condition is what resolves it.
-import relpos, { init, simdSupported, SCHEME_TYPES, version } from 'relpos';
-import type { AttentionOptions, AttentionResult, Relpos, Scheme, SchemeType } from 'relpos';
+import relpos, { init, pipeline, simdSupported, SCHEME_TYPES, version } from 'relpos';
+import type { AttentionOptions, AttentionResult, ForwardResult, LabelScore, Model, Relpos, Scheme, SchemeType, ZeroShotResult } from 'relpos';
+
+async function models(rp: Relpos): Promise<number> {
+  const model: Model = await rp.loadModel('https://example.com/model/', {
+    onProgress: ({ file, loaded, total }) => console.log(file, loaded, total ?? '?'),
+  });
+  const picked = await rp.loadModel({ 'config.json': new Blob(['{}']), 'model.safetensors': new ArrayBuffer(8) });
+  const r: ForwardResult = model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[1, 1, 1]] }, { outputAttentions: true });
+  const t = model.forward({ text: ['a', 'b'] }, { outputHiddenStates: true });
+  const embed = await pipeline('feature-extraction', model)(['a b'], { pooling: 'mean', normalize: true });
+  const top: LabelScore[] = await pipeline('text-classification', model)('text', { topK: 2 });
+  const zs: ZeroShotResult = await pipeline('zero-shot-classification', model)('text', ['x', 'y']);
+  { using scoped = picked; void scoped.info.causal; }
+  model.dispose();
+  return r.lastHiddenState.data.length + (r.attentions?.[0].dims[1] ?? 0) + (t.tokens?.length ?? 0) + embed.dims[0] +
+    top.length + zs.scores.length + rp.modelTypes.length + (model.labels?.length ?? 0) + model.info.hiddenSize;
+}
+void models;
 
 async function main(): Promise<number> {
   const rp: Relpos = await init({ simd: simdSupported() ? 'auto' : false, wasmPaths: '/static/relpos/' });

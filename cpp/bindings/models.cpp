@@ -1,0 +1,163 @@
+// Embind: Hugging Face checkpoints through relpos/model.h (load_model, forward, config) and the
+// sequence-classification heads of relpos/heads.h. Thin; web/model.js does the file handling.
+//
+//   allocateBytes(n) → ByteBuffer | Error       a std::vector<uint8_t> of n bytes in the heap; JS
+//     ByteBuffer.address() / size() / resize(n)  writes model.safetensors straight into it (chunk
+//                                                by chunk), so the weights cross into the heap once
+//   loadModel(configText, buffer, fileName) → LoadedModel | Error
+//                                                moves the bytes into SafeTensors::parse (no copy;
+//                                                the buffer is left empty) and builds the model; the
+//                                                raw file is freed once the weights are packed
+//   LoadedModel.config() → { modelType, vocabSize, hiddenSize, … }  (relpos::ModelConfig)
+//   LoadedModel.labels() → [label names] (empty: no classification head)
+//   LoadedModel.forward(batch, seq, ids, mask, hiddenStates, attentions, logits)
+//     ids, mask: heap addresses of int32 [batch, seq] (mask 0 = every token real)
+//     → { lastHiddenState: {data, dims}, hiddenStates?, attentions?, poolerOutput?, logits? } | Error
+//     with fresh Float32Arrays (copies; nothing points into the heap)
+//   supportedModelTypes() → [model_type, …]
+// Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
+#include <emscripten/bind.h>
+
+#include <memory>
+
+#include "common.h"
+#include "relpos/heads.h"
+#include "relpos/model.h"
+
+namespace relpos::bindings {
+namespace {
+
+using namespace emscripten;
+
+struct ByteBuffer {
+  std::vector<std::uint8_t> bytes;
+  std::uintptr_t address_of() const { return address(bytes.data()); }
+  double size() const { return static_cast<double>(bytes.size()); }
+  // Grows or shrinks to n bytes (content kept); the address may change.
+  val resize(double n) {
+    return guarded([&] {
+      if (!(n >= 0) || n > 2147483648.0) fail_range("model.safetensors: " + std::to_string(n) + " bytes do not fit the 2 GB heap");
+      bytes.resize(static_cast<std::size_t>(n));
+      return val::undefined();
+    });
+  }
+};
+
+val allocate_bytes(double n) {
+  return guarded([&] {
+    auto buffer = std::make_unique<ByteBuffer>();
+    if (!(n >= 0) || n > 2147483648.0) fail_range("model.safetensors: " + std::to_string(n) + " bytes do not fit the 2 GB heap");
+    buffer->bytes.resize(static_cast<std::size_t>(n));
+    return val(std::move(buffer));
+  });
+}
+
+val tensor_to_js(const Tensor& t) {
+  val dims = val::array();
+  for (int d : t.shape) dims.call<void>("push", d);
+  val out = val::object();
+  out.set("data", to_js(t.data));
+  out.set("dims", dims);
+  return out;
+}
+
+class LoadedModel {
+ public:
+  LoadedModel(std::unique_ptr<Model> model, std::unique_ptr<SequenceClassifier> head)
+      : model_(std::move(model)), head_(std::move(head)) {}
+
+  val config() const {
+    const ModelConfig& c = model_->config();
+    val o = val::object();
+    o.set("modelType", c.model_type);
+    o.set("vocabSize", c.vocab_size);
+    o.set("hiddenSize", c.hidden_size);
+    o.set("numLayers", c.num_layers);
+    o.set("numHeads", c.num_heads);
+    o.set("numKvHeads", c.num_kv_heads);
+    o.set("headDim", c.head_dim);
+    o.set("intermediateSize", c.intermediate_size);
+    o.set("maxPositionEmbeddings", c.max_position_embeddings);
+    o.set("hiddenAct", c.hidden_act);
+    return o;
+  }
+
+  val labels() const {
+    val out = val::array();
+    if (head_)
+      for (const auto& l : head_->labels()) out.call<void>("push", l);
+    return out;
+  }
+
+  val forward(int batch, int seq, std::uintptr_t ids, std::uintptr_t mask, bool hidden_states, bool attentions,
+              bool logits) {
+    return guarded([&] {
+      ForwardOptions options;
+      options.output_hidden_states = hidden_states;
+      options.output_attentions = attentions;
+      ModelOutput out = model_->forward(batch, seq, ptr<const std::int32_t>(ids), ptr<const std::int32_t>(mask), options);
+      val result = val::object();
+      result.set("lastHiddenState", tensor_to_js(out.last_hidden_state));
+      if (hidden_states) {
+        val list = val::array();
+        for (const auto& t : out.hidden_states) list.call<void>("push", tensor_to_js(t));
+        result.set("hiddenStates", list);
+      }
+      if (attentions) {
+        val list = val::array();
+        for (const auto& t : out.attentions) list.call<void>("push", tensor_to_js(t));
+        result.set("attentions", list);
+      }
+      if (!out.pooler_output.shape.empty()) result.set("poolerOutput", tensor_to_js(out.pooler_output));
+      if (logits) {
+        if (!head_) fail_value("forward: this checkpoint has no sequence-classification head");
+        Tensor t;
+        t.shape = {batch, head_->num_labels()};
+        t.data = head_->logits(out);
+        result.set("logits", tensor_to_js(t));
+      }
+      return result;
+    });
+  }
+
+ private:
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<SequenceClassifier> head_;
+};
+
+val load(const std::string& config_text, ByteBuffer& buffer, const std::string& file_name) {
+  return guarded([&] {
+    std::vector<std::uint8_t> bytes = std::move(buffer.bytes);
+    buffer.bytes = {};
+    const SafeTensors weights = SafeTensors::parse(std::move(bytes), file_name);
+    auto model = load_model(config_text, weights);
+    auto head = load_sequence_classifier(config_text, model->config(), weights);
+    return val(std::make_unique<LoadedModel>(std::move(model), std::move(head)));
+  });
+}
+
+val supported_model_types() {
+  val out = val::array();
+  for (const auto& t : relpos::supported_model_types()) out.call<void>("push", t);
+  return out;
+}
+
+}  // namespace
+}  // namespace relpos::bindings
+
+EMSCRIPTEN_BINDINGS(relpos_models) {
+  using namespace emscripten;
+  using namespace relpos::bindings;
+
+  class_<ByteBuffer>("ByteBuffer")
+      .function("address", &ByteBuffer::address_of)
+      .function("size", &ByteBuffer::size)
+      .function("resize", &ByteBuffer::resize);
+  class_<LoadedModel>("LoadedModel")
+      .function("config", &LoadedModel::config)
+      .function("labels", &LoadedModel::labels)
+      .function("forward", &LoadedModel::forward);
+  function("allocateBytes", &allocate_bytes);
+  function("loadModel", &load);
+  function("supportedModelTypes", &supported_model_types);
+}

@@ -1,0 +1,435 @@
+// Hugging Face checkpoints in the browser and Node: rp.loadModel(source, options) → Model.
+//
+//   const model = await rp.loadModel('https://example.com/my-model/', { onProgress });
+//   const { lastHiddenState } = model.forward({ inputIds: [[101, 7592, 102]] });
+//   const out = model.forward({ text: 'hello world' }, { outputAttentions: true });  // needs tokenizer.json
+//
+// Files of a model folder: config.json (required), model.safetensors (required), tokenizer.json
+// (optional unless text is given), tokenizer_config.json (optional). `source` is
+//   - a URL prefix (http(s), blob: is not a folder; relative URLs resolve against the page), or under
+//     Node a filesystem folder path or file: URL;
+//   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … } of files the
+//     user picked (also accepted wrapped as { files: { … } }).
+// Weights cross into the WebAssembly heap once: model.safetensors is streamed chunk by chunk into a
+// heap buffer owned by C++ (ByteBuffer, cpp/bindings/models.cpp), parsed there, converted and packed;
+// the raw bytes are freed when loading ends. JS never holds a whole copy.
+import { unwrap } from './positions.js';
+import { checkBool, checkObject, describe } from './validation.js';
+
+export const MODEL_FILES = Object.freeze({
+  config: 'config.json',
+  weights: 'model.safetensors',
+  tokenizer: 'tokenizer.json',
+  tokenizerConfig: 'tokenizer_config.json',
+});
+
+/** Model types whose Hugging Face implementation masks attention causally (decoder stacks). */
+const CAUSAL_TYPES = new Set(['transfo-xl', 'bloom', 'mpt', 'llama']);
+
+const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+const CHUNK_BYTES = 4 << 20;
+
+async function nodeModules() {
+  // Non-literal specifiers keep bundlers targeting the web from resolving Node built-ins.
+  const fsName = 'node:fs/promises';
+  const urlName = 'node:url';
+  const pathName = 'node:path';
+  const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
+  const { fileURLToPath } = await import(/* webpackIgnore: true */ /* @vite-ignore */ urlName);
+  const path = await import(/* webpackIgnore: true */ /* @vite-ignore */ pathName);
+  return { fs, fileURLToPath, path };
+}
+
+// ---- sources -----------------------------------------------------------------------------------
+
+function isBlob(v) {
+  return typeof Blob !== 'undefined' && v instanceof Blob;
+}
+
+/** A uniform reader over the three kinds of source: { describe, text(name), bytes(name, sink) }. */
+async function openSource(source) {
+  if (source instanceof URL) source = source.href;
+  if (typeof source === 'string') {
+    if (source === '') throw new TypeError('loadModel: source: expected a URL prefix, a folder path or a map of files, got ""');
+    const remote = /^(https?|data|blob):/i.test(source);
+    if (isNode && !remote) return fileSource(source, await nodeModules());
+    return urlSource(source);
+  }
+  if (source && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) {
+    const files = source.files && typeof source.files === 'object' && !isBlob(source.files) ? source.files : source;
+    return mapSource(files);
+  }
+  throw new TypeError(`loadModel: source: expected a URL prefix, a folder path or a map { 'config.json': File, … }, got ${describe(source)}`);
+}
+
+function fileSource(folder, { fs, fileURLToPath, path }) {
+  const dir = folder.startsWith('file:') ? fileURLToPath(folder) : folder;
+  const where = (name) => path.join(dir, name);
+  const missing = (e) => e && (e.code === 'ENOENT' || e.code === 'ENOTDIR');
+  return {
+    where,
+    async text(name) {
+      try {
+        return await fs.readFile(where(name), 'utf8');
+      } catch (e) {
+        if (missing(e)) return null;
+        throw new Error(`${name}: could not read ${where(name)}: ${e.message}`, { cause: e });
+      }
+    },
+    async bytes(name, sink) {
+      let fh;
+      try {
+        fh = await fs.open(where(name), 'r');
+      } catch (e) {
+        if (missing(e)) return false;
+        throw new Error(`${name}: could not open ${where(name)}: ${e.message}`, { cause: e });
+      }
+      try {
+        const { size } = await fh.stat();
+        sink.start(size);
+        const chunk = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(size, 1)));
+        for (let at = 0; ; ) {
+          const { bytesRead } = await fh.read(chunk, 0, chunk.length, at);
+          if (bytesRead === 0) break;
+          sink.write(chunk.subarray(0, bytesRead));
+          at += bytesRead;
+        }
+      } finally {
+        await fh.close();
+      }
+      return true;
+    },
+  };
+}
+
+function urlSource(prefix) {
+  const base = prefix.endsWith('/') ? prefix : prefix + '/';
+  const here = typeof location === 'object' && location ? location.href : undefined;
+  const where = (name) => new URL(base + name, here).href;
+  async function get(name) {
+    let response;
+    try {
+      response = await fetch(where(name), { credentials: 'same-origin' });
+    } catch (e) {
+      throw new Error(`${name}: could not fetch ${where(name)}: ${e.message}`, { cause: e });
+    }
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`${name}: could not fetch ${where(name)}: HTTP ${response.status}`);
+    return response;
+  }
+  return {
+    where,
+    async text(name) {
+      const r = await get(name);
+      return r ? r.text() : null;
+    },
+    async bytes(name, sink) {
+      const r = await get(name);
+      if (!r) return false;
+      // Content-Length is the encoded size when the server compresses: only trust it without one.
+      const encoding = r.headers.get('content-encoding');
+      const length = Number(r.headers.get('content-length'));
+      sink.start(!encoding || encoding === 'identity' ? (Number.isFinite(length) && length > 0 ? length : null) : null);
+      if (!r.body || typeof r.body.getReader !== 'function') {
+        sink.write(new Uint8Array(await r.arrayBuffer()));
+        return true;
+      }
+      const reader = r.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        sink.write(value);
+      }
+      return true;
+    },
+  };
+}
+
+function mapSource(files) {
+  const entry = (name) => (Object.prototype.hasOwnProperty.call(files, name) ? files[name] : undefined);
+  const bad = (name, v) =>
+    new TypeError(`loadModel: files['${name}']: expected a File, Blob, ArrayBuffer or Uint8Array, got ${describe(v)}`);
+  return {
+    where: (name) => name,
+    async text(name) {
+      const v = entry(name);
+      if (v === undefined || v === null) return null;
+      if (typeof v === 'string') return v;
+      if (isBlob(v)) return v.text();
+      if (v instanceof ArrayBuffer) return new TextDecoder().decode(v);
+      if (ArrayBuffer.isView(v)) return new TextDecoder().decode(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      if (typeof v === 'object') return JSON.stringify(v); // an already-parsed JSON file
+      throw bad(name, v);
+    },
+    async bytes(name, sink) {
+      const v = entry(name);
+      if (v === undefined || v === null) return false;
+      if (isBlob(v)) {
+        sink.start(v.size);
+        if (typeof v.stream === 'function') {
+          const reader = v.stream().getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            sink.write(value);
+          }
+        } else {
+          sink.write(new Uint8Array(await v.arrayBuffer()));
+        }
+        return true;
+      }
+      let bytes;
+      if (v instanceof ArrayBuffer) bytes = new Uint8Array(v);
+      else if (ArrayBuffer.isView(v)) bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      else throw bad(name, v);
+      sink.start(bytes.length);
+      for (let at = 0; at < bytes.length; at += CHUNK_BYTES) sink.write(bytes.subarray(at, at + CHUNK_BYTES));
+      if (bytes.length === 0) sink.write(bytes);
+      return true;
+    },
+  };
+}
+
+// ---- reading files -------------------------------------------------------------------------------
+
+function progressReporter(onProgress, file) {
+  if (onProgress === undefined || onProgress === null) return () => {};
+  return (loaded, total) => onProgress({ file, loaded, total });
+}
+
+async function readJson(src, name, report, { required }) {
+  const text = await src.text(name);
+  if (text === null) {
+    if (required) throw new Error(`${name}: not found at ${src.where(name)} (a model folder needs config.json and model.safetensors)`);
+    return null;
+  }
+  report(text.length, text.length);
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${name} is not valid JSON: ${e.message}`, { cause: e });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${name} must be a JSON object`);
+  return { text, value };
+}
+
+/**
+ * Streams model.safetensors into a C++ ByteBuffer in the heap. Returns the buffer (caller deletes it)
+ * or null when the file is absent.
+ */
+async function readWeights(mod, src, name, report) {
+  let buffer = null;
+  let used = 0;
+  let total = null;
+  const sink = {
+    start(size) {
+      total = size;
+      buffer = unwrap(mod.allocateBytes(size ?? CHUNK_BYTES));
+      report(0, total);
+    },
+    write(chunk) {
+      if (used + chunk.length > buffer.size()) unwrap(buffer.resize(Math.max(used + chunk.length, 2 * buffer.size())));
+      mod.HEAPU8.set(chunk, buffer.address() + used); // HEAPU8 re-read: the heap may have grown
+      used += chunk.length;
+      report(used, total);
+    },
+  };
+  try {
+    if (!(await src.bytes(name, sink))) {
+      if (buffer) buffer.delete();
+      return null;
+    }
+    if (used !== buffer.size()) unwrap(buffer.resize(used));
+    return buffer;
+  } catch (e) {
+    if (buffer) buffer.delete();
+    throw e;
+  }
+}
+
+async function tokenizerModule(override) {
+  if (override) return override;
+  try {
+    return await import('@huggingface/tokenizers');
+  } catch (e) {
+    throw new Error(
+      `tokenizer.json: the @huggingface/tokenizers package could not be imported (${e.message}); install it, ` +
+        `or pass its module as loadModel(source, { tokenizers })`,
+      { cause: e },
+    );
+  }
+}
+
+/** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
+export async function loadModel(mod, source, options = {}) {
+  checkObject(options, 'loadModel: options');
+  const { onProgress } = options;
+  if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
+    throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
+  const src = await openSource(source);
+
+  const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
+  const supported = mod.supportedModelTypes();
+  const type = config.value.model_type;
+  if (type === undefined || type === null)
+    throw new Error(`config.json: missing required field 'model_type' (supported: ${supported.join(', ')})`);
+  if (!supported.includes(type))
+    throw new Error(
+      `config.json: unsupported model_type ${typeof type === 'string' ? `'${type}'` : describe(type)} (supported: ${supported.join(', ')})`,
+    );
+
+  let tokenizer = null;
+  const tok = await readJson(src, MODEL_FILES.tokenizer, progressReporter(onProgress, MODEL_FILES.tokenizer), { required: false });
+  if (tok) {
+    const tokConfig = await readJson(src, MODEL_FILES.tokenizerConfig, progressReporter(onProgress, MODEL_FILES.tokenizerConfig), {
+      required: false,
+    });
+    const { Tokenizer } = await tokenizerModule(options.tokenizers);
+    try {
+      tokenizer = new Tokenizer(tok.value, tokConfig ? tokConfig.value : {});
+    } catch (e) {
+      throw new Error(`tokenizer.json: could not build the tokenizer: ${e.message}`, { cause: e });
+    }
+  }
+
+  const weights = MODEL_FILES.weights;
+  const buffer = await readWeights(mod, src, weights, progressReporter(onProgress, weights));
+  if (!buffer) throw new Error(`${weights}: not found at ${src.where(weights)} (a model folder needs config.json and model.safetensors)`);
+  let handle;
+  try {
+    handle = unwrap(mod.loadModel(config.text, buffer, weights));
+  } finally {
+    buffer.delete();
+  }
+  return new Model(mod, handle, config.value, tokenizer);
+}
+
+// ---- the model -----------------------------------------------------------------------------------
+
+const asIdArray = (row, name) => {
+  if (Array.isArray(row) || ArrayBuffer.isView(row)) return Array.from(row, Number);
+  throw new TypeError(`${name}: expected an array of token ids (or an array of such arrays), got ${describe(row)}`);
+};
+
+/** Normalises ids (one sequence or a batch, ragged allowed) into right-padded Int32Arrays. */
+function batchInputs(inputIds, attentionMask, padId) {
+  const nested = Array.isArray(inputIds) && inputIds.length > 0 && (Array.isArray(inputIds[0]) || ArrayBuffer.isView(inputIds[0]));
+  const rows = nested ? inputIds.map((r, b) => asIdArray(r, `forward: inputIds[${b}]`)) : [asIdArray(inputIds, 'forward: inputIds')];
+  let masks = null;
+  if (attentionMask !== undefined && attentionMask !== null) {
+    masks = nested ? Array.from(attentionMask, (r, b) => asIdArray(r, `forward: attentionMask[${b}]`)) : [asIdArray(attentionMask, 'forward: attentionMask')];
+    if (masks.length !== rows.length)
+      throw new RangeError(`forward: attentionMask: expected ${rows.length} rows like inputIds, got ${masks.length}`);
+    masks.forEach((m, b) => {
+      if (m.length !== rows[b].length)
+        throw new RangeError(`forward: attentionMask[${b}]: expected ${rows[b].length} entries like inputIds[${b}], got ${m.length}`);
+    });
+  }
+  const batch = rows.length;
+  if (batch === 0) throw new RangeError('forward: inputIds: expected at least one sequence');
+  const seq = Math.max(...rows.map((r) => r.length));
+  if (seq === 0) throw new RangeError('forward: inputIds: expected at least one token');
+  const ragged = rows.some((r) => r.length !== seq);
+  const ids = new Int32Array(batch * seq).fill(padId);
+  const mask = masks || ragged ? new Int32Array(batch * seq) : null;
+  rows.forEach((r, b) => {
+    r.forEach((id, l) => {
+      if (!Number.isInteger(id)) throw new TypeError(`forward: inputIds[${b}][${l}]: expected an integer token id, got ${describe(id)}`);
+      ids[b * seq + l] = id;
+      if (mask) mask[b * seq + l] = masks ? (masks[b][l] ? 1 : 0) : 1;
+    });
+  });
+  return { ids, mask, batch, seq };
+}
+
+export class Model {
+  #mod;
+  #handle;
+  #disposed = false;
+
+  constructor(mod, handle, config, tokenizer) {
+    this.#mod = mod;
+    this.#handle = handle;
+    /** config.json as parsed (Hugging Face field names). */
+    this.config = config;
+    const info = handle.config();
+    /** The configuration relpos resolved (Hugging Face defaults applied, family names unified). */
+    this.info = Object.freeze({ ...info, causal: CAUSAL_TYPES.has(info.modelType) });
+    /** Label names of the sequence-classification head in id order, or null when there is none. */
+    const labels = handle.labels();
+    this.labels = labels.length ? Object.freeze(labels) : null;
+    /** The @huggingface/tokenizers Tokenizer built from tokenizer.json, or null. */
+    this.tokenizer = tokenizer;
+  }
+
+  #check(what) {
+    if (this.#disposed) throw new Error(`${what}: this model has been disposed`);
+  }
+
+  /** Token ids of one text or a batch (right-padded); needs tokenizer.json. */
+  encode(text, { textPair } = {}) {
+    this.#check('encode');
+    if (!this.tokenizer)
+      throw new Error('encode: this model was loaded without tokenizer.json, so it cannot take text; pass inputIds instead');
+    const texts = typeof text === 'string' ? [text] : text;
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
+      throw new TypeError(`encode: text: expected a string or an array of strings, got ${describe(text)}`);
+    const pairs = textPair === undefined ? null : typeof textPair === 'string' ? texts.map(() => textPair) : textPair;
+    const enc = texts.map((t, i) => this.tokenizer.encode(t, pairs ? { text_pair: pairs[i] } : undefined));
+    return { inputIds: enc.map((e) => e.ids), attentionMask: enc.map((e) => e.attention_mask), tokens: enc.map((e) => e.tokens) };
+  }
+
+  /**
+   * Runs the encoder. inputs: { inputIds, attentionMask? } (one sequence or a batch; ragged rows are
+   * right-padded) or { text } (string or string[]). options: { outputHiddenStates, outputAttentions }.
+   */
+  forward(inputs, options = {}) {
+    this.#check('forward');
+    checkObject(inputs, 'forward: inputs');
+    checkObject(options, 'forward: options');
+    const outputHiddenStates = checkBool(options.outputHiddenStates ?? false, 'forward: outputHiddenStates');
+    const outputAttentions = checkBool(options.outputAttentions ?? false, 'forward: outputAttentions');
+    const logits = checkBool(options.logits ?? false, 'forward: logits');
+    let { inputIds, attentionMask } = inputs;
+    let tokens;
+    if (inputs.text !== undefined) {
+      if (inputIds !== undefined) throw new TypeError('forward: inputs: give either text or inputIds, not both');
+      ({ inputIds, attentionMask, tokens } = this.encode(inputs.text, { textPair: inputs.textPair }));
+    } else if (inputIds === undefined) {
+      throw new TypeError('forward: inputs: expected { inputIds } or { text }');
+    }
+    const padId = Number.isInteger(this.config.pad_token_id) ? this.config.pad_token_id : 0;
+    const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
+    const mod = this.#mod;
+    const block = mod._malloc(8 * ids.length);
+    if (!block) throw new RangeError(`forward: could not allocate ${8 * ids.length} bytes in the WebAssembly heap`);
+    let result;
+    try {
+      mod.HEAP32.set(ids, block >> 2);
+      if (mask) mod.HEAP32.set(mask, (block >> 2) + ids.length);
+      result = unwrap(
+        this.#handle.forward(batch, seq, block, mask ? block + 4 * ids.length : 0, outputHiddenStates, outputAttentions, logits),
+      );
+    } finally {
+      mod._free(block);
+    }
+    const padded = new Int32Array(ids);
+    result.inputIds = { data: padded, dims: [batch, seq] };
+    result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };
+    if (tokens) result.tokens = tokens;
+    return result;
+  }
+
+  /** Frees the model's WebAssembly memory; the model cannot be used afterwards. */
+  dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#handle.delete();
+  }
+
+  [disposeSymbol]() {
+    this.dispose();
+  }
+}

@@ -93,7 +93,7 @@ function textClassification(model) {
     checkObject(options, `${task}: options`);
     requireTokenizer(model, task);
     requireHead(model, task);
-    const topK = options.topK ?? 1;
+    const topK = options.topK === undefined ? 1 : options.topK;
     if (topK !== null && !(Number.isInteger(topK) && topK >= 1))
       throw new RangeError(`${task}: topK: expected a positive integer or null (all labels), got ${describe(topK)}`);
     const list = texts(input, task);

@@ -10,6 +10,7 @@ import { tokenize } from './model/tokenizer.js';
 
 const PACKAGE_URL = new URL('../web/index.js', import.meta.url).href;
 const WASM_DIR = new URL('../web/dist/', import.meta.url).href;
+const TOKENIZERS_URL = new URL('../tokenizers/tokenizers.mjs', import.meta.url).href;
 
 let rpPromise = null;
 function relpos(build) {
@@ -81,30 +82,29 @@ const handlers = {
   async 'load-model'({ source }, rp, progress) {
     if (typeof rp.loadModel !== 'function')
       throw new Error('This build of relpos has no rp.loadModel() yet (the model layer is still being built). The random-weight encoder above works now.');
+    model?.dispose?.();
     model = null;
-    let src = source.url;
-    if (source.files) {
-      src = { files: {} };
-      for (const [name, file] of Object.entries(source.files)) src.files[name] = await file.arrayBuffer();
-    }
-    model = await rp.loadModel(src, { onProgress: (p) => progress(p) });
-    const cfg = model.config ?? {};
-    return { modelType: cfg.model_type ?? cfg.modelType ?? 'unknown', layers: cfg.num_hidden_layers ?? cfg.layers, heads: cfg.num_attention_heads ?? cfg.heads, hidden: cfg.hidden_size ?? cfg.dModel };
+    // File objects go to loadModel as they are: it streams them into the WebAssembly heap (no copy here).
+    const src = source.files ? { files: source.files } : source.url;
+    // The tokenizer package (for tokenizer.json), served by scripts/serve.mjs; module workers have no import map.
+    const tokenizers = await import(TOKENIZERS_URL).catch(() => undefined);
+    model = await rp.loadModel(src, { onProgress: (p) => progress(p), tokenizers });
+    const cfg = model.info;
+    return { modelType: cfg.modelType, layers: cfg.numLayers, heads: cfg.numHeads, hidden: cfg.hiddenSize };
   },
 
   async 'model-forward'({ text }, rp) {
     if (!model) throw new Error('No model loaded.');
     const t0 = performance.now();
-    const r = await model.forward({ text, returnAttention: true, returnProbs: true });
+    const r = model.forward({ text }, { outputAttentions: true });
     const totalMs = performance.now() - t0;
-    const hidden = r.output ?? r.lastHiddenState ?? r.hidden;
     return {
       ...info(rp),
       totalMs,
-      tokens: r.tokens ?? null,
-      shape: r.shape ?? null,
-      hidden,
-      attentions: r.attentions ?? r.probs ?? null,
+      tokens: r.tokens[0],
+      shape: r.lastHiddenState.dims,
+      hidden: r.lastHiddenState.data,
+      attentions: r.attentions.map((a) => a.data),
     };
   },
 };

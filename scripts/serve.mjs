@@ -25,6 +25,8 @@ const port = Number(option('port', process.env.PORT ?? 8080));
 const mounts = {
   demo: join(root, 'demo'),
   web: resolve(root, option('web', 'web')),
+  // @huggingface/tokenizers for rp.loadModel's tokenizer.json in the demo's module worker (no import map there)
+  tokenizers: join(root, 'node_modules', '@huggingface', 'tokenizers', 'dist'),
 };
 
 const types = {

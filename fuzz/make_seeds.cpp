@@ -1,0 +1,205 @@
+// Seed-corpus generator for the fuzz targets (built by fuzz/CMakeLists.txt, run by fuzz/build.sh).
+//
+//   make_seeds <fixtures/hf dir> <corpus dir>
+//
+// Writes, from the shared Hugging Face fixtures (never copied into the repository):
+//   <corpus>/safetensors/  small safetensors files: from every model.safetensors and
+//                          expected.safetensors, up to 6 tensors of ≤ 1 KiB each (F32 and I64)
+//                          repacked with fresh offsets, plus copies converted to F16, BF16 and I32,
+//                          plus a few hand-written edge cases (empty header, empty tensor, metadata);
+//   <corpus>/model_config/ every config.json, plus a minimal config per model_type;
+//   <corpus>/model_load/   per case (index = position of its folder, sorted by name): index byte +
+//                          model.safetensors ("raw" mode), and 0x80|index + its header JSON, alone
+//                          and followed by NUL + config.json ("header" mode, see fuzz_model_load.cpp).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+using nlohmann::json;
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+Bytes read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_all(const std::string& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+void write_text(const std::string& path, const std::string& text) { write_all(path, Bytes(text.begin(), text.end())); }
+
+Bytes pack(const std::string& header, const Bytes& data) {
+  Bytes out(8);
+  const std::uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(n >> (8 * i));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+struct Tensor {
+  std::string name, dtype;
+  json shape;
+  Bytes data;
+};
+
+// Tensors of a well-formed fixture file, smallest first; empty on any surprise.
+std::vector<Tensor> small_tensors(const Bytes& file, std::size_t max_bytes, std::size_t max_count) {
+  std::vector<Tensor> out;
+  if (file.size() < 8) return out;
+  std::uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(file[i]) << (8 * i);
+  if (n > file.size() - 8) return out;
+  const json header = json::parse(file.begin() + 8, file.begin() + 8 + static_cast<std::ptrdiff_t>(n), nullptr, false);
+  if (!header.is_object()) return out;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const std::size_t begin = it.value()["data_offsets"][0], end = it.value()["data_offsets"][1];
+    if (end - begin > max_bytes || 8 + n + end > file.size()) continue;
+    out.push_back({it.key(), it.value()["dtype"], it.value()["shape"],
+                   Bytes(file.begin() + 8 + n + begin, file.begin() + 8 + n + end)});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Tensor& a, const Tensor& b) {
+    if ((a.dtype == "I64") != (b.dtype == "I64")) return a.dtype == "I64";  // keep integer tensors
+    return a.data.size() < b.data.size();
+  });
+  if (out.size() > max_count) out.resize(max_count);
+  return out;
+}
+
+Bytes repack(const std::vector<Tensor>& tensors) {
+  json header = json::object();
+  header["__metadata__"] = {{"format", "pt"}};
+  Bytes data;
+  for (const auto& t : tensors) {
+    header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {data.size(), data.size() + t.data.size()}}};
+    data.insert(data.end(), t.data.begin(), t.data.end());
+  }
+  return pack(header.dump(), data);
+}
+
+// F32 → F16 / BF16 (bit truncation: the values only need to be plausible), I64 → I32.
+std::vector<Tensor> convert(std::vector<Tensor> tensors, const std::string& float_dtype) {
+  for (auto& t : tensors) {
+    Bytes d;
+    if (t.dtype == "F32") {
+      for (std::size_t i = 0; i + 4 <= t.data.size(); i += 4) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &t.data[i], 4);
+        std::uint16_t h;
+        if (float_dtype == "BF16") {
+          h = static_cast<std::uint16_t>(bits >> 16);
+        } else {
+          const std::uint32_t sign = (bits >> 16) & 0x8000u;
+          const int exp = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
+          h = static_cast<std::uint16_t>(exp <= 0 ? sign : exp >= 31 ? (sign | 0x7C00u)
+                                                                       : (sign | (exp << 10) | ((bits >> 13) & 0x3FFu)));
+        }
+        d.push_back(static_cast<std::uint8_t>(h));
+        d.push_back(static_cast<std::uint8_t>(h >> 8));
+      }
+      t.dtype = float_dtype;
+    } else if (t.dtype == "I64") {
+      for (std::size_t i = 0; i + 8 <= t.data.size(); i += 8) d.insert(d.end(), &t.data[i], &t.data[i] + 4);
+      t.dtype = "I32";
+    } else {
+      d = t.data;
+    }
+    t.data = d;
+  }
+  return tensors;
+}
+
+std::vector<std::string> sorted_cases(const std::string& root) {
+  std::vector<std::string> cases;
+  if (DIR* dir = opendir(root.c_str())) {
+    while (dirent* e = readdir(dir)) {
+      struct stat st;
+      if (e->d_name[0] != '.' && stat((root + "/" + e->d_name).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        cases.push_back(e->d_name);
+    }
+    closedir(dir);
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: make_seeds <fixtures/hf dir> <corpus dir>\n");
+    return 2;
+  }
+  const std::string root = argv[1], corpus = argv[2];
+  for (const char* sub : {"", "/safetensors", "/model_config", "/model_load"}) mkdir((corpus + sub).c_str(), 0755);
+  const std::string st_dir = corpus + "/safetensors/", cfg_dir = corpus + "/model_config/",
+                    load_dir = corpus + "/model_load/";
+
+  const auto cases = sorted_cases(root);
+  int written = 0;
+  for (std::size_t index = 0; index < cases.size(); ++index) {
+    const std::string& c = cases[index];
+    const std::string dir = root + "/" + c + "/";
+    const Bytes config = read_all(dir + "config.json");
+    if (!config.empty()) write_all(cfg_dir + c + ".json", config), ++written;
+    for (const char* file : {"model", "expected"}) {
+      const Bytes whole = read_all(dir + file + ".safetensors");
+      const auto tensors = small_tensors(whole, 1024, 6);
+      if (tensors.empty()) continue;
+      const std::string stem = st_dir + c + "-" + file;
+      write_all(stem + ".safetensors", repack(tensors));
+      write_all(stem + "-f16.safetensors", repack(convert(tensors, "F16")));
+      write_all(stem + "-bf16.safetensors", repack(convert(tensors, "BF16")));
+      written += 3;
+      if (std::string(file) == "model") {
+        Bytes raw{static_cast<std::uint8_t>(index)};
+        raw.insert(raw.end(), whole.begin(), whole.end());
+        write_all(load_dir + c + ".bin", raw), ++written;
+        // Header mode (see fuzz_model_load.cpp): the header alone, and header + NUL + config.json.
+        std::uint64_t n = 0;
+        for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(whole[i]) << (8 * i);
+        Bytes header{static_cast<std::uint8_t>(0x80 | index)};
+        header.insert(header.end(), whole.begin() + 8, whole.begin() + 8 + static_cast<std::ptrdiff_t>(n));
+        while (!header.empty() && header.back() == ' ') header.pop_back();
+        write_all(load_dir + c + "-header.bin", header), ++written;
+        header.push_back(0);
+        header.insert(header.end(), config.begin(), config.end());
+        write_all(load_dir + c + "-header-config.bin", header), ++written;
+      }
+    }
+  }
+
+  // Hand-written edge cases.
+  write_all(st_dir + "edge-empty-object.safetensors", pack("{}", {}));
+  write_all(st_dir + "edge-metadata-only.safetensors", pack(R"({"__metadata__":{"format":"pt"}})", {}));
+  write_all(st_dir + "edge-empty-tensor.safetensors",
+            pack(R"({"e":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]},"s":{"dtype":"F16","shape":[],"data_offsets":[0,2]}})",
+                 {0x00, 0x3C}));
+  write_all(st_dir + "edge-all-dtypes.safetensors",
+            pack(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F16","shape":[2],"data_offsets":[4,8]},)"
+                 R"("c":{"dtype":"BF16","shape":[2],"data_offsets":[8,12]},"d":{"dtype":"I64","shape":[1],"data_offsets":[12,20]},)"
+                 R"("e":{"dtype":"I32","shape":[1,1],"data_offsets":[20,24]}})",
+                 Bytes{0, 0, 128, 63, 1, 0, 0, 124, 128, 63, 255, 127, 255, 255, 255, 255, 255, 255, 255, 127, 0, 0, 0, 128}));
+  for (const char* t : {"bert", "deberta-v2", "t5", "roformer", "distilbert", "transfo-xl", "bloom", "mpt", "llama"})
+    write_text(cfg_dir + "minimal-" + t + ".json", std::string("{\"model_type\":\"") + t + "\"}");
+  write_text(cfg_dir + "edge-deberta-pos-att-string.json",
+             R"({"model_type":"deberta-v2","pos_att_type":"p2c|C2P","hidden_size":32,"num_attention_heads":2})");
+  write_text(cfg_dir + "edge-mpt-attn-config.json",
+             R"({"model_type":"mpt","d_model":32,"n_heads":4,"expansion_ratio":2,"attn_config":{"alibi":true,"alibi_bias_max":8,"clip_qkv":null,"softmax_scale":0.5}})");
+  std::printf("make_seeds: %d fixture seeds from %zu cases, plus edge cases, in %s\n", written, cases.size(),
+              corpus.c_str());
+  return 0;
+}

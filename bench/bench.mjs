@@ -173,7 +173,7 @@ async function expExperiment() {
       contestants[`${n}/current`] = () => base.run(i);
       contestants[`${n}/wasm_exp`] = () => patched.run(i);
     }
-    const r = await interleave(contestants, { reps: S >= 2048 ? 3 : 9, warm: 1, warmMs: S >= 2048 ? 0 : 1000 });
+    const r = await interleave(contestants, { reps: S >= 2048 ? 5 : 9, warm: 1, warmMs: S >= 2048 ? 0 : 1000 });
     for (const n of pick) {
       const i = base.schemes.findIndex((s) => s.name === n);
       base.run(i);
@@ -187,6 +187,29 @@ async function expExperiment() {
     base.dispose();
     patched.dispose();
   }
+  // Transformer-XL with its input-independent projected table cached per head (harness_simd_txl)
+  if (fs.existsSync(path.join(BUILD, 'harness_simd_txl.cjs')))
+    for (const S of [512, 2048]) {
+      const data = makeData(S);
+      const base = new HarnessCase(await loadHarness('simd'), { seq: S, heads: H, d: D }, fillFrom(data));
+      const patched = new HarnessCase(await loadHarness('simd_txl'), { seq: S, heads: H, d: D }, fillFrom(data));
+      const i = base.schemes.findIndex((s) => s.name === 'transformer_xl' && !s.error);
+      const n = base.schemes.findIndex((s) => s.name === 'none');
+      if (i < 0) break;
+      const r = await interleave({ current: () => base.run(i), cached: () => patched.run(i), none: () => base.run(n) },
+        { reps: S >= 2048 ? 5 : 9, warm: 1, warmMs: S >= 2048 ? 0 : 1000 });
+      base.run(i);
+      patched.run(i);
+      const a = r.current.median, b = r.cached.median;
+      const row = { seq: S, scheme: 'transformer_xl (Rk cached)', experiment: 'txl_cache', current_ms: +a.toFixed(3), wasm_exp_ms: +b.toFixed(3),
+        speedup: +(a / b).toFixed(3), current_gflops: +(flops(S) / a / 1e6).toFixed(2), wasm_exp_gflops: +(flops(S) / b / 1e6).toFixed(2),
+        current_ratio_to_none: +(a / r.none.median).toFixed(3), proposed_ratio_to_none: +(b / r.none.median).toFixed(3),
+        max_abs_diff: maxAbsDiff(base.output(), patched.output()) };
+      rows.push(row);
+      log(`experiment txl cache seq ${S}: ${row.current_ms} → ${row.wasm_exp_ms} ms (×${row.speedup}); ×none ${row.current_ratio_to_none} → ${row.proposed_ratio_to_none}; max |Δ| ${row.max_abs_diff.toExponential(1)}`);
+      base.dispose();
+      patched.dispose();
+    }
   return rows;
 }
 
@@ -374,10 +397,10 @@ async function loadModelHarness(dir) {
   };
 }
 
-async function endToEnd(ort, rpModule) {
+async function endToEnd(ort, rpModule, rp) {
   const rows = [];
   const models = ['bert-minilm-layer', 'bert-relative-key-layer', 't5-small-encoder-layer', 'deberta-v3-xsmall-layer'];
-  const loadModel = rpModule?.loadModel;
+  const loadModel = typeof rp?.loadModel === 'function' ? (src) => rp.loadModel(src) : rpModule?.loadModel;
   if (typeof loadModel !== 'function')
     results.notes.push('end to end: the npm package has no loadModel yet, so relpos is timed through its C++ model layer (relpos::load_model + Model::forward) compiled to WASM SIMD128 by bench/src/model_harness.cpp: token ids copied in, last_hidden_state copied out to a fresh Float32Array — the same work a JS loadModel wrapper would do, minus its argument checks');
   for (const m of models) {
@@ -395,8 +418,8 @@ async function endToEnd(ort, rpModule) {
     try {
       if (typeof loadModel === 'function') {
         const lm = await loadModel(dir);
-        model = { forward: async (ids) => { const r = await lm.forward(Int32Array.from(ids)); return r?.lastHiddenState ?? r?.last_hidden_state ?? r?.output ?? r; } };
-        via = 'npm package loadModel';
+        model = { forward: (ids) => lm.forward({ inputIds: ids }).lastHiddenState.data };
+        via = 'npm package rp.loadModel + model.forward';
       } else {
         const mh = await loadModelHarness(dir);
         if (mh.error) results.notes.push(`end to end ${m}: relpos model layer: ${mh.error}`);
@@ -514,7 +537,7 @@ if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {
   rp = await loadPackage();
 }
 if (SECTIONS.includes('ort')) results.peer = await peer(ort, rp);
-if (SECTIONS.includes('e2e')) results.end_to_end = await endToEnd(ort, rpModule);
+if (SECTIONS.includes('e2e')) results.end_to_end = await endToEnd(ort, rpModule, rp);
 if (SECTIONS.includes('size')) {
   results.sizes = sizes();
   results.startup = startup();
@@ -523,4 +546,4 @@ if (SECTIONS.includes('size')) {
 }
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
 results.meta.duration_s = +((performance.now() - t0) / 1000).toFixed(1);
-writeReports(results, path.join(HERE, 'results'));
+writeReports(results, process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(HERE, 'results'));

@@ -2,7 +2,7 @@
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
 # Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,size (default all),
-#      BENCH_REBUILD=1 (rebuild the bench wasm even if present).
+#      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -64,6 +64,15 @@ fi
 emcc -O3 -std=c++17 -msimd128 -c bench/src/softmax_wasm_exp.cpp -o $out/bench/softmax_wasm_exp.o
 emcc "${link[@]}" $out/bench/harness_simd.o $out/bench/softmax_wasm_exp.o $out/librelpos_simd.a -o $out/bench/harness_simd_exp.js
 mv -f $out/bench/harness_simd_exp.js $out/bench/harness_simd_exp.cjs
+
+# proposal experiment: Transformer-XL with the packed R·W_kRᵀ cached per head (generated from the current source)
+rm -f $out/bench/harness_simd_txl.cjs
+if node bench/lib/make_txl_experiment.mjs cpp/src/schemes/transformer_xl.cpp $out/bench/txl_cached_experiment.cpp; then
+  emcc -O3 -std=c++17 -msimd128 -msse4.1 -fexceptions -Icpp/include -Icpp/src -I$out/shim-include \
+    -c $out/bench/txl_cached_experiment.cpp -o $out/bench/txl_cached_experiment.o
+  emcc "${link[@]}" $out/bench/harness_simd.o $out/bench/txl_cached_experiment.o $out/librelpos_simd.a -o $out/bench/harness_simd_txl.js
+  mv -f $out/bench/harness_simd_txl.js $out/bench/harness_simd_txl.cjs
+fi
 
 # the GEMM micro-kernel experiment (bench/lib/gemm_experiment.mjs; not run by default)
 emcc -O3 -msimd128 -sMODULARIZE=1 -sEXPORT_NAME=createGemm -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node \

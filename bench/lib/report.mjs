@@ -164,10 +164,10 @@ function markdown(r) {
     }
   }
   if (r.experiment_wasm_exp?.length) {
-    L.push('## Experiment: WASM-SIMD exp in raddstoreexpminusmax_f32 (bench/src/softmax_wasm_exp.cpp, proposal)', '');
-    L.push('The same harness linked with the proposed routine, interleaved with the current build in this process.', '');
+    L.push('## Experiments: proposed kernel changes, timed against the current build in this process', '');
+    L.push('Rows without a note: WASM-SIMD exp in raddstoreexpminusmax_f32 (bench/src/softmax_wasm_exp.cpp). Rows "transformer_xl (Rk cached)": the packed R·W_kRᵀ table cached per head in the scheme object (bench/lib/make_txl_experiment.mjs), proposed ×none shown in the speed-up column note. Each variant is the same harness linked ahead of librelpos_simd.a.', '');
     L.push('| seq | scheme | current ms | proposed ms | speed-up | GFLOP/s current → proposed | max |Δ| output |', '| ---: | --- | ---: | ---: | ---: | --- | --- |');
-    for (const x of r.experiment_wasm_exp) L.push(`| ${x.seq} | ${x.scheme} | ${fmt(x.current_ms)} | ${fmt(x.wasm_exp_ms)} | ${fmt(x.speedup)}× | ${fmt(x.current_gflops, 1)} → ${fmt(x.wasm_exp_gflops, 1)} | ${x.max_abs_diff.toExponential(1)} |`);
+    for (const x of r.experiment_wasm_exp) L.push(`| ${x.seq} | ${x.scheme} | ${fmt(x.current_ms)} | ${fmt(x.wasm_exp_ms)} | ${fmt(x.speedup)}×${x.proposed_ratio_to_none ? ` (×none ${fmt(x.current_ratio_to_none)} → ${fmt(x.proposed_ratio_to_none)})` : ''} | ${fmt(x.current_gflops, 1)} → ${fmt(x.wasm_exp_gflops, 1)} | ${x.max_abs_diff.toExponential(1)} |`);
     L.push('');
   }
   if (r.peer?.length) {

@@ -8,7 +8,8 @@
 // Shapes: u, v [heads, head_dim]; w_kr [heads·head_dim, d_model] (y = W x).
 //
 // Per head: the distances |r| ≤ c = min(clamp_len, seq − 1) (c = seq − 1 without clamp) are held in
-// δ order (row t ↔ δ = j − i = t − c, r = c − t): R [2c + 1, d_model] generated, Rk = R·W_kR[h]ᵀ by one
+// δ order (row t ↔ δ = j − i = t − c, r = c − t; causal calls keep only δ ≤ 0, halving the work, and
+// their term outputs above the diagonal are unspecified, as the entries are masked): R [2c + 1, d_model] generated, Rk = R·W_kR[h]ᵀ by one
 // packed GEMM, Rk packed for the per-block product, ub[j] = u_h·k_j/sqrt(d).
 // Per block: (Q_block + v_h)·Rkᵀ over the distances the block touches, then each row adds its
 // contiguous slice (clamped tails constant) and ub.
@@ -43,7 +44,7 @@ class TransformerXLScheme final : public Scheme {
   }
 
   std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {
-    const Layout l = layout(dims.seq);
+    const Layout l = layout(dims.seq, false);  // the larger, bidirectional table
     const int d = dims.head_dim, dm = p_.d_model;
     return round16(kernels::packed_b_floats(d, l.T)) + round16(dims.seq) + round16(static_cast<std::size_t>(l.T) * dm) +
            round16(kernels::packed_b_floats(dm, d)) + round16(static_cast<std::size_t>(l.T) * d) +
@@ -52,7 +53,7 @@ class TransformerXLScheme final : public Scheme {
 
   void begin_head(const HeadView& head, float* scratch) const override {
     const int d = head.head_dim(), seq = head.seq(), dm = p_.d_model, h = head.head_index;
-    const Layout l = layout(seq);
+    const Layout l = layout(seq, head.causal);
     ScratchCursor s(scratch);
     float* packed_rk = s.take(kernels::packed_b_floats(d, l.T));
     float* ub = s.take(seq);
@@ -76,7 +77,7 @@ class TransformerXLScheme final : public Scheme {
   void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
                        float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim(), dm = p_.d_model, rows = i1 - i0;
-    const Layout l = layout(seq);
+    const Layout l = layout(seq, head.causal);
     ScratchCursor s(scratch);
     const float* packed_rk = s.take(kernels::packed_b_floats(d, l.T));
     const float* ub = s.take(seq);
@@ -92,7 +93,7 @@ class TransformerXLScheme final : public Scheme {
       for (int c = 0; c < d; ++c) qv[r * d + c] = q[r * d + c] + v[c];
 
     kernels::RelativeRun runs[3];
-    detail::clamp_runs(-l.c, l.c, seq, runs);
+    detail::clamp_runs(-l.c, l.hi, seq, runs);
     const int n = (head.causal && !term_rows) ? i1 : seq;
     const int c_lo = kernels::run_index(runs, 3, -(i1 - 1)), c_hi = kernels::run_index(runs, 3, n - 1 - i0);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
@@ -107,13 +108,14 @@ class TransformerXLScheme final : public Scheme {
 
  private:
   struct Layout {
-    int c, T;
+    int c, hi, T;
     std::size_t ldp;
   };
-  Layout layout(int seq) const {
+  Layout layout(int seq, bool causal) const {
     Layout l;
     l.c = p_.clamp_len > 0 ? std::min(p_.clamp_len, seq - 1) : seq - 1;
-    l.T = 2 * l.c + 1;
+    l.hi = causal ? 0 : l.c;  // causal: keys j ≤ i only, so δ ≤ 0
+    l.T = l.c + l.hi + 1;
     l.ldp = round16(l.T + simd::gemm_nr);
     return l;
   }

@@ -1,6 +1,8 @@
 // raddstoreexpminusmax_f32: y[i] = exp(x[i] − max), returns Σ y[i] (wide: 2 vectors, narrow, tail).
+// Vector lanes use exp_nonpositive (x − max ≤ 0); the tail uses std::exp.
 #include <cmath>
 
+#include "kernels/exp_f32.h"
 #include "kernels/simd.h"
 #include "kernels/softmax_f32.h"
 
@@ -12,15 +14,15 @@ float raddstoreexpminusmax_f32(std::size_t n, const float* x, float max, float* 
   simd::vf s0 = simd::splat(0.0f), s1 = s0;
   std::size_t i = 0;
   for (; i + 2 * W <= n; i += 2 * W) {
-    const simd::vf e0 = simd::exp(simd::load(x + i) - vmax);
-    const simd::vf e1 = simd::exp(simd::load(x + i + W) - vmax);
+    const simd::vf e0 = exp_nonpositive(simd::load(x + i) - vmax);
+    const simd::vf e1 = exp_nonpositive(simd::load(x + i + W) - vmax);
     simd::store(y + i, e0);
     simd::store(y + i + W, e1);
     s0 = s0 + e0;
     s1 = s1 + e1;
   }
   for (; i + W <= n; i += W) {
-    const simd::vf e = simd::exp(simd::load(x + i) - vmax);
+    const simd::vf e = exp_nonpositive(simd::load(x + i) - vmax);
     simd::store(y + i, e);
     s0 = s0 + e;
   }

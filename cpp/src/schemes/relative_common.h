@@ -55,26 +55,38 @@ inline int project_window(int rows, const float* A, std::size_t lda, int K, floa
 
 // Rows of the Concatenated sinusoid: out[t·ld + f] = sin(p_t·ω_f), out[t·ld + dim/2 + f] = cos(p_t·ω_f),
 // p_t = first + t·stride (stride ±1), ω_f = base^(−2f/dim). Phases advance by a float64 rotation,
-// re-anchored with exact sin/cos every 32 rows, so it matches the float64-angle table to float32.
+// re-anchored with exact sin/cos every 64 rows, so it matches the float64-angle table to float32.
+// Frequencies go in chunks of 64 with their state on the stack, rows outermost (contiguous stores).
 inline void sinusoid_rows(int first, int stride, int count, int dim, float base, float* out, std::size_t ld) {
+  constexpr int kChunk = 64, kAnchor = 64;
   const int half = dim / 2;
-  for (int f = 0; f < half; ++f) {
-    const double omega = std::pow(static_cast<double>(base), -2.0 * f / dim);
-    const double step = stride * omega;
-    const double cs = std::cos(step), sn = std::sin(step);
-    double s = 0, c = 1;
+  double omega[kChunk], cs[kChunk], sn[kChunk], s[kChunk], c[kChunk];
+  for (int f0 = 0; f0 < half; f0 += kChunk) {
+    const int nf = std::min(kChunk, half - f0);
+    for (int f = 0; f < nf; ++f) {
+      omega[f] = std::pow(static_cast<double>(base), -2.0 * (f0 + f) / dim);
+      cs[f] = std::cos(stride * omega[f]);
+      sn[f] = std::sin(stride * omega[f]);
+    }
     for (int t = 0; t < count; ++t) {
-      if (t % 32 == 0) {
-        const double angle = static_cast<double>(first + t * stride) * omega;
-        s = std::sin(angle);
-        c = std::cos(angle);
+      float* row = out + static_cast<std::size_t>(t) * ld + f0;
+      if (t % kAnchor == 0) {
+        const double p = static_cast<double>(first + t * stride);
+        for (int f = 0; f < nf; ++f) {
+          s[f] = std::sin(p * omega[f]);
+          c[f] = std::cos(p * omega[f]);
+        }
       } else {
-        const double s2 = s * cs + c * sn;
-        c = c * cs - s * sn;
-        s = s2;
+        for (int f = 0; f < nf; ++f) {
+          const double s2 = s[f] * cs[f] + c[f] * sn[f];
+          c[f] = c[f] * cs[f] - s[f] * sn[f];
+          s[f] = s2;
+        }
       }
-      out[static_cast<std::size_t>(t) * ld + f] = static_cast<float>(s);
-      out[static_cast<std::size_t>(t) * ld + half + f] = static_cast<float>(c);
+      for (int f = 0; f < nf; ++f) {
+        row[f] = static_cast<float>(s[f]);
+        row[half + f] = static_cast<float>(c[f]);
+      }
     }
   }
 }

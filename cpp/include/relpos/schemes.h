@@ -1,6 +1,12 @@
 // Every position scheme relpos offers, as a parameter struct and a factory.
 // Tables are non-owning row-major float32 pointers that must outlive the attention call.
 // Each scheme's formula, shapes and sign convention open its file in cpp/src/schemes/.
+//
+// Logit terms reported with AttentionOutputs::terms, after "content" (scaled q·k):
+//   Shaw "relative_key" · BERT relative "relative_key" (+ "relative_query" for key_query) ·
+//   Huang "relative" · Transformer-XL "content_bias" (u·k), "position" · T5 "bias" · TUPE "position" ·
+//   DeBERTa "c2p", "p2c" (the enabled ones) · ALiBi "bias" · none and the q/k/v-rewriting schemes
+//   (absolute, MLP, RoPE): none. Values at masked (i, j) are unspecified.
 #pragma once
 
 #include <memory>

@@ -11,7 +11,7 @@ import { loadModule, simdSupported } from './loader.js';
 import { loadModel as loadModelInto } from './model.js';
 import { createPositions, unwrap } from './positions.js';
 import { normalizeScheme, SCHEME_TYPES } from './schemes.js';
-import { checkBool, checkFloat32, checkInt, checkObject, describe, MAX_HEAP_BYTES, product } from './validation.js';
+import { checkBool, checkFloat32, checkInt, checkMemory, checkObject, describe, MAX_HEAP_BYTES, product } from './validation.js';
 
 export { simdSupported } from './loader.js';
 export { pipeline, pool, PIPELINE_TASKS } from './pipelines.js';
@@ -110,12 +110,22 @@ class Runtime {
     scheme.check({ batch, heads, seqLen, headDim }, params);
     if (typeof mod[scheme.factory] !== 'function')
       throw new Error(`attention: scheme.type: '${scheme.type}' is not available in this build (available: ${this.schemes.join(', ')})`);
-    const scores = returnProbs || returnTerms ? product('attention: batch·heads·seqLen·seqLen', batch, heads, seqLen, seqLen) : 0;
+    // Memory needed, checked against the limit before anything is allocated: the buffers of this
+    // call plus a lower bound of the C++ workspace (K/V panels and, streaming, a block of logits).
+    const scores = returnProbs || returnTerms ? batch * heads * seqLen * seqLen : 0;
+    if (!Number.isSafeInteger(scores))
+      throw new RangeError(`attention: batch·heads·seqLen·seqLen = ${batch}·${heads}·${seqLen}·${seqLen} overflows (more than 2^53 scores), far beyond the limit of ${MAX_HEAP_BYTES} bytes`);
     const tableEntries = Object.entries(scheme.tables);
     const tableBytes = tableEntries.map(([, t]) => (t ? t.byteLength : 0));
-    const estimate = 4 * (4 * n + scores * (returnProbs ? 1 : 0)) + tableBytes.reduce((a, b) => a + b, 0);
-    if (estimate > MAX_HEAP_BYTES)
-      throw new RangeError(`attention: the inputs, outputs and tables need ${estimate} bytes, more than the 2 GB WebAssembly heap`);
+    const memory = {
+      'q, k, v, output': 16 * n,
+      probs: returnProbs ? 4 * scores : 0,
+      'terms (content + scheme terms, at least)': returnTerms ? 4 * scores : 0,
+      mask: hasMask ? mask.length : 0,
+      tables: tableBytes.reduce((a, b) => a + b, 0),
+      'workspace (at least)': 4 * (2 * seqLen * headDim + (returnProbs ? 0 : Math.min(64, seqLen) * seqLen)),
+    };
+    checkMemory('attention', memory);
 
     // --- WebAssembly memory from here on ---
     let tablesBlock = 0;
@@ -147,8 +157,7 @@ class Runtime {
       for (let t = 0; t < nTerms; ++t) sizes.push(4 * scores);
       sizes.push(hasMask ? mask.length : 0);
       const l = layout(sizes);
-      if (l.total > MAX_HEAP_BYTES)
-        throw new RangeError(`attention: the buffers need ${l.total} bytes, more than the 2 GB WebAssembly heap`);
+      if (nTerms > 1) checkMemory('attention', { ...memory, 'terms (content + scheme terms, at least)': nTerms * 4 * scores });
       block = this.#malloc(l.total);
       const at = (i) => block + l.offsets[i];
       mod.HEAPF32.set(q, at(0) >> 2);
@@ -201,7 +210,10 @@ class Runtime {
 
   #malloc(bytes) {
     const p = this.#mod._malloc(bytes);
-    if (!p) throw new RangeError(`attention: could not allocate ${bytes} bytes in the WebAssembly heap (limit 2 GB)`);
+    if (!p)
+      throw new RangeError(
+        `attention: out of WebAssembly memory: could not allocate ${bytes} bytes with the heap at ${this.heapBytes} bytes, limit ${MAX_HEAP_BYTES} bytes`,
+      );
     return p;
   }
 

@@ -14,7 +14,7 @@
 // heap buffer owned by C++ (ByteBuffer, cpp/bindings/models.cpp), parsed there, converted and packed;
 // the raw bytes are freed when loading ends. JS never holds a whole copy.
 import { unwrap } from './positions.js';
-import { checkBool, checkObject, describe } from './validation.js';
+import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
 
 export const MODEL_FILES = Object.freeze({
   config: 'config.json',
@@ -225,11 +225,15 @@ async function readWeights(mod, src, name, report) {
   let total = null;
   const sink = {
     start(size) {
+      if (size !== null && size !== undefined && size > MAX_HEAP_BYTES)
+        throw new RangeError(`${name}: the file has ${size} bytes, more than the WebAssembly memory limit of ${MAX_HEAP_BYTES} bytes`);
       total = size;
       buffer = unwrap(mod.allocateBytes(size ?? CHUNK_BYTES));
       report(0, total);
     },
     write(chunk) {
+      if (used + chunk.length > MAX_HEAP_BYTES)
+        throw new RangeError(`${name}: more than ${used} bytes so far, beyond the WebAssembly memory limit of ${MAX_HEAP_BYTES} bytes`);
       if (used + chunk.length > buffer.size()) unwrap(buffer.resize(Math.max(used + chunk.length, 2 * buffer.size())));
       mod.HEAPU8.set(chunk, buffer.address() + used); // HEAPU8 re-read: the heap may have grown
       used += chunk.length;
@@ -402,9 +406,23 @@ export class Model {
     }
     const padId = Number.isInteger(this.config.pad_token_id) ? this.config.pad_token_id : 0;
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
+    // Lower bound of the memory this call needs (outputs + one layer's activations), checked before
+    // the call; the exact need is enforced in C++ (std::bad_alloc → RangeError).
+    const { hiddenSize: h, numLayers: layers, numHeads: nh, intermediateSize: ff } = this.info;
+    const tokens4 = 4 * batch * seq;
+    checkMemory('forward', {
+      'ids and mask': 2 * tokens4,
+      lastHiddenState: tokens4 * h,
+      hiddenStates: outputHiddenStates ? (layers + 1) * tokens4 * h : 0,
+      attentions: outputAttentions ? layers * tokens4 * nh * seq : 0,
+      'activations (at least)': tokens4 * (4 * h + ff),
+    });
     const mod = this.#mod;
     const block = mod._malloc(8 * ids.length);
-    if (!block) throw new RangeError(`forward: could not allocate ${8 * ids.length} bytes in the WebAssembly heap`);
+    if (!block)
+      throw new RangeError(
+        `forward: out of WebAssembly memory: could not allocate ${8 * ids.length} bytes with the heap at ${mod.HEAP8.buffer.byteLength} bytes, limit ${MAX_HEAP_BYTES} bytes`,
+      );
     let result;
     try {
       mod.HEAP32.set(ids, block >> 2);

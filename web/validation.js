@@ -84,6 +84,28 @@ export function product(name, ...factors) {
   let p = 1;
   for (const f of factors) p *= f;
   if (!Number.isSafeInteger(p) || p * 4 > MAX_HEAP_BYTES)
-    throw new RangeError(`${name}: ${factors.join('·')} = ${p} floats do not fit the 2 GB WebAssembly heap`);
+    throw new RangeError(
+      `${name}: ${factors.join('·')} = ${p} floats (${bytesText(4 * p)} bytes) do not fit the 2 GB WebAssembly heap (limit ${MAX_HEAP_BYTES} bytes)`,
+    );
   return p;
+}
+
+/** A byte count for messages: exact while it is a safe integer, else "≈ 1.2e+21". */
+export function bytesText(bytes) {
+  return Number.isSafeInteger(bytes) ? String(bytes) : `≈ ${bytes.toPrecision(3)}`;
+}
+
+/**
+ * RangeError unless `parts` ({ label: bytes }) add up to a safe integer ≤ MAX_HEAP_BYTES. The
+ * message gives the total, the limit and the parts, e.g.
+ *   "attention: needs 4294967552 bytes of WebAssembly memory (…), more than the limit of 2147483648 bytes"
+ */
+export function checkMemory(name, parts) {
+  const entries = Object.entries(parts).filter(([, b]) => b > 0);
+  const total = entries.reduce((a, [, b]) => a + b, 0);
+  if (Number.isSafeInteger(total) && total <= MAX_HEAP_BYTES) return total;
+  const detail = entries.map(([label, b]) => `${label} ${bytesText(b)}`).join(', ');
+  throw new RangeError(
+    `${name}: needs ${bytesText(total)} bytes of WebAssembly memory (${detail}), more than the limit of ${MAX_HEAP_BYTES} bytes`,
+  );
 }

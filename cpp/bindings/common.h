@@ -7,11 +7,14 @@
 // Pointers cross as plain numbers (byte addresses in the module's heap, from the module's malloc).
 #pragma once
 
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,7 +30,26 @@ inline val js_error(ErrorKind kind, const std::string& message) {
   return val::global(cls).new_(message);
 }
 
+// Size of the last allocation operator new could not satisfy (set by cpp/bindings/memory.cpp).
+extern std::size_t last_failed_allocation;
+
+// The RangeError message for std::bad_alloc / std::length_error: what was needed and the limit.
+inline std::string out_of_memory_message(const char* what) {
+  const std::string limit = std::to_string(emscripten_get_heap_max());
+  const std::string heap = std::to_string(emscripten_get_heap_size());
+  if (what == nullptr) {
+    const std::size_t need = last_failed_allocation;
+    last_failed_allocation = 0;
+    return "relpos: out of WebAssembly memory: " +
+           (need ? "could not allocate " + std::to_string(need) + " bytes" : std::string("an allocation failed")) +
+           " with the heap at " + heap + " bytes, limit " + limit + " bytes";
+  }
+  return "relpos: out of WebAssembly memory: a requested size exceeds the limit of " + limit + " bytes (heap at " + heap +
+         " bytes; " + what + ")";
+}
+
 // Runs f() (which returns val); any exception becomes the matching JS Error object, returned.
+// Out of memory (std::bad_alloc, std::length_error) is a RangeError; the module stays usable.
 template <class F>
 val guarded(F&& f) {
   ErrorKind kind = ErrorKind::Value;
@@ -39,7 +61,10 @@ val guarded(F&& f) {
     message = e.what();
   } catch (const std::bad_alloc&) {
     kind = ErrorKind::Range;
-    message = "relpos: out of WebAssembly memory";
+    message = out_of_memory_message(nullptr);
+  } catch (const std::length_error& e) {
+    kind = ErrorKind::Range;
+    message = out_of_memory_message(e.what());
   } catch (const std::exception& e) {
     message = e.what();
   } catch (...) {

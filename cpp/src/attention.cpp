@@ -33,7 +33,10 @@ void masked_softmax_row(float* row, int n, int seq, const std::uint8_t* key_mask
   std::fill(row + n, row + seq, 0.0f);
   const float m = kernels::rmax_f32(static_cast<std::size_t>(n), row);
   if (m == neg_inf) {
-    std::fill(row, row + n, 0.0f);
+    // No finite or +inf logit: a fully masked row (zeros) — unless a logit is NaN, which the SIMD
+    // max skips; NaN must propagate to the row (attention.h), as it does in the scalar build.
+    const bool nan = std::any_of(row, row + n, [](float x) { return x != x; });
+    std::fill(row, row + n, nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
     return;
   }
   const float sum = kernels::raddstoreexpminusmax_f32(static_cast<std::size_t>(n), row, m, row);

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// Prints the bad-input table of docs/robustness.md by running every case against the SIMD build:
+// the error class and message are measured, not written by hand. Each row names the test that
+// proves it; the script checks that the test file contains that test's name (or, for the
+// expectThrow() rows of errors.test.mjs, its label) and exits 1 otherwise or when a case does
+// not throw.
+//
+//   node scripts/robustness-table.mjs > /tmp/table.md
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { init, pipeline } from '../web/index.js';
+import { randomArray, ROOT } from '../tests/js/helpers.mjs';
+import { haveFixtures, joinSafetensors, loadCase, splitSafetensors } from '../tests/js/safetensors.mjs';
+
+const rp = await init({ simd: true });
+const n = 40;
+const good = () => ({ q: randomArray(n, 1), k: randomArray(n, 2), v: randomArray(n, 3), batch: 1, heads: 2, seqLen: 5, headDim: 4, scheme: { type: 'none' } });
+const att = (extra) => () => rp.attention({ ...good(), ...extra });
+const E = 'errors.test.mjs', M = 'memory-limits.test.mjs', F = 'model-errors.test.mjs', R = 'robustness.test.mjs';
+const label = (l, cls) => `${l} → ${cls}, then a correct call still works`;
+
+if (!haveFixtures) {
+  console.error('robustness-table: the HF fixtures are needed for the model-file rows');
+  process.exit(1);
+}
+const fx = loadCase('bert-absolute');
+const W = 'encoder.layer.0.attention.self.query.weight';
+const load = (weights, config = fx.configText) => () => rp.loadModel({ 'config.json': config, 'model.safetensors': weights });
+const edit = (fn) => {
+  const { header, data } = splitSafetensors(fx.modelBytes);
+  const h = structuredClone(header);
+  fn(h);
+  return joinSafetensors(h, data);
+};
+const withHeaderLength = (len) => {
+  const b = fx.modelBytes.slice();
+  new DataView(b.buffer).setBigUint64(0, len, true);
+  return b;
+};
+const cfg = JSON.parse(fx.configText);
+const model = await rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes });
+const disposedModel = await rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes });
+disposedModel.dispose();
+const disposedRuntime = await init({ simd: false });
+disposedRuntime.dispose();
+const x30k = new Float32Array(30000);
+const x2e27 = new Float32Array(2 ** 27);
+const hugeBlob = Object.setPrototypeOf({ size: 3 * 2 ** 30 }, Blob.prototype);
+
+// [class, case, run, test file, test name (as it appears in the file)]
+const cases = [
+  ['argument type', 'q as a plain Array', att({ q: Array.from(randomArray(n)) }), E, label('q as a plain Array', 'TypeError'), 'q as a plain Array'],
+  ['argument type', 'k as a Float64Array', att({ k: new Float64Array(n) }), E, label('k as a Float64Array', 'TypeError'), 'k as a Float64Array'],
+  ['argument type', 'v missing', att({ v: undefined }), E, label('v missing', 'TypeError'), 'v missing'],
+  ['argument type', 'mask as an Int32Array', att({ mask: new Int32Array(5) }), E, label('mask as an Int32Array', 'TypeError'), 'mask as an Int32Array'],
+  ['argument type', 'heads as a string', att({ heads: '2' }), E, label('heads as a string', 'TypeError'), 'heads as a string'],
+  ['argument type', 'causal as a number', att({ causal: 1 }), E, label('causal as a number', 'TypeError'), 'causal as a number'],
+  ['argument type', 'options not an object', () => rp.attention(42), E, label('options not an object', 'TypeError'), 'options not an object'],
+  ['argument type', 'scheme table as a plain Array (T5 biasTable)', att({ scheme: { type: 't5', numBuckets: 4, biasTable: [1, 2, 3, 4, 5, 6, 7, 8] } }), E, label('a T5 bias table as a plain Array', 'TypeError'), 'a T5 bias table as a plain Array'],
+  ['size', 'negative batch', att({ batch: -1 }), E, label('negative batch', 'RangeError'), 'negative batch'],
+  ['size', 'non-integer seqLen', att({ seqLen: 2.5 }), E, label('non-integer seqLen', 'RangeError'), 'non-integer seqLen'],
+  ['size', 'zero headDim', att({ headDim: 0 }), E, label('zero headDim', 'RangeError'), 'zero headDim'],
+  ['size', 'NaN heads', att({ heads: NaN }), E, label('NaN heads', 'RangeError'), 'NaN heads'],
+  ['shape', 'q shorter than batch·heads·seqLen·headDim', att({ q: randomArray(n - 1) }), E, label('q shorter than the sizes', 'RangeError'), 'q shorter than the sizes'],
+  ['shape', 'sizes larger than the arrays', att({ seqLen: 6 }), E, label('sizes larger than the arrays', 'RangeError'), 'sizes larger than the arrays'],
+  ['shape', 'mask of the wrong length', att({ mask: new Uint8Array(4) }), E, label('mask of the wrong length', 'RangeError'), 'mask of the wrong length'],
+  ['scheme parameter', 'unknown scheme type', att({ scheme: { type: 'xpos' } }), E, label('an unknown scheme', 'Error'), 'an unknown scheme'],
+  ['scheme parameter', 'no scheme', att({ scheme: undefined }), E, label('no scheme', 'Error'), 'no scheme'],
+  ['scheme parameter', 'RoPE rotaryDim > headDim', att({ scheme: { type: 'rope', rotaryDim: 8 } }), E, label('a RoPE rotaryDim larger than headDim', 'RangeError'), 'a RoPE rotaryDim larger than headDim'],
+  ['scheme parameter', 'negative Shaw maxDistance', att({ scheme: { type: 'shaw', maxDistance: -2, keyTable: new Float32Array(4) } }), E, label('a negative Shaw maxDistance', 'RangeError'), 'a negative Shaw maxDistance'],
+  ['scheme parameter', 'missing T5 bias table', att({ scheme: { type: 't5', numBuckets: 4 } }), E, label('a missing T5 bias table', 'Error'), 'a missing T5 bias table'],
+  ['scheme parameter', 'mis-shaped T5 bias table', att({ scheme: { type: 't5', numBuckets: 4, biasTable: new Float32Array(9) } }), E, label('a mis-shaped T5 bias table', 'Error'), 'a mis-shaped T5 bias table'],
+  ['scheme parameter', 'mis-shaped Shaw key table', att({ scheme: { type: 'shaw', maxDistance: 2, keyTable: new Float32Array(15) } }), E, label('a mis-shaped Shaw key table', 'Error'), 'a mis-shaped Shaw key table'],
+  ['scheme parameter', 'DeBERTa posKey for the wrong span', att({ scheme: { type: 'deberta', buckets: 4, maxRelative: 8, terms: ['c2p'], posKey: new Float32Array(32) } }), E, label('a DeBERTa posKey for the wrong span', 'Error'), 'a DeBERTa posKey for the wrong span'],
+  ['scheme parameter', 'unknown DeBERTa term', att({ scheme: { type: 'deberta', terms: ['c2c'] } }), E, label('an unknown DeBERTa term', 'Error'), 'an unknown DeBERTa term'],
+  ['scheme parameter', 'learned table with fewer rows than seqLen', att({ scheme: { type: 'learned-absolute', table: new Float32Array(16) } }), E, label('a learned table with too few rows', 'Error'), 'a learned table with too few rows'],
+  ['scheme parameter', 'ALiBi custom slopes for the wrong head count', att({ scheme: { type: 'alibi', slopes: new Float32Array(3) } }), E, label('ALiBi custom slopes for the wrong head count', 'Error'), 'ALiBi custom slopes for the wrong head count'],
+  ['scheme parameter', 'rejected inside C++ (bidirectional T5 with 3 buckets)', att({ scheme: { type: 't5', numBuckets: 3, maxDistance: 2, bidirectional: true, biasTable: new Float32Array(6) } }), E, 'a relpos::Error raised inside the C++ library arrives as a RangeError with its message (1000 times), and the runtime keeps working'],
+  ['scheme parameter', 'positions helper rejected inside C++', () => rp.positions.t5RelativeBucket(5, { numBuckets: 1, maxDistance: 1 }), E, 'a relpos::Error from a positions helper becomes a RangeError, not an abort'],
+  ['memory limit', 'huge seqLen with returnProbs (30000², 1·1·30000·1)', () => rp.attention({ q: x30k, k: x30k, v: x30k, batch: 1, heads: 1, seqLen: 30000, headDim: 1, returnProbs: true, scheme: { type: 'none' } }), M, 'build: huge seqLen with returnProbs → RangeError naming the bytes and the limit (heap untouched), then a correct call'],
+  ['memory limit', 'huge batch (8192·16·32·32: q, k, v, output = 2 GiB)', () => rp.attention({ q: x2e27, k: x2e27, v: x2e27, batch: 8192, heads: 16, seqLen: 32, headDim: 32, scheme: { type: 'none' } }), M, 'build: huge batch (q, k, v, output alone exceed the limit) → RangeError, then a correct call'],
+  ['memory limit / overflow', 'batch·heads·seqLen·headDim beyond 2^53 ((2^31−1)^4)', att({ batch: 2 ** 31 - 1, heads: 2 ** 31 - 1, seqLen: 2 ** 31 - 1, headDim: 2 ** 31 - 1 }), M, 'build: sizes whose products overflow or exceed the limit'],
+  ['memory limit (C++ std::bad_alloc)', 'positions.t5BucketTable(23170): 2147395600 bytes in C++', () => rp.positions.t5BucketTable(23170), M, 'build: a positions helper whose result cannot be allocated in C++ → RangeError with the bytes and the limit, then a correct call'],
+  ['memory limit', 'model.safetensors of 3 GiB', load(hugeBlob), M, 'build: a model.safetensors larger than the limit → RangeError before anything is read, then a model loads'],
+  ['memory limit', 'forward() whose attentions exceed the limit', () => { const s = Math.min(model.info.maxPositionEmbeddings, 512); const b = Math.ceil(2 ** 31 / (4 * model.info.numLayers * model.info.numHeads * s * s)) + 1; return model.forward({ inputIds: Array.from({ length: b }, () => new Int32Array(s).fill(3)) }, { outputAttentions: true }); }, M, 'build: a forward pass whose attentions cannot fit → RangeError naming the bytes and the limit, then a correct forward'],
+  ['model file', 'truncated model.safetensors', load(fx.modelBytes.slice(0, fx.modelBytes.length - 100)), F, 'a truncated model.safetensors names the file'],
+  ['model file', 'header length past the end of the file', load(withHeaderLength(BigInt(fx.modelBytes.length * 4))), F, 'a header length past the end of the file names the file'],
+  ['model file', 'header length 2^63 + 8 (overflow)', load(withHeaderLength(2n ** 63n + 8n)), R, 'safetensors offsets and header lengths near 2^64 are Errors naming the file, never wrap around'],
+  ['model file', 'header not JSON', load(joinSafetensors('{"a": nope', new Uint8Array(8))), F, 'a header that is not JSON, or not a JSON object, names the file'],
+  ['model file', 'header not a JSON object', load(joinSafetensors('[1, 2, 3]', new Uint8Array(8))), F, 'a header that is not JSON, or not a JSON object, names the file'],
+  ['model file', 'data offsets out of range', load(edit((h) => { const [, e] = h[W].data_offsets; h[W].data_offsets = [e + 1e6, e + 1e6 + 4096]; })), F, 'data offsets out of range name the file and tensor'],
+  ['model file', 'overlapping tensors', load(edit((h) => { h['extra.weight'] = { dtype: 'F32', shape: [4], data_offsets: [h[W].data_offsets[0], h[W].data_offsets[0] + 16] }; })), F, 'overlapping tensors name the file and a tensor'],
+  ['model file', 'offsets ≠ dtype × shape', load(edit((h) => { h[W].shape = [32, 31]; })), F, 'offsets that do not match dtype × shape name the file and tensor'],
+  ['model file', 'unsupported dtype (F64)', load(edit((h) => { h[W].dtype = 'F64'; h[W].shape = [32, 16]; })), F, 'an unsupported dtype names the file, tensor and dtype'],
+  ['model file', 'missing tensor', load(edit((h) => { delete h[W]; })), F, 'a missing tensor is named'],
+  ['model file', 'tensor of the wrong shape', load(edit((h) => { h[W].shape = [16, 64]; })), F, 'a tensor of the wrong shape is named with both shapes'],
+  ['model file', 'config.json without model_type', load(fx.modelBytes, JSON.stringify({ ...cfg, model_type: undefined })), F, 'config.json: missing model_type, unknown model_type (lists the supported ones), not JSON, wrong field type'],
+  ['model file', 'config.json: unknown model_type', load(fx.modelBytes, JSON.stringify({ ...cfg, model_type: 'gpt-j' })), F, 'config.json: missing model_type, unknown model_type (lists the supported ones), not JSON, wrong field type'],
+  ['model file', 'config.json not JSON', load(fx.modelBytes, '{"model_type": "bert",'), F, 'config.json: missing model_type, unknown model_type (lists the supported ones), not JSON, wrong field type'],
+  ['model file', 'config.json field of the wrong type', load(fx.modelBytes, JSON.stringify({ ...cfg, hidden_size: 'big' })), F, 'config.json: missing model_type, unknown model_type (lists the supported ones), not JSON, wrong field type'],
+  ['model file', 'missing config.json', () => rp.loadModel({ 'model.safetensors': fx.modelBytes }), F, 'missing files are named'],
+  ['model file', 'missing model.safetensors', () => rp.loadModel({ 'config.json': fx.configText }), F, 'missing files are named'],
+  ['model input', 'text without tokenizer.json', () => model.forward({ text: 'hello' }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
+  ['model input', 'token id outside the vocabulary', () => model.forward({ inputIds: [[1, 2, 100]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
+  ['model input', 'non-integer token id', () => model.forward({ inputIds: [[1, 2.5]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
+  ['argument type', 'loadModel(42)', () => rp.loadModel(42), F, 'bad loadModel arguments are TypeErrors'],
+  ['init', "init('simd')", () => init('simd'), R, 'init: options that are not an object, a bad simd value or bad wasmPaths are TypeErrors'],
+  ['init', "init({ simd: 'yes' })", () => init({ simd: 'yes' }), R, 'init: options that are not an object, a bad simd value or bad wasmPaths are TypeErrors'],
+  ['init', 'init({ wasmPaths: 42 })', () => init({ wasmPaths: 42 }), R, 'init: options that are not an object, a bad simd value or bad wasmPaths are TypeErrors'],
+  ['init', 'wasmPaths where no .wasm exists', () => init({ simd: false, wasmPaths: '/nonexistent/relpos/' }), R, 'init: a wasmPaths prefix where no .wasm exists is an Error naming the build and the location; init works afterwards'],
+  ['before init', 'attention() on the pending init() promise', () => init().attention(good()), R, 'calls before init() resolved: the pending promise has no attention(), pipeline() without a model is a TypeError'],
+  ['before init', "pipeline('feature-extraction') without a model", () => pipeline('feature-extraction', undefined), R, 'calls before init() resolved: the pending promise has no attention(), pipeline() without a model is a TypeError'],
+  ['disposed', 'attention() on a disposed runtime', () => disposedRuntime.attention(good()), R, 'a disposed runtime refuses attention() and loadModel() with an Error; other runtimes are unaffected'],
+  ['disposed', 'loadModel() on a disposed runtime', () => disposedRuntime.loadModel({}), R, 'a disposed runtime refuses attention() and loadModel() with an Error; other runtimes are unaffected'],
+  ['disposed', 'forward() on a disposed model', () => disposedModel.forward({ inputIds: [1, 2] }), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
+  ['disposed', 'encode() on a disposed model', () => disposedModel.encode('hi'), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
+];
+
+const files = {};
+const source = (f) => (files[f] ??= readFileSync(join(ROOT, 'tests/js', f), 'utf8'));
+const cell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const short = (m) => (m.length > 300 ? m.slice(0, 300) + '…' : m);
+let failed = 0;
+const lines = ['| # | class | case | error | message | test |', '| --- | --- | --- | --- | --- | --- |'];
+for (const [i, [cls, what, run, file, name, key]] of cases.entries()) {
+  if (!source(file).includes(key ?? name)) {
+    console.error(`row ${i + 1}: ${file} has no test named "${key ?? name}"`);
+    failed++;
+  }
+  let error = null;
+  try {
+    await run();
+  } catch (e) {
+    error = e;
+  }
+  if (!error) {
+    console.error(`row ${i + 1}: "${what}" did not throw`);
+    failed++;
+    continue;
+  }
+  lines.push(`| ${i + 1} | ${cell(cls)} | ${cell(what)} | ${error.constructor.name} | \`${cell(short(error.message))}\` | ${file}: ${cell(name)} |`);
+}
+model.dispose();
+console.log(lines.join('\n'));
+process.exit(failed ? 1 : 0);

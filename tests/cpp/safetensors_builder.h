@@ -21,7 +21,7 @@ inline std::vector<std::uint8_t> raw_safetensors(const std::string& header, cons
 
 inline std::vector<std::uint8_t> f32_bytes(const std::vector<float>& values) {
   std::vector<std::uint8_t> out(values.size() * 4);
-  std::memcpy(out.data(), values.data(), out.size());  // hosts and WASM are little-endian
+  if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());  // hosts and WASM are little-endian
   return out;
 }
 

@@ -59,7 +59,9 @@ class Scheme {
   // per-head tables; begin_head may overwrite that scratch afterwards. Default: rewrite_qkv(head, q, k, v).
   virtual void rewrite_qkv_with_scratch(const HeadView& head, float* scratch, float* q, float* k, float* v) const;
 
-  // Floats of scratch the scheme needs per head for a given block size (reused head after head).
+  // Floats of scratch the scheme needs per head for a given block size. Within one attention call
+  // begin_head runs for (batch, head) in row-major order starting at (0, 0), and the scratch is
+  // not touched by anyone else between heads, so per-call tables may be built at (0, 0) and reused.
   virtual std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const;
   virtual void begin_head(const HeadView& head, float* scratch) const;
 

@@ -7,9 +7,9 @@
 //     "position"     = (q_i + v_h)·Rk_h(r) / sqrt(d)  — (b) + (d) of the paper
 // Shapes: u, v [heads, head_dim]; w_kr [heads·head_dim, d_model] (y = W x).
 //
-// Per head: the distances |r| ≤ c = min(clamp_len, seq − 1) (c = seq − 1 without clamp) are held in
+// Per call: R [2c + 1, d_model] generated once (first head). Per head: the distances |r| ≤ c = min(clamp_len, seq − 1) (c = seq − 1 without clamp) are held in
 // δ order (row t ↔ δ = j − i = t − c, r = c − t; causal calls keep only δ ≤ 0, halving the work, and
-// their term outputs above the diagonal are unspecified, as the entries are masked): R [2c + 1, d_model] generated, Rk = R·W_kR[h]ᵀ by one
+// their term outputs above the diagonal are unspecified, as the entries are masked): Rk = R·W_kR[h]ᵀ by one
 // packed GEMM, Rk packed for the per-block product, ub[j] = u_h·k_j/sqrt(d).
 // Per block: (Q_block + v_h)·Rkᵀ over the distances the block touches, then each row adds its
 // contiguous slice (clamped tails constant) and ub.
@@ -60,7 +60,10 @@ class TransformerXLScheme final : public Scheme {
     float* R = s.take(static_cast<std::size_t>(l.T) * dm);
     float* packed_w = s.take(kernels::packed_b_floats(dm, d));
     float* rk = s.take(static_cast<std::size_t>(l.T) * d);
-    detail::sinusoid_rows(l.c, -1, l.T, dm, 10000.0f, R, dm);  // row t: r = c − t
+    // R depends only on (seq, causal), fixed within a call: generate it at the call's first head and
+    // keep it in the scratch, which persists from head to head (scheme.h).
+    if (head.batch_index == 0 && head.head_index == 0)
+      detail::sinusoid_rows(l.c, -1, l.T, dm, 10000.0f, R, dm);  // row t: r = c − t
     kernels::pack_b_nk(dm, d, p_.w_kr + static_cast<std::size_t>(h) * d * dm, dm, packed_w);
     kernels::gemm_f32_packed(l.T, d, dm, 1.0f, R, dm, packed_w, rk, d, false);
     kernels::pack_b_nk(d, l.T, rk, d, packed_rk);

@@ -12,26 +12,15 @@
 #include "relpos/attention.h"
 #include "relpos/error.h"
 #include "relpos/positions.h"
+#include "fixture_files.h"
 #include "relpos/safetensors.h"
 #include "relpos/schemes.h"
 
-namespace {
-
-std::string case_dir(const std::string& name) { return std::string(RELPOS_SHARED_DIR) + "/fixtures/hf/" + name + "/"; }
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-
-}  // namespace
-
 TEST_CASE("BLOOM slopes times key index equal HF build_alibi_tensor (bloom-alibi aux.alibi)", "[alibi][fixtures]") {
-  const auto config = read_json(case_dir("bloom-alibi") + "config.json");
-  const auto input = read_json(case_dir("bloom-alibi") + "input.json");
+  const auto config = relpos_test::read_json(relpos_test::fixture_dir("bloom-alibi") + "config.json");
+  const auto input = relpos_test::read_json(relpos_test::fixture_dir("bloom-alibi") + "input.json");
   const int heads = config["n_head"];
-  const auto expected = relpos::SafeTensors::read_file(case_dir("bloom-alibi") + "expected.safetensors");
+  const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir("bloom-alibi") + "expected.safetensors");
   const auto& info = expected.info("aux.alibi");  // [B·heads, 1, L]
   const int L = static_cast<int>(info.shape[2]);
   const auto alibi = expected.to_f32("aux.alibi");
@@ -47,10 +36,10 @@ TEST_CASE("BLOOM slopes times key index equal HF build_alibi_tensor (bloom-alibi
 }
 
 TEST_CASE("MPT slopes times (key − (L − 1)) equal HF build_mpt_alibi_tensor (mpt-alibi aux.alibi)", "[alibi][fixtures]") {
-  const auto config = read_json(case_dir("mpt-alibi") + "config.json");
+  const auto config = relpos_test::read_json(relpos_test::fixture_dir("mpt-alibi") + "config.json");
   const int heads = config["n_heads"];
   const float bias_max = config["attn_config"]["alibi_bias_max"];
-  const auto expected = relpos::SafeTensors::read_file(case_dir("mpt-alibi") + "expected.safetensors");
+  const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir("mpt-alibi") + "expected.safetensors");
   const auto& info = expected.info("aux.alibi");  // [heads, 1, L]
   REQUIRE(info.shape[0] == heads);
   const int L = static_cast<int>(info.shape[2]);

@@ -14,20 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "fixture_files.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
 
 namespace relpos_test {
-
-inline std::string fixture_dir(const std::string& name) { return std::string(RELPOS_SHARED_DIR) + "/fixtures/hf/" + name + "/"; }
-
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct FixtureErrors {
   double hidden = 0, attention = 0;

@@ -6,26 +6,15 @@
 
 #include "reference/deberta.h"
 #include "reference/t5_bias.h"
+#include "fixture_files.h"
 #include "relpos/safetensors.h"
 #include "test_support.h"
 
-namespace {
-
-std::string case_dir(const std::string& name) { return std::string(RELPOS_SHARED_DIR) + "/fixtures/hf/" + name + "/"; }
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-
-}  // namespace
-
 TEST_CASE("reference T5 buckets equal Hugging Face's", "[t5][reference][fixtures]") {
   for (const std::string name : {"t5-a-classic", "t5-b-v1_1-gated-gelu"}) {
-    const auto config = read_json(case_dir(name) + "config.json");
+    const auto config = relpos_test::read_json(relpos_test::fixture_dir(name) + "config.json");
     const int nb = config["relative_attention_num_buckets"], md = config["relative_attention_max_distance"];
-    const auto expected = relpos::SafeTensors::read_file(case_dir(name) + "expected.safetensors");
+    const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir(name) + "expected.safetensors");
     const int L = static_cast<int>(expected.info("aux.relative_position_bucket").shape[0]);
     const auto buckets = expected.to_i64("aux.relative_position_bucket");
     int mismatches = 0;
@@ -39,11 +28,11 @@ TEST_CASE("reference T5 buckets equal Hugging Face's", "[t5][reference][fixtures
 
 TEST_CASE("reference DeBERTa relative positions equal Hugging Face's", "[deberta][reference][fixtures]") {
   for (const std::string name : {"deberta-v2-a-v2like", "deberta-v2-b-v3like", "deberta-v2-c-c2p-only"}) {
-    const auto config = read_json(case_dir(name) + "config.json");
+    const auto config = relpos_test::read_json(relpos_test::fixture_dir(name) + "config.json");
     const int buckets = config["position_buckets"];
     int max_rel = config["max_relative_positions"];
     if (max_rel < 1) max_rel = config["max_position_embeddings"];
-    const auto expected = relpos::SafeTensors::read_file(case_dir(name) + "expected.safetensors");
+    const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir(name) + "expected.safetensors");
     const int L = static_cast<int>(expected.info("aux.relative_pos").shape[1]);
     const auto rel = expected.to_i64("aux.relative_pos");
     int mismatches = 0;

@@ -7,17 +7,12 @@
 
 #include "relpos/error.h"
 #include "relpos/positions.h"
+#include "fixture_files.h"
 #include "relpos/safetensors.h"
 #include "relpos/schemes.h"
 
-namespace {
-
-std::string case_dir(const std::string& name) { return std::string(RELPOS_SHARED_DIR) + "/fixtures/hf/" + name + "/"; }
-
-}  // namespace
-
 TEST_CASE("RoPE Half tables equal LLaMA aux.rope_cos / aux.rope_sin", "[rope][fixtures]") {
-  const auto expected = relpos::SafeTensors::read_file(case_dir("llama-rope") + "expected.safetensors");
+  const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir("llama-rope") + "expected.safetensors");
   const auto& info = expected.info("aux.rope_cos");
   const int L = static_cast<int>(info.shape[0]), d = static_cast<int>(info.shape[1]);
   const auto want_cos = expected.to_f32("aux.rope_cos"), want_sin = expected.to_f32("aux.rope_sin");
@@ -31,7 +26,7 @@ TEST_CASE("RoPE Half tables equal LLaMA aux.rope_cos / aux.rope_sin", "[rope][fi
 }
 
 TEST_CASE("RoPE Interleaved tables equal RoFormer aux.sinusoidal_pos pairwise", "[rope][fixtures]") {
-  const auto expected = relpos::SafeTensors::read_file(case_dir("roformer-rotary") + "expected.safetensors");
+  const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir("roformer-rotary") + "expected.safetensors");
   const auto& info = expected.info("aux.sinusoidal_pos");  // [L, d]: [sin(p·ω_i) | cos(p·ω_i)]
   const int L = static_cast<int>(info.shape[0]), d = static_cast<int>(info.shape[1]), h = d / 2;
   const auto sinusoidal = expected.to_f32("aux.sinusoidal_pos");

@@ -10,26 +10,15 @@
 #include "relpos/attention.h"
 #include "relpos/error.h"
 #include "relpos/positions.h"
+#include "fixture_files.h"
 #include "relpos/safetensors.h"
 #include "relpos/schemes.h"
 
-namespace {
-
-std::string case_dir(const std::string& name) { return std::string(RELPOS_SHARED_DIR) + "/fixtures/hf/" + name + "/"; }
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-
-}  // namespace
-
 TEST_CASE("t5_bucket_table equals HF aux.relative_position_bucket for every t5 fixture", "[t5][fixtures]") {
   for (const std::string name : {"t5-a-classic", "t5-b-v1_1-gated-gelu"}) {
-    const auto config = read_json(case_dir(name) + "config.json");
+    const auto config = relpos_test::read_json(relpos_test::fixture_dir(name) + "config.json");
     const int nb = config["relative_attention_num_buckets"], md = config["relative_attention_max_distance"];
-    const auto expected = relpos::SafeTensors::read_file(case_dir(name) + "expected.safetensors");
+    const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir(name) + "expected.safetensors");
     const auto& info = expected.info("aux.relative_position_bucket");
     const int L = static_cast<int>(info.shape[0]);
     const auto buckets = expected.to_i64("aux.relative_position_bucket");
@@ -48,13 +37,13 @@ TEST_CASE("t5_bucket_table equals HF aux.relative_position_bucket for every t5 f
 
 TEST_CASE("scheme t5 bias term equals HF compute_bias (aux.position_bias)", "[t5][fixtures]") {
   for (const std::string name : {"t5-a-classic", "t5-b-v1_1-gated-gelu"}) {
-    const auto config = read_json(case_dir(name) + "config.json");
+    const auto config = relpos_test::read_json(relpos_test::fixture_dir(name) + "config.json");
     const int nb = config["relative_attention_num_buckets"], md = config["relative_attention_max_distance"];
     const int heads = config["num_heads"];
-    const auto model = relpos::SafeTensors::read_file(case_dir(name) + "model.safetensors");
+    const auto model = relpos::SafeTensors::read_file(relpos_test::fixture_dir(name) + "model.safetensors");
     const auto bias = model.to_f32("encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight");
     REQUIRE(bias.size() == static_cast<std::size_t>(nb) * heads);
-    const auto expected = relpos::SafeTensors::read_file(case_dir(name) + "expected.safetensors");
+    const auto expected = relpos::SafeTensors::read_file(relpos_test::fixture_dir(name) + "expected.safetensors");
     const int L = static_cast<int>(expected.info("aux.position_bias").shape[2]);
     const auto position_bias = expected.to_f32("aux.position_bias");
 

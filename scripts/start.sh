@@ -20,8 +20,8 @@ if [ "$stale" = 0 ]; then
   if [ -n "$(find cpp CMakeLists.txt cmake -newer "$oldest" -type f -print -quit 2>/dev/null)" ]; then stale=1; fi
 fi
 if [ "$stale" = 1 ]; then
-  echo "start: web/dist is missing or older than the C++ sources; building (bash scripts/build.sh)"
-  bash scripts/build.sh
+  echo "start: web/dist is missing or older than the C++ sources; building the package (scripts/build.sh --package)"
+  bash scripts/build.sh --package
 fi
 
 exec node scripts/serve.mjs "$@"

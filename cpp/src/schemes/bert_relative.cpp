@@ -71,16 +71,10 @@ class BertRelativeScheme final : public Scheme {
     const float* packed = s.take(kernels::packed_b_floats(d, l.T));
     const float* staging = s.take(static_cast<std::size_t>(l.T) * d);
     float* P = s.take(static_cast<std::size_t>(rows) * l.ldp);
-    kernels::RelativeRun runs[3];
-    detail::clamp_runs(-(seq - 1), seq - 1, seq, runs);
     const int n = (head.causal && !term_rows) ? i1 : seq;
-    const int c_lo = kernels::run_index(runs, 3, -(i1 - 1)), c_hi = kernels::run_index(runs, 3, n - 1 - i0);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    const int base = detail::project_window(rows, head.q + static_cast<std::size_t>(i0) * d, d, d, scale, packed, c_lo,
-                                            c_hi, P, l.ldp);
-    for (int r = 0; r < rows; ++r)
-      kernels::relative_logits_gather_f32(i0 + r, n, runs, 3, P + r * l.ldp, base, logits + r * ld,
-                                          term_rows ? term_rows[0] + r * ld : nullptr);
+    detail::add_query_relative_term(i0, i1, seq, n, -(seq - 1), seq - 1, head.q + static_cast<std::size_t>(i0) * d, d, d,
+                                    scale, packed, P, l.ldp, logits, ld, term_rows ? term_rows[0] : nullptr);
     if (p_.key_query)
       kernels::relative_key_dot_f32(rows, i0, n, d, scale, head.k, d, staging, d, seq - 1, logits, ld,
                                     term_rows ? term_rows[1] : nullptr);

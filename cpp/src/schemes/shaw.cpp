@@ -63,16 +63,10 @@ class ShawScheme final : public Scheme {
     ScratchCursor s(scratch);
     const float* packed = s.take(kernels::packed_b_floats(d, l.T));
     float* P = s.take(static_cast<std::size_t>(i1 - i0) * l.ldp);
-    kernels::RelativeRun runs[3];
-    detail::clamp_runs(-l.kk, l.kk, seq, runs);
     const int n = (head.causal && !term_rows) ? i1 : seq;
-    const int c_lo = kernels::run_index(runs, 3, -(i1 - 1)), c_hi = kernels::run_index(runs, 3, n - 1 - i0);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    const int base = detail::project_window(i1 - i0, head.q + static_cast<std::size_t>(i0) * d, d, d, scale, packed,
-                                            c_lo, c_hi, P, l.ldp);
-    for (int r = 0; r < i1 - i0; ++r)
-      kernels::relative_logits_gather_f32(i0 + r, n, runs, 3, P + r * l.ldp, base, logits + r * ld,
-                                          term_rows ? term_rows[0] + r * ld : nullptr);
+    detail::add_query_relative_term(i0, i1, seq, n, -l.kk, l.kk, head.q + static_cast<std::size_t>(i0) * d, d, d, scale,
+                                    packed, P, l.ldp, logits, ld, term_rows ? term_rows[0] : nullptr);
   }
 
   void add_value_term(const HeadView& head, float* scratch, int i0, int i1, const float* probs, std::size_t ld,

@@ -95,18 +95,12 @@ class TransformerXLScheme final : public Scheme {
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < d; ++c) qv[r * d + c] = q[r * d + c] + v[c];
 
-    kernels::RelativeRun runs[3];
-    detail::clamp_runs(-l.c, l.hi, seq, runs);
     const int n = (head.causal && !term_rows) ? i1 : seq;
-    const int c_lo = kernels::run_index(runs, 3, -(i1 - 1)), c_hi = kernels::run_index(runs, 3, n - 1 - i0);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    const int base = detail::project_window(rows, qv, d, d, scale, packed_rk, c_lo, c_hi, P, l.ldp);
-    for (int r = 0; r < rows; ++r) {
-      float* row = logits + r * ld;
-      kernels::relative_logits_gather_f32(i0 + r, n, runs, 3, P + r * l.ldp, base, row,
-                                          term_rows ? term_rows[1] + r * ld : nullptr);
-      kernels::vadd_bias_f32(n, ub, row, term_rows ? term_rows[0] + r * ld : nullptr);
-    }
+    detail::add_query_relative_term(i0, i1, seq, n, -l.c, l.hi, qv, d, d, scale, packed_rk, P, l.ldp, logits, ld,
+                                    term_rows ? term_rows[1] : nullptr);
+    for (int r = 0; r < rows; ++r)
+      kernels::vadd_bias_f32(n, ub, logits + r * ld, term_rows ? term_rows[0] + r * ld : nullptr);
   }
 
  private:

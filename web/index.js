@@ -5,7 +5,9 @@
 //
 // Inputs cross into the WebAssembly heap once per call (module malloc + HEAPF32.set, freed in
 // `finally`), results come back as fresh Float32Arrays the caller owns, and one relpos::Workspace
-// per runtime is reused so that repeated calls do not grow the heap. Bad arguments throw
+// per runtime is reused so that repeated calls do not grow the heap. Without probs/terms, q, k, v
+// and output cross a few (batch, head) slices at a time (at most STREAM_BYTES of them), so a long
+// sequence needs little heap beyond one head's worth. Bad arguments throw
 // TypeError / RangeError / Error before any WebAssembly memory is touched (validation.js).
 import { loadModule, simdSupported } from './loader.js';
 import { loadModel as loadModelInto } from './model.js';
@@ -41,6 +43,8 @@ export async function init(options = {}) {
 }
 
 const align16 = (n) => (n + 15) & ~15;
+/** Heap bytes of q, k, v and output that one streamed chunk of (batch, head) slices may use. */
+const STREAM_BYTES = 8 * 2 ** 20;
 
 /** Lays out several buffers in one malloc'd block; offsets are 16-byte aligned. */
 function layout(sizesInBytes) {
@@ -117,8 +121,14 @@ class Runtime {
       throw new RangeError(`attention: batch·heads·seqLen·seqLen = ${batch}·${heads}·${seqLen}·${seqLen} overflows (more than 2^53 scores), far beyond the limit of ${MAX_HEAP_BYTES} bytes`);
     const tableEntries = Object.entries(scheme.tables);
     const tableBytes = tableEntries.map(([, t]) => (t ? t.byteLength : 0));
+    // (batch, head) slices per heap round trip: all of them when probs/terms are wanted (they are
+    // [batch, heads, seq, seq] results anyway), otherwise as many as fit in STREAM_BYTES (at least one).
+    const slices = batch * heads;
+    const sliceFloats = seqLen * headDim;
+    const perChunk = returnProbs || returnTerms ? slices : Math.min(slices, Math.max(1, Math.floor(STREAM_BYTES / (16 * sliceFloats))));
+    const chunkFloats = perChunk * sliceFloats;
     const memory = {
-      'q, k, v, output': 16 * n,
+      'q, k, v, output': 16 * chunkFloats,
       probs: returnProbs ? 4 * scores : 0,
       'terms (content + scheme terms, at least)': returnTerms ? 4 * scores : 0,
       mask: hasMask ? mask.length : 0,
@@ -151,34 +161,42 @@ class Runtime {
       handle = unwrap(params ? mod[scheme.factory](params) : mod[scheme.factory]());
       const termNames = ['content', ...handle.termNames()];
 
-      // 2. q, k, v, output, probs, terms, mask in one block.
+      // 2. One chunk's q, k, v, output, plus probs, terms and mask, in one block.
       const nTerms = returnTerms ? termNames.length : 0;
-      const sizes = [4 * n, 4 * n, 4 * n, 4 * n, returnProbs ? 4 * scores : 0];
+      const sizes = [4 * chunkFloats, 4 * chunkFloats, 4 * chunkFloats, 4 * chunkFloats, returnProbs ? 4 * scores : 0];
       for (let t = 0; t < nTerms; ++t) sizes.push(4 * scores);
       sizes.push(hasMask ? mask.length : 0);
       const l = layout(sizes);
       if (nTerms > 1) checkMemory('attention', { ...memory, 'terms (content + scheme terms, at least)': nTerms * 4 * scores });
       block = this.#malloc(l.total);
       const at = (i) => block + l.offsets[i];
-      mod.HEAPF32.set(q, at(0) >> 2);
-      mod.HEAPF32.set(k, at(1) >> 2);
-      mod.HEAPF32.set(v, at(2) >> 2);
       const termPtrs = [];
       for (let t = 0; t < nTerms; ++t) termPtrs.push(at(5 + t));
       const maskPtr = hasMask ? at(5 + nTerms) : 0;
       if (hasMask) mod.HEAPU8.set(mask, maskPtr);
 
-      unwrap(
-        mod.attention(
-          { batch, heads, seq: seqLen, headDim },
-          at(0), at(1), at(2), maskPtr, causal, handle,
-          at(3), returnProbs ? at(4) : 0, termPtrs, this.#workspace, 64,
-        ),
-      );
+      // 3. Chunks of slices through the heap; output copied out after each (HEAPF32 re-read every
+      // time: the heap may have grown).
+      const output = new Float32Array(n);
+      for (let s0 = 0; s0 < slices; s0 += perChunk) {
+        const s1 = Math.min(slices, s0 + perChunk);
+        const from = s0 * sliceFloats, to = s1 * sliceFloats;
+        mod.HEAPF32.set(q.subarray(from, to), at(0) >> 2);
+        mod.HEAPF32.set(k.subarray(from, to), at(1) >> 2);
+        mod.HEAPF32.set(v.subarray(from, to), at(2) >> 2);
+        unwrap(
+          mod.attention(
+            { batch, heads, seq: seqLen, headDim },
+            at(0), at(1), at(2), maskPtr, causal, handle,
+            at(3), returnProbs ? at(4) : 0, termPtrs, this.#workspace, 64, s0, s1,
+          ),
+        );
+        output.set(mod.HEAPF32.subarray(at(3) >> 2, (at(3) >> 2) + (to - from)), from);
+      }
 
-      // 3. Fresh copies for the caller (HEAPF32 re-read: the heap may have grown).
+      // 4. Fresh copies for the caller.
       const heap = mod.HEAPF32;
-      const result = { output: heap.slice(at(3) >> 2, (at(3) >> 2) + n) };
+      const result = { output };
       if (returnProbs) result.probs = heap.slice(at(4) >> 2, (at(4) >> 2) + scores);
       if (returnTerms) {
         result.terms = {};

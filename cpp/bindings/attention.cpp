@@ -1,8 +1,10 @@
 // Embind: relpos::attention over buffers the caller placed in the module's heap, the reusable
 // Workspace, and AttentionDims. Thin: the call maps one-to-one onto relpos/attention.h.
 //
-//   attention(dims, q, k, v, keyMask, causal, scheme, output, probs, terms, workspace, blockRows)
-//     q, k, v, output, probs: heap byte addresses of float32 buffers (probs 0 = not wanted)
+//   attention(dims, q, k, v, keyMask, causal, scheme, output, probs, terms, workspace, blockRows,
+//             sliceBegin, sliceEnd)
+//     q, k, v, output, probs: heap byte addresses of float32 buffers (probs 0 = not wanted), holding
+//       the (batch, head) slices [sliceBegin, sliceEnd) — AttentionOptions::slice_begin/slice_end
 //     keyMask: heap address of [batch, seq] bytes, 0 = every key valid
 //     terms: JS array of heap addresses, one per ["content", ...scheme.termNames()], or empty
 //   returns undefined, or a JS Error (see common.h) when relpos::attention throws.
@@ -19,7 +21,8 @@ using namespace emscripten;
 
 val run_attention(const AttentionDims& dims, std::uintptr_t q, std::uintptr_t k, std::uintptr_t v,
                   std::uintptr_t key_mask, bool causal, const Scheme& scheme, std::uintptr_t output,
-                  std::uintptr_t probs, const val& terms, Workspace& workspace, int block_rows) {
+                  std::uintptr_t probs, const val& terms, Workspace& workspace, int block_rows,
+                  int slice_begin, int slice_end) {
   return guarded([&] {
     AttentionInputs in;
     in.q = ptr<const float>(q);
@@ -34,6 +37,8 @@ val run_attention(const AttentionDims& dims, std::uintptr_t q, std::uintptr_t k,
     for (unsigned t = 0; t < n_terms; ++t) out.terms.push_back(ptr<float>(terms[t].as<std::uintptr_t>()));
     AttentionOptions options;
     options.block_rows = block_rows;
+    options.slice_begin = slice_begin;
+    options.slice_end = slice_end;
     attention(dims, in, scheme, out, workspace, options);
     return val::undefined();
   });

@@ -89,6 +89,11 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
                " term buffers");
   if (out.probs || want_terms) (void)dims.score_elements();
   if (options.block_rows < 1) fail_range("attention: block_rows must be ≥ 1, got " + std::to_string(options.block_rows));
+  const long long n_slices = static_cast<long long>(dims.batch) * dims.heads;
+  const long long slice_end = options.slice_end < 0 ? n_slices : options.slice_end;
+  if (options.slice_begin < 0 || options.slice_begin >= slice_end || slice_end > n_slices)
+    fail_range("attention: slices [" + std::to_string(options.slice_begin) + ", " + std::to_string(slice_end) +
+               ") must be a non-empty range within [0, batch·heads = " + std::to_string(n_slices) + ")");
   scheme.check(dims);
 
   const int seq = dims.seq, d = dims.head_dim;
@@ -114,66 +119,66 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
   const float content_scale = scheme.content_scale(d);
   std::vector<float*> term_rows(n_terms > 1 ? n_terms - 1 : 0);
 
-  for (int b = 0; b < dims.batch; ++b) {
+  for (long long s = options.slice_begin; s < slice_end; ++s) {
+    const int b = static_cast<int>(s / dims.heads), h = static_cast<int>(s % dims.heads);
     const std::uint8_t* key_mask = in.key_mask ? in.key_mask + static_cast<std::size_t>(b) * seq : nullptr;
-    for (int h = 0; h < dims.heads; ++h) {
-      const std::size_t bh = static_cast<std::size_t>(b) * dims.heads + h;
-      HeadView head;
-      head.dims = &dims;
-      head.batch_index = b;
-      head.head_index = h;
-      head.q = in.q + bh * head_elems;
-      head.k = in.k + bh * head_elems;
-      head.v = in.v + bh * head_elems;
-      head.key_mask = key_mask;
-      head.causal = in.causal;
-      if (rewrite) {
-        float* q = qkv_copy;
-        float* k = q + round_up16(head_elems);
-        float* v = k + round_up16(head_elems);
-        std::memcpy(q, head.q, head_elems * sizeof(float));
-        std::memcpy(k, head.k, head_elems * sizeof(float));
-        std::memcpy(v, head.v, head_elems * sizeof(float));
-        scheme.rewrite_qkv_with_scratch(head, scheme_scratch, q, k, v);
-        head.q = q;
-        head.k = k;
-        head.v = v;
-      }
-      kernels::pack_b_nk(d, seq, head.k, d, kpack);
-      kernels::pack_b_kn(seq, d, head.v, d, vpack);
-      scheme.begin_head(head, scheme_scratch);
-      float* out_head = out.output + bh * head_elems;
+    const std::size_t local = static_cast<std::size_t>(s - options.slice_begin);  // slices from the pointers
+    HeadView head;
+    head.dims = &dims;
+    head.batch_index = b;
+    head.head_index = h;
+    head.first_of_call = s == options.slice_begin;
+    head.q = in.q + local * head_elems;
+    head.k = in.k + local * head_elems;
+    head.v = in.v + local * head_elems;
+    head.key_mask = key_mask;
+    head.causal = in.causal;
+    if (rewrite) {
+      float* q = qkv_copy;
+      float* k = q + round_up16(head_elems);
+      float* v = k + round_up16(head_elems);
+      std::memcpy(q, head.q, head_elems * sizeof(float));
+      std::memcpy(k, head.k, head_elems * sizeof(float));
+      std::memcpy(v, head.v, head_elems * sizeof(float));
+      scheme.rewrite_qkv_with_scratch(head, scheme_scratch, q, k, v);
+      head.q = q;
+      head.k = k;
+      head.v = v;
+    }
+    kernels::pack_b_nk(d, seq, head.k, d, kpack);
+    kernels::pack_b_kn(seq, d, head.v, d, vpack);
+    scheme.begin_head(head, scheme_scratch);
+    float* out_head = out.output + local * head_elems;
 
-      for (int i0 = 0; i0 < seq; i0 += block) {
-        const int i1 = std::min(seq, i0 + block);
-        const int rows = i1 - i0;
-        const int key_cols = in.causal ? i1 : seq;  // keys beyond i1 − 1 are masked for every row
-        float* logits = materialise ? out.probs + bh * score_head + static_cast<std::size_t>(i0) * seq
-                                    : logits_scratch;
-        const std::size_t ld = static_cast<std::size_t>(seq);
-        kernels::gemm_f32_packed(rows, key_cols, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
-                                 kpack, logits, ld, false);
-        float* const* terms_ptr = nullptr;
-        if (want_terms) {
-          const std::size_t offset = bh * score_head + static_cast<std::size_t>(i0) * seq;
-          for (int r = 0; r < rows; ++r) {
-            float* dst = out.terms[0] + offset + static_cast<std::size_t>(r) * seq;
-            std::memcpy(dst, logits + r * ld, sizeof(float) * key_cols);
-            std::fill(dst + key_cols, dst + seq, 0.0f);
-          }
-          for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset;
-          terms_ptr = term_rows.data();
-        }
-        scheme.add_logit_terms(head, scheme_scratch, i0, i1, logits, ld, terms_ptr);
+    for (int i0 = 0; i0 < seq; i0 += block) {
+      const int i1 = std::min(seq, i0 + block);
+      const int rows = i1 - i0;
+      const int key_cols = in.causal ? i1 : seq;  // keys beyond i1 − 1 are masked for every row
+      float* logits = materialise ? out.probs + local * score_head + static_cast<std::size_t>(i0) * seq
+                                  : logits_scratch;
+      const std::size_t ld = static_cast<std::size_t>(seq);
+      kernels::gemm_f32_packed(rows, key_cols, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
+                               kpack, logits, ld, false);
+      float* const* terms_ptr = nullptr;
+      if (want_terms) {
+        const std::size_t offset = local * score_head + static_cast<std::size_t>(i0) * seq;
         for (int r = 0; r < rows; ++r) {
-          const int i = i0 + r;
-          masked_softmax_row(logits + r * ld, in.causal ? i + 1 : seq, seq, key_mask);
+          float* dst = out.terms[0] + offset + static_cast<std::size_t>(r) * seq;
+          std::memcpy(dst, logits + r * ld, sizeof(float) * key_cols);
+          std::fill(dst + key_cols, dst + seq, 0.0f);
         }
-        kernels::gemm_f32_packed(rows, d, key_cols, 1.0f, logits, ld, vpack, out_head + static_cast<std::size_t>(i0) * d,
-                                 d, false, seq);  // vpack holds all seq keys per panel
-        if (scheme.has_value_term())
-          scheme.add_value_term(head, scheme_scratch, i0, i1, logits, ld, out_head + static_cast<std::size_t>(i0) * d);
+        for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset;
+        terms_ptr = term_rows.data();
       }
+      scheme.add_logit_terms(head, scheme_scratch, i0, i1, logits, ld, terms_ptr);
+      for (int r = 0; r < rows; ++r) {
+        const int i = i0 + r;
+        masked_softmax_row(logits + r * ld, in.causal ? i + 1 : seq, seq, key_mask);
+      }
+      kernels::gemm_f32_packed(rows, d, key_cols, 1.0f, logits, ld, vpack, out_head + static_cast<std::size_t>(i0) * d,
+                               d, false, seq);  // vpack holds all seq keys per panel
+      if (scheme.has_value_term())
+        scheme.add_value_term(head, scheme_scratch, i0, i1, logits, ld, out_head + static_cast<std::size_t>(i0) * d);
     }
   }
 }

@@ -65,6 +65,12 @@ class Workspace {
 
 struct AttentionOptions {
   int block_rows = 64;  // query rows per block on the streaming path (ignored when probs/terms wanted)
+  // Compute only the (batch, head) slices s = b·heads + h in [slice_begin, slice_end) (slice_end −1 =
+  // through the last). q, k, v, output, probs and terms then point at slice slice_begin's data, not
+  // slice 0's; key_mask stays the whole [batch, seq]. Schemes see the true batch and head indices,
+  // so a caller can stream a long sequence through the heap a few heads at a time.
+  int slice_begin = 0;
+  int slice_end = -1;
 };
 
 // Computes attention for every (batch, head). Throws relpos::Error (RangeError for bad sizes,

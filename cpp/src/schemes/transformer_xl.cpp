@@ -62,7 +62,7 @@ class TransformerXLScheme final : public Scheme {
     float* rk = s.take(static_cast<std::size_t>(l.T) * d);
     // R depends only on (seq, causal), fixed within a call: generate it at the call's first head and
     // keep it in the scratch, which persists from head to head (scheme.h).
-    if (head.batch_index == 0 && head.head_index == 0)
+    if (head.first_of_call)
       detail::sinusoid_rows(l.c, -1, l.T, dm, 10000.0f, R, dm);  // row t: r = c − t
     kernels::pack_b_nk(dm, d, p_.w_kr + static_cast<std::size_t>(h) * d * dm, dm, packed_w);
     kernels::gemm_f32_packed(l.T, d, dm, 1.0f, R, dm, packed_w, rk, d, false);

@@ -12,8 +12,9 @@
 // c'(δ) is compressed into runs (slices where buckets are linear, constants for log buckets and
 // clamped tails), O(seq) runs, in scratch.
 //   c2p: per head Kr' packed; per block Q_block·Kr'ᵀ over the rows the block touches, row gather.
-//   p2c: per head X = Qr'·Kᵀ  [T, seq] (O(seq · table rows)); per row a column gather: constant runs
-//        read contiguous X rows, slice runs walk a diagonal.
+//   p2c: per head X = Qr'·Kᵀ  [T, seq], per panel of 64 keys only the rows those keys reach
+//        (index(j − seq + 1) … index(j)); per row a column gather: constant runs read contiguous X
+//        rows, slice runs walk a diagonal.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -83,7 +84,15 @@ class DebertaScheme final : public Scheme {
     if (p_.p2c) {
       copy_reversed(p_.pos_query + table * d, l, d, b.staging);
       kernels::pack_b_nk(d, seq, head.k, d, b.packed_k);
-      kernels::gemm_f32_packed(l.T, seq, d, scale, b.staging, d, b.packed_k, b.X, seq, false);
+      // X[c][j] only for the rows key j can read, c ∈ [index(j − (seq − 1)), index(j)], by key panels.
+      for (int j0 = 0; j0 < seq; j0 += kKeyPanel) {
+        const int j1 = std::min(seq, j0 + kKeyPanel);
+        const int c_lo = kernels::run_index(b.runs, *b.n_runs, j0 - (seq - 1));
+        const int c_hi = kernels::run_index(b.runs, *b.n_runs, j1 - 1);
+        kernels::gemm_f32_packed(c_hi + 1 - c_lo, j1 - j0, d, scale, b.staging + static_cast<std::size_t>(c_lo) * d, d,
+                                 b.packed_k + static_cast<std::size_t>(j0) * d, b.X + static_cast<std::size_t>(c_lo) * seq + j0,
+                                 seq, false);
+      }
     }
   }
 
@@ -112,6 +121,10 @@ class DebertaScheme final : public Scheme {
   }
 
  private:
+  // Keys per p2c GEMM (a multiple of every gemm_nr, so panels of packed K start at j0·head_dim).
+  static constexpr int kKeyPanel = 64;
+  static_assert(kKeyPanel % simd::gemm_nr == 0, "key panels must start on packed-panel boundaries");
+
   struct Layout {
     int g_lo, T, max_runs;
     std::size_t ldp;

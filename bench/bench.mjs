@@ -7,18 +7,20 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { interleave, maxAbsDiff, median, randomArray } from './lib/util.mjs';
+import { interleave, maxAbsDiff, median } from './lib/util.mjs';
 import { BUILD, HarnessCase, loadHarness } from './lib/harness.mjs';
 import { attentionGraph } from './lib/onnx.mjs';
 import { debertaBucket, t5Bucket, table2d } from './lib/positions.mjs';
 import { writeReports } from './lib/report.mjs';
+import { makeBenchData, packageSchemes, SHAW_K } from './lib/data.mjs';
+import { updateReadme } from './lib/readme.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size,heap').split(',');
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
 const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 5, 8192: 3 }; // seq 8192: no warm-up round (one call is seconds long)
@@ -49,23 +51,8 @@ function meta() {
   };
 }
 
-// ---------- data (seeded; the same arrays feed the harness, the package and onnxruntime) ----------
-const SHAW_K = 128;
-function makeData(S) {
-  const n = H * S * D;
-  return {
-    q: randomArray(n, 1), k: randomArray(n, 2), v: randomArray(n, 3),
-    absTable: randomArray(S * D, 4, 0.1),
-    mlpW1: randomArray(64 * 16, 5, 0.3), mlpB1: randomArray(64, 6, 0.1), mlpW2: randomArray(D * 64, 7, 0.1), mlpB2: randomArray(D, 8, 0.1),
-    shawK: randomArray((2 * SHAW_K + 1) * D, 9, 0.3), shawV: randomArray((2 * SHAW_K + 1) * D, 10, 0.3),
-    bertTable: randomArray((2 * S - 1) * D, 11, 0.3),
-    huangTable: randomArray((2 * 128 + 1) * D, 12, 0.3),
-    txlU: randomArray(H * D, 13, 0.1), txlV: randomArray(H * D, 14, 0.1), txlW: randomArray(H * D * H * D, 15, 0.02),
-    t5Bias: randomArray(32 * H, 16, 1),
-    tupePos: randomArray(S * 128, 17, 0.3), tupeUq: randomArray(H * D * 128, 18, 0.05), tupeUk: randomArray(H * D * 128, 19, 0.05),
-    debPosK: randomArray(H * 512 * D, 20, 0.3), debPosQ: randomArray(H * 512 * D, 21, 0.3),
-  };
-}
+// ---------- data (seeded; the same arrays feed the harness, the package and onnxruntime): lib/data.mjs ----------
+const makeData = (S) => makeBenchData(S, H, D);
 const BUF_DATA = { Q: 'q', K: 'k', V: 'v', ABS_TABLE: 'absTable', MLP_W1: 'mlpW1', MLP_B1: 'mlpB1', MLP_W2: 'mlpW2', MLP_B2: 'mlpB2',
   SHAW_K: 'shawK', SHAW_V: 'shawV', BERT_TABLE: 'bertTable', HUANG_TABLE: 'huangTable', TXL_U: 'txlU', TXL_V: 'txlV', TXL_W: 'txlW',
   T5_BIAS: 't5Bias', TUPE_POS: 'tupePos', TUPE_UQ: 'tupeUq', TUPE_UK: 'tupeUk', DEB_POSK: 'debPosK', DEB_POSQ: 'debPosQ' };
@@ -516,7 +503,7 @@ function startup() {
 
 function bigHeap() {
   const out = [];
-  for (const scheme of ['none', 't5', 'alibi', 'rope']) {
+  for (const scheme of Object.keys(packageSchemes(8, H, D, makeBenchData(8, H, D)))) {
     const r = childJson('heap.mjs', [path.join(ROOT, 'web/index.js'), scheme, '8192']);
     out.push({ scheme, seq: 8192, ...r });
     log(`package heap seq 8192 ${scheme}: ${JSON.stringify(r)}`);
@@ -542,8 +529,10 @@ if (SECTIONS.includes('size')) {
   results.sizes = sizes();
   results.startup = startup();
   log(`startup: ${JSON.stringify(results.startup)}`);
-  if (!QUICK) results.package_heap = bigHeap();
 }
+if (SECTIONS.includes('heap')) results.package_heap = bigHeap();
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
 results.meta.duration_s = +((performance.now() - t0) / 1000).toFixed(1);
 writeReports(results, process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(HERE, 'results'));
+// A full run into bench/results is what the README quotes (bench/lib/readme.mjs).
+if (!process.env.BENCH_OUT && !QUICK && !process.env.BENCH_SECTIONS) updateReadme(path.join(HERE, 'results'));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
-# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,size (default all),
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,size,heap (default all; heap: every scheme at seq 8192 through the npm package),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,37 +41,42 @@ echo "bench: schemes compiled into the harness: none ${defs[*]//-DHAVE_/}"
 emcc -O3 -msimd128 bench/src/peak.cpp -o $out/bench/peak_simd.wasm --no-entry -sSTANDALONE_WASM
 emcc -O3 bench/src/peak.cpp -o $out/bench/peak_scalar.wasm --no-entry -sSTANDALONE_WASM
 
-link=(-O3 -fexceptions -sMODULARIZE=1 -sEXPORT_NAME=createHarness -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
+# Exceptions as the library variant was compiled (CMakeLists.txt): native wasm EH for SIMD, JS-based for scalar.
+eh_simd=(-fwasm-exceptions)
+eh_scalar=(-fexceptions -sDISABLE_EXCEPTION_CATCHING=0)
+link=(-O3 -sMODULARIZE=1 -sEXPORT_NAME=createHarness -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
       -sTOTAL_STACK=1MB -sENVIRONMENT=node -sEXPORTED_RUNTIME_METHODS=UTF8ToString
       -sEXPORTED_FUNCTIONS=_malloc,_free)
 for variant in simd scalar; do
-  flags=(-Icpp/include -I$out/shim-include -fexceptions "${defs[@]}")
+  eh=(${eh_simd[@]})
+  [ $variant = scalar ] && eh=(${eh_scalar[@]})
+  flags=(-Icpp/include -I$out/shim-include "${eh[@]}" "${defs[@]}")
   [ $variant = simd ] && flags+=(-msimd128 -msse4.1) || flags+=(-DRELPOS_SCALAR)
   emcc -O3 -std=c++17 "${flags[@]}" -c bench/src/harness.cpp -o $out/bench/harness_$variant.o
-  emcc "${link[@]}" $out/bench/harness_$variant.o $out/librelpos_$variant.a -o $out/bench/harness_$variant.js
+  emcc "${link[@]}" "${eh[@]}" $out/bench/harness_$variant.o $out/librelpos_$variant.a -o $out/bench/harness_$variant.js
   mv -f $out/bench/harness_$variant.js $out/bench/harness_$variant.cjs   # CommonJS glue inside an ESM package
 done
 
 # relpos's C++ model layer for the end-to-end section (while web/ has no loadModel)
 if emnm $out/librelpos_simd.a 2>/dev/null | grep -q " T .*load_model"; then
-  emcc -O3 -std=c++17 -msimd128 -msse4.1 -fexceptions -Icpp/include -I$out/shim-include -c bench/src/model_harness.cpp -o $out/bench/model_harness.o
-  emcc "${link[@]}" -sEXPORT_NAME=createModelHarness $out/bench/model_harness.o $out/librelpos_simd.a -o $out/bench/model_harness.js
+  emcc -O3 -std=c++17 -msimd128 -msse4.1 -fwasm-exceptions -Icpp/include -I$out/shim-include -c bench/src/model_harness.cpp -o $out/bench/model_harness.o
+  emcc "${link[@]}" "${eh_simd[@]}" -sEXPORT_NAME=createModelHarness $out/bench/model_harness.o $out/librelpos_simd.a -o $out/bench/model_harness.js
   mv -f $out/bench/model_harness.js $out/bench/model_harness.cjs
 fi
 
 # proposal experiment: the harness with a WASM-SIMD exp in raddstoreexpminusmax_f32 (bench/src/softmax_wasm_exp.cpp
 # linked ahead of the archive, which then does not pull in its own definition)
 emcc -O3 -std=c++17 -msimd128 -c bench/src/softmax_wasm_exp.cpp -o $out/bench/softmax_wasm_exp.o
-emcc "${link[@]}" $out/bench/harness_simd.o $out/bench/softmax_wasm_exp.o $out/librelpos_simd.a -o $out/bench/harness_simd_exp.js
+emcc "${link[@]}" "${eh_simd[@]}" $out/bench/harness_simd.o $out/bench/softmax_wasm_exp.o $out/librelpos_simd.a -o $out/bench/harness_simd_exp.js
 mv -f $out/bench/harness_simd_exp.js $out/bench/harness_simd_exp.cjs
 
 # proposal experiment: Transformer-XL with the packed R·W_kRᵀ cached per head (generated from the current source)
 rm -f $out/bench/harness_simd_txl.cjs
 # The patch targets one version of the scheme's source: when it no longer applies, skip the experiment.
 if node bench/lib/make_txl_experiment.mjs cpp/src/schemes/transformer_xl.cpp $out/bench/txl_cached_experiment.cpp &&
-   emcc -O3 -std=c++17 -msimd128 -msse4.1 -fexceptions -Icpp/include -Icpp/src -I$out/shim-include \
+   emcc -O3 -std=c++17 -msimd128 -msse4.1 -fwasm-exceptions -Icpp/include -Icpp/src -I$out/shim-include \
      -c $out/bench/txl_cached_experiment.cpp -o $out/bench/txl_cached_experiment.o 2>/dev/null &&
-   emcc "${link[@]}" $out/bench/harness_simd.o $out/bench/txl_cached_experiment.o $out/librelpos_simd.a -o $out/bench/harness_simd_txl.js; then
+   emcc "${link[@]}" "${eh_simd[@]}" $out/bench/harness_simd.o $out/bench/txl_cached_experiment.o $out/librelpos_simd.a -o $out/bench/harness_simd_txl.js; then
   mv -f $out/bench/harness_simd_txl.js $out/bench/harness_simd_txl.cjs
 else
   echo "bench: Transformer-XL cache experiment skipped (its patch does not apply to the current scheme source)"

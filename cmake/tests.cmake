@@ -12,7 +12,7 @@ foreach(variant ${RELPOS_VARIANTS})
   if(EMSCRIPTEN)
     # .cjs: the root package.json says "type": "module", and Emscripten's output is CommonJS.
     set_target_properties(${target} PROPERTIES SUFFIX ".cjs")
-    target_link_options(${target} PRIVATE -fexceptions -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1
+    target_link_options(${target} PRIVATE -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1
                         -sTOTAL_STACK=4MB -sEXIT_RUNTIME=1 -sSINGLE_FILE=1)
     add_test(NAME cpp_${variant} COMMAND node --no-experimental-fetch $<TARGET_FILE:${target}>)
   else()

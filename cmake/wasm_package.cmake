@@ -17,20 +17,19 @@ message(STATUS "relpos bindings: ${RELPOS_AVAILABLE_DEFS}")
 
 set(RELPOS_PACKAGE_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 set(RELPOS_PACKAGE_LINK_FLAGS
-    --bind -O3 -fexceptions
+    --bind -O3
     -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createRelposModule
     -sENVIRONMENT=web,worker
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=1MB
     -sFILESYSTEM=0 -sEXPORTED_FUNCTIONS=_malloc,_free
-    -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr
-    -sDISABLE_EXCEPTION_CATCHING=0)
+    -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr)
 
 foreach(variant simd scalar)
   set(target relpos_package_${variant})
   add_executable(${target} ${RELPOS_BINDING_SOURCES})
   target_link_libraries(${target} PRIVATE relpos_${variant})
   target_compile_definitions(${target} PRIVATE ${RELPOS_AVAILABLE_DEFS})
-  target_compile_options(${target} PRIVATE -O3)
+  target_compile_options(${target} PRIVATE -Oz)  # bindings: glue, not hot (see RELPOS_SIZE_OPTIMIZED_SOURCES)
   target_link_options(${target} PRIVATE ${RELPOS_PACKAGE_LINK_FLAGS})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME relpos-${variant} SUFFIX ".js")
   add_custom_command(TARGET ${target} POST_BUILD

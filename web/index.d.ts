@@ -390,7 +390,10 @@ export interface Relpos {
   readonly positions: Positions;
   /** Current WebAssembly heap size in bytes. */
   readonly heapBytes: number;
-  /** Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. */
+  /**
+   * Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. Without
+   * returnProbs/returnTerms, q, k, v and output cross the heap a few heads (≤ 8 MiB) at a time.
+   */
   attention(options: AttentionOptions): AttentionResult;
   /** config.json model_type values loadModel accepts. */
   readonly modelTypes: readonly ModelType[];
@@ -402,7 +405,7 @@ export interface Relpos {
 }
 
 export function init(options?: InitOptions): Promise<Relpos>;
-/** True when this engine validates a WebAssembly SIMD128 module. */
+/** True when this engine can run the SIMD build: it validates WebAssembly SIMD128 and exception-handling modules. */
 export function simdSupported(): boolean;
 export const SCHEME_TYPES: readonly SchemeType[];
 export const version: string;

@@ -12,10 +12,20 @@ const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
-/** True when this engine can compile WebAssembly SIMD128. */
+// (module (func try catch_all end)) — validates only with exception handling (the legacy proposal
+// Emscripten 3.1.6's -fwasm-exceptions emits: Chrome 95, Firefox 100, Safari 15.2, Node 17).
+const EH_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 8, 1, 6, 0, 6, 64, 25, 11, 11,
+]);
+
+/**
+ * True when this engine can run the SIMD build: WebAssembly SIMD128 and exception handling (the SIMD
+ * build uses native wasm exceptions; the scalar build needs neither). Chrome 91–94 and Firefox 89–99
+ * have SIMD128 without exceptions and get the scalar build.
+ */
 export function simdSupported() {
   try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE) && WebAssembly.validate(EH_PROBE);
   } catch {
     return false;
   }

@@ -3,10 +3,10 @@
 //   gelu(x) = x/2 · (1 + erf(x/√2))                                     (HF "gelu", exact)
 //   gelu_tanh(x) = x/2 · (1 + tanh(√(2/π) · (x + 0.044715·x³)))         (HF "gelu_new", BLOOM)
 //   silu(x) = x / (1 + e^(−x))                                           (HF "silu"/"swish", LLaMA)
+// gelu, gelu_tanh and silu are the vector micro-kernels of kernels/vactivation_f32.h.
 // FeedForward, x [rows, in] → y [rows, out] through hidden width H:
 //   plain: y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (W1 x))
-#include <cmath>
-
+#include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
 #include "relpos/error.h"
 
@@ -26,16 +26,13 @@ void activate(Activation act, std::size_t n, float* x) {
       for (std::size_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
       break;
     case Activation::Gelu:
-      for (std::size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+      kernels::vgelu_f32(n, x);
       break;
     case Activation::GeluTanh:
-      for (std::size_t i = 0; i < n; ++i) {
-        const float v = x[i];
-        x[i] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
-      }
+      kernels::vgelu_tanh_f32(n, x);
       break;
     case Activation::Silu:
-      for (std::size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      kernels::vsilu_f32(n, x);
       break;
   }
 }

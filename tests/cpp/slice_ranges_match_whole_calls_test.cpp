@@ -1,8 +1,8 @@
 // AttentionOptions::slice_begin/slice_end (how the npm package streams long sequences through the
 // heap a few heads at a time): for every scheme variant, computing the (batch, head) slices in
 // chunks — with q, k, v, output pointing at each chunk's first slice — gives the outputs of one
-// whole call, including chunks that start mid-batch (per-head tables, per-call tables built at
-// the call's first slice, per-batch masks). Bad ranges are RangeErrors.
+// whole call, including chunks that start mid-batch (per-head tables, per-head state that begin_head
+// must rebuild, per-batch masks). Bad ranges are RangeErrors.
 #include <cstring>
 
 #include "test_support.h"

@@ -23,7 +23,7 @@ const QUICK = !!process.env.BENCH_QUICK;
 const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size,heap').split(',');
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
-const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 5, 8192: 3 }; // seq 8192: no warm-up round (one call is seconds long)
+const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 15, 2048: QUICK ? 3 : 9, 8192: 3 }; // seq 8192: no warm-up round (one call is seconds long)
 const log = (...a) => console.log(...a);
 const flops = (S) => 4 * S * S * D * H;
 

@@ -127,6 +127,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
     head.dims = &dims;
     head.batch_index = b;
     head.head_index = h;
+    head.first_of_call = s == options.slice_begin;
     head.q = in.q + local * head_elems;
     head.k = in.k + local * head_elems;
     head.v = in.v + local * head_elems;

@@ -1,5 +1,6 @@
 // Transformer-XL relative attention (schemes.h 8) against the reference: causal (its use) and
-// bidirectional, with and without clamp_len, d_model different from head_dim.
+// bidirectional, with and without clamp_len, d_model different from head_dim, and a sinusoid table
+// large enough to be generated in chunks.
 #include "reference/transformer_xl.h"
 #include "test_support.h"
 
@@ -53,4 +54,11 @@ TEST_CASE("Transformer-XL matches the reference, causal", "[transformer_xl][refe
 TEST_CASE("Transformer-XL matches the reference, bidirectional", "[transformer_xl][reference]") {
   ts::check_matches_reference("transformer_xl", "d_model 32, no clamp", ts::small_grid(false));
   ts::check_matches_reference("transformer_xl", "d_model 48, clamp_len 24", ts::small_grid(false));
+}
+
+// Past 8 MiB of sinusoid rows (here 599 rows × d_model 4096) each head generates R in chunks of 256
+// rows instead of keeping the whole table for the call (transformer_xl.cpp): same results.
+TEST_CASE("Transformer-XL with a sinusoid table too large to keep matches the reference", "[transformer_xl][reference]") {
+  const ts::Variant wide{"transformer_xl", "d_model 4096, no clamp (R in chunks)", txl(4096, 0), true};
+  ts::check_matches_reference(wide, {{300, 8, 2, false}, {300, 8, 2, true}});
 }

@@ -27,6 +27,7 @@ struct HeadView {
   const AttentionDims* dims = nullptr;
   int batch_index = 0;
   int head_index = 0;
+  bool first_of_call = false;  // the first (batch, head) slice this attention call computes
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
@@ -59,9 +60,10 @@ class Scheme {
   // per-head tables; begin_head may overwrite that scratch afterwards. Default: rewrite_qkv(head, q, k, v).
   virtual void rewrite_qkv_with_scratch(const HeadView& head, float* scratch, float* q, float* k, float* v) const;
 
-  // Floats of scratch the scheme needs per head for a given block size. begin_head builds everything
-  // add_logit_terms / add_value_term read for that head: a call may start at any (batch, head) slice
-  // (AttentionOptions::slice_begin), so nothing may be carried over from an earlier head.
+  // Floats of scratch the scheme needs per head for a given block size. Within one attention call
+  // begin_head runs for the (batch, head) slices in row-major order starting at the one marked
+  // head.first_of_call (not always (0, 0): see AttentionOptions::slice_begin), and nothing else
+  // touches the scratch in between, so per-call tables may be built at that head and reused.
   virtual std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const;
   virtual void begin_head(const HeadView& head, float* scratch) const;
 

@@ -10,8 +10,8 @@
 // Per head: the distances |r| ≤ c = min(clamp_len, seq − 1) (c = seq − 1 without clamp) are held in
 // δ order (row t ↔ δ = j − i = t − c, r = c − t; causal calls keep only δ ≤ 0, halving the work, and
 // their term outputs above the diagonal are unspecified, as the entries are masked): Rk = R·W_kR[h]ᵀ by
-// packed GEMMs over chunks of 256 sinusoid rows generated on the fly, Rk packed for the per-block
-// product, ub[j] = u_h·k_j/sqrt(d).
+// packed GEMM (R [T, d_model] generated once per call while ≤ 8 MiB, else 256 rows at a time per
+// head), Rk packed for the per-block product, ub[j] = u_h·k_j/sqrt(d).
 // Per block: (Q_block + v_h)·Rkᵀ over the distances the block touches, then each row adds its
 // contiguous slice (clamped tails constant) and ub.
 #include <algorithm>
@@ -48,7 +48,7 @@ class TransformerXLScheme final : public Scheme {
   std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {
     const Layout l = layout(dims.seq, false);  // the larger, bidirectional table
     const int d = dims.head_dim, dm = p_.d_model;
-    return round16(kernels::packed_b_floats(d, l.T)) + round16(dims.seq) + round16(static_cast<std::size_t>(kRowChunk) * dm) +
+    return round16(kernels::packed_b_floats(d, l.T)) + round16(dims.seq) + round16(r_rows(dims.seq) * dm) +
            round16(kernels::packed_b_floats(dm, d)) + round16(static_cast<std::size_t>(l.T) * d) +
            round16(static_cast<std::size_t>(block_rows) * d) + round16(block_rows * l.ldp) + 64;
   }
@@ -59,18 +59,24 @@ class TransformerXLScheme final : public Scheme {
     ScratchCursor s(scratch);
     float* packed_rk = s.take(kernels::packed_b_floats(d, l.T));
     float* ub = s.take(seq);
-    float* R = s.take(static_cast<std::size_t>(kRowChunk) * dm);
+    float* R = s.take(r_rows(seq) * dm);
     float* packed_w = s.take(kernels::packed_b_floats(dm, d));
     float* rk = s.take(static_cast<std::size_t>(l.T) * d);
-    // Rk = R·W_kR[h]ᵀ, R generated kRowChunk rows at a time (row t: r = c − t): the sinusoid costs
-    // ~1/head_dim of the projection, and the whole R ([2·seq − 1, d_model], 32 MiB at seq 8192 and
-    // d_model 512) is never held. Chunks start on multiples of sinusoid_rows' anchor spacing, so the
-    // values equal one call over all rows.
+    // Rk = R·W_kR[h]ᵀ (row t: r = c − t). R depends only on (seq, causal): while it is small it is
+    // generated once, at the call's first head, and kept in the scratch; past kWholeRFloats (seq
+    // 2048 at d_model 512) each head generates it kRowChunk rows at a time instead (+~10 % time,
+    // but never the whole R: 32 MiB at seq 8192). Chunks start on multiples of sinusoid_rows'
+    // anchor spacing, so both ways give the same values.
     kernels::pack_b_nk(dm, d, p_.w_kr + static_cast<std::size_t>(h) * d * dm, dm, packed_w);
-    for (int t0 = 0; t0 < l.T; t0 += kRowChunk) {
-      const int rows = std::min(kRowChunk, l.T - t0);
-      detail::sinusoid_rows(l.c - t0, -1, rows, dm, 10000.0f, R, dm);
-      kernels::gemm_f32_packed(rows, d, dm, 1.0f, R, dm, packed_w, rk + static_cast<std::size_t>(t0) * d, d, false);
+    if (r_rows(seq) >= static_cast<std::size_t>(l.T)) {
+      if (head.first_of_call) detail::sinusoid_rows(l.c, -1, l.T, dm, 10000.0f, R, dm);
+      kernels::gemm_f32_packed(l.T, d, dm, 1.0f, R, dm, packed_w, rk, d, false);
+    } else {
+      for (int t0 = 0; t0 < l.T; t0 += kRowChunk) {
+        const int rows = std::min(kRowChunk, l.T - t0);
+        detail::sinusoid_rows(l.c - t0, -1, rows, dm, 10000.0f, R, dm);
+        kernels::gemm_f32_packed(rows, d, dm, 1.0f, R, dm, packed_w, rk + static_cast<std::size_t>(t0) * d, d, false);
+      }
     }
     kernels::pack_b_nk(d, l.T, rk, d, packed_rk);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
@@ -90,7 +96,7 @@ class TransformerXLScheme final : public Scheme {
     ScratchCursor s(scratch);
     const float* packed_rk = s.take(kernels::packed_b_floats(d, l.T));
     const float* ub = s.take(seq);
-    s.take(static_cast<std::size_t>(kRowChunk) * dm);
+    s.take(r_rows(seq) * dm);
     s.take(kernels::packed_b_floats(dm, d));
     s.take(static_cast<std::size_t>(l.T) * d);
     float* qv = s.take(static_cast<std::size_t>(rows) * d);
@@ -111,6 +117,14 @@ class TransformerXLScheme final : public Scheme {
 
  private:
   static constexpr int kRowChunk = 256;  // sinusoid rows generated and projected at a time (multiple of 64)
+  static constexpr std::size_t kWholeRFloats = std::size_t{1} << 21;  // 8 MiB: the largest R kept per call
+
+  // Rows of R the scratch holds: all of the bidirectional table's when they fit kWholeRFloats
+  // (then begin_head keeps R for the call), else one chunk.
+  std::size_t r_rows(int seq) const {
+    const std::size_t all = static_cast<std::size_t>(layout(seq, false).T);
+    return all * static_cast<std::size_t>(p_.d_model) <= kWholeRFloats ? all : static_cast<std::size_t>(kRowChunk);
+  }
 
   struct Layout {
     int c, hi, T;

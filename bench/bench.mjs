@@ -232,19 +232,20 @@ function bloomSlopes(heads) {
 
 function peerCases(S, data) {
   const span = 256;
+  const pkg = packageSchemes(S, H, D, data);  // the same scheme objects as every other package run
   return [
-    { name: 'none', harness: 'none', scheme: { type: 'none' }, graph: { kind: 'plain', scale: 1 / Math.sqrt(D) }, feeds: {} },
-    { name: 't5', harness: 't5', scheme: { type: 't5', numBuckets: 32, maxDistance: 128, bidirectional: true, biasTable: data.t5Bias },
+    { name: 'none', harness: 'none', scheme: pkg.none, graph: { kind: 'plain', scale: 1 / Math.sqrt(D) }, feeds: {} },
+    { name: 't5', harness: 't5', scheme: pkg.t5,
       graph: { kind: 'bias', scale: 1, numBuckets: 32, buckets: table2d(S, (i, j) => t5Bucket(j - i)) }, feeds: { bias_table: [data.t5Bias, [32, H]] } },
-    { name: 'alibi', harness: 'alibi', scheme: { type: 'alibi', slopes: 'bloom' },
+    { name: 'alibi', harness: 'alibi', scheme: pkg.alibi,
       graph: { kind: 'alibi', scale: 1 / Math.sqrt(D) }, feeds: { slopes: [Float32Array.from(bloomSlopes(H)), [1, H, 1, 1]] } },
-    { name: 'shaw_keys', harness: 'shaw_keys', scheme: { type: 'shaw', maxDistance: SHAW_K, keyTable: data.shawK },
+    { name: 'shaw_keys', harness: 'shaw_keys', scheme: pkg.shaw_keys,
       graph: { kind: 'gathered', scale: 1 / Math.sqrt(D), tableRows: 2 * SHAW_K + 1, index: table2d(S, (i, j) => Math.max(-SHAW_K, Math.min(SHAW_K, j - i)) + SHAW_K) },
       feeds: { rel_table: [data.shawK, [2 * SHAW_K + 1, D]] } },
-    { name: 'bert_relative_key', harness: 'bert_relative_key', scheme: { type: 'bert-relative', maxPositions: S, table: data.bertTable },
+    { name: 'bert_relative_key', harness: 'bert_relative_key', scheme: pkg.bert_relative_key,
       graph: { kind: 'gathered', scale: 1 / Math.sqrt(D), tableRows: 2 * S - 1, index: table2d(S, (i, j) => i - j + S - 1) },
       feeds: { rel_table: [data.bertTable, [2 * S - 1, D]] } },
-    { name: 'deberta', harness: 'deberta', scheme: { type: 'deberta', buckets: span, maxRelative: 512, terms: ['c2p', 'p2c'], posKey: data.debPosK, posQuery: data.debPosQ },
+    { name: 'deberta', harness: 'deberta', scheme: pkg.deberta,
       graph: { kind: 'deberta', scale: 1 / Math.sqrt(3 * D), span2: 2 * span,
         c2pIndex: table2d(S, (i, j) => Math.max(0, Math.min(2 * span - 1, debertaBucket(i - j) + span))),
         p2cIndex: table2d(S, (a, b) => Math.max(0, Math.min(2 * span - 1, -debertaBucket(a - b) + span))) },

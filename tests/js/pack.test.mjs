@@ -27,6 +27,7 @@ const EXPECTED_FILES = [
   'web/pipelines.js',
   'web/positions.js',
   'web/schemes.js',
+  'web/sources.js',
   'web/validation.js',
 ];
 

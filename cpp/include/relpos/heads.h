@@ -19,7 +19,7 @@
 
 #include "relpos/config.h"
 #include "relpos/model.h"
-#include "relpos/safetensors.h"
+#include "relpos/weights.h"
 
 namespace relpos {
 
@@ -40,6 +40,6 @@ class SequenceClassifier {
 // or a model family without a supported head). Errors (relpos::Error) for a head whose tensors
 // are mis-shaped or whose config fields have the wrong JSON type, naming the file and tensor.
 std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& config_json_text,
-                                                             const ModelConfig& config, const SafeTensors& weights);
+                                                             const ModelConfig& config, const Weights& weights);
 
 }  // namespace relpos

@@ -1,5 +1,5 @@
 // Transformer encoders (and decoder stacks run over a whole sequence) loaded from Hugging Face
-// checkpoints: config.json text + model.safetensors.
+// checkpoints: config.json text + weights (relpos/weights.h: safetensors, PyTorch, sharded sets).
 //
 //   auto model = relpos::load_model(config_json_text, relpos::SafeTensors::read_file(path));
 //   relpos::ModelOutput out = model->forward(batch, seq, input_ids, attention_mask, {true, true});
@@ -52,6 +52,6 @@ class Model {
 
 // Parses config.json and builds the model named by its model_type. Throws relpos::Error on an
 // unsupported model_type or setting, and on a missing or mis-shaped weight (naming the tensor).
-std::unique_ptr<Model> load_model(const std::string& config_json_text, const SafeTensors& weights);
+std::unique_ptr<Model> load_model(const std::string& config_json_text, const Weights& weights);
 
 }  // namespace relpos

@@ -7,33 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "relpos/weights.h"
+
 namespace relpos {
 
-enum class DType { F32, F16, BF16, I64, I32 };
-const char* dtype_name(DType dtype);
-
-struct TensorInfo {
-  std::string name;
-  DType dtype = DType::F32;
-  std::vector<std::int64_t> shape;
-  std::size_t offset = 0;  // byte offset of the data within the file
-  std::size_t nbytes = 0;
-  std::size_t elements() const;
-};
-
-class SafeTensors {
+class SafeTensors final : public Weights {
  public:
   // Parses a whole file held in memory; `file_name` is used in error messages.
   static SafeTensors parse(std::vector<std::uint8_t> bytes, const std::string& file_name);
   static SafeTensors read_file(const std::string& path);
 
-  bool contains(const std::string& name) const;
-  const TensorInfo& info(const std::string& name) const;  // Error if missing
-  std::vector<std::string> names() const;                  // in file order of data offsets
+  bool contains(const std::string& name) const override;
+  const TensorInfo& info(const std::string& name) const override;  // Error if missing
+  std::vector<std::string> names() const override;                  // in file order of data offsets
 
-  std::vector<float> to_f32(const std::string& name) const;         // F32/F16/BF16 → float32
-  std::vector<std::int64_t> to_i64(const std::string& name) const;  // I64/I32 → int64
-  const std::string& file_name() const { return file_name_; }
+  std::vector<float> to_f32(const std::string& name) const override;         // F32/F16/BF16 → float32
+  std::vector<std::int64_t> to_i64(const std::string& name) const override;  // I64/I32 → int64
+  const std::string& file_name() const override { return file_name_; }
 
  private:
   std::string file_name_;

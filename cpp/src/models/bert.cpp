@@ -20,7 +20,7 @@ namespace {
 
 class Bert final : public ModelBase {
  public:
-  Bert(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  Bert(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"bert."});
     const int H = c.hidden_size;
     const std::string& type = c.position_embedding_type;
@@ -99,6 +99,6 @@ class Bert final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_bert(const ModelConfig& c, const SafeTensors& w) { return std::make_unique<Bert>(c, w); }
+std::unique_ptr<Model> make_bert(const ModelConfig& c, const Weights& w) { return std::make_unique<Bert>(c, w); }
 
 }  // namespace relpos::models

@@ -22,7 +22,7 @@ struct BloomBlock {
 
 class Bloom final : public ModelBase {
  public:
-  Bloom(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  Bloom(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const std::string p = detect_prefix(w, "word_embeddings.weight", {"transformer."});
     const int H = c.hidden_size;
     word_ = load_tensor(w, p + "word_embeddings.weight", {c.vocab_size, H});
@@ -87,6 +87,6 @@ class Bloom final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_bloom(const ModelConfig& c, const SafeTensors& w) { return std::make_unique<Bloom>(c, w); }
+std::unique_ptr<Model> make_bloom(const ModelConfig& c, const Weights& w) { return std::make_unique<Bloom>(c, w); }
 
 }  // namespace relpos::models

@@ -22,7 +22,7 @@ namespace {
 
 class DebertaV2 final : public ModelBase {
  public:
-  DebertaV2(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  DebertaV2(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"deberta."});
     const int H = c.hidden_size, E = c.embedding_size, heads = c.num_heads, d = c.head_dim;
     if (w.contains(p + "encoder.conv.conv.weight")) fail_value("deberta-v2: the convolution layer (conv_kernel_size > 0) is not supported");
@@ -124,7 +124,7 @@ class DebertaV2 final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_deberta_v2(const ModelConfig& c, const SafeTensors& w) {
+std::unique_ptr<Model> make_deberta_v2(const ModelConfig& c, const Weights& w) {
   return std::make_unique<DebertaV2>(c, w);
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 class DistilBert final : public ModelBase {
  public:
-  DistilBert(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  DistilBert(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"distilbert."});
     const int H = c.hidden_size, P = c.max_position_embeddings;
     word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, H});
@@ -62,7 +62,7 @@ class DistilBert final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_distilbert(const ModelConfig& c, const SafeTensors& w) {
+std::unique_ptr<Model> make_distilbert(const ModelConfig& c, const Weights& w) {
   return std::make_unique<DistilBert>(c, w);
 }
 

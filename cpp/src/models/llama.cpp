@@ -22,7 +22,7 @@ struct LlamaBlock {
 
 class Llama final : public ModelBase {
  public:
-  Llama(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  Llama(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     if (c.has_rope_scaling) fail_value("llama: rope_scaling is not supported");
     const std::string p = detect_prefix(w, "embed_tokens.weight", {"model."});
     const int H = c.hidden_size, I = c.intermediate_size, kv = c.num_kv_heads * c.head_dim;
@@ -96,6 +96,6 @@ class Llama final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_llama(const ModelConfig& c, const SafeTensors& w) { return std::make_unique<Llama>(c, w); }
+std::unique_ptr<Model> make_llama(const ModelConfig& c, const Weights& w) { return std::make_unique<Llama>(c, w); }
 
 }  // namespace relpos::models

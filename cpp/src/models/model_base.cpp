@@ -13,7 +13,7 @@ float* grow(std::vector<float>& v, std::size_t n) {
   return v.data();
 }
 
-std::string detect_prefix(const SafeTensors& weights, const std::string& probe, const std::vector<std::string>& prefixes) {
+std::string detect_prefix(const Weights& weights, const std::string& probe, const std::vector<std::string>& prefixes) {
   if (weights.contains(probe)) return "";
   for (const auto& p : prefixes)
     if (weights.contains(p + probe)) return p;
@@ -75,7 +75,7 @@ void ModelBase::Run::set_last_hidden(const float* h, int width) const {
 
 }  // namespace models
 
-std::unique_ptr<Model> load_model(const std::string& config_json_text, const SafeTensors& weights) {
+std::unique_ptr<Model> load_model(const std::string& config_json_text, const Weights& weights) {
   const ModelConfig c = parse_model_config(config_json_text);
   const std::string& t = c.model_type;
   if (t == "bert") return models::make_bert(c, weights);

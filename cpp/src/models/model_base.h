@@ -14,7 +14,7 @@ namespace relpos::models {
 float* grow(std::vector<float>& v, std::size_t n);
 
 // "" if `probe` is present, else the first prefix p with p + probe present (e.g. "bert."), else "".
-std::string detect_prefix(const SafeTensors& weights, const std::string& probe, const std::vector<std::string>& prefixes);
+std::string detect_prefix(const Weights& weights, const std::string& probe, const std::vector<std::string>& prefixes);
 
 class ModelBase : public Model {
  public:
@@ -46,14 +46,14 @@ class ModelBase : public Model {
   std::vector<std::uint8_t> key_mask_;
 };
 
-std::unique_ptr<Model> make_bert(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_distilbert(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_roformer(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_deberta_v2(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_t5_encoder(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_transfo_xl(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_bloom(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_mpt(const ModelConfig&, const SafeTensors&);
-std::unique_ptr<Model> make_llama(const ModelConfig&, const SafeTensors&);
+std::unique_ptr<Model> make_bert(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_distilbert(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_roformer(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_deberta_v2(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_t5_encoder(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_transfo_xl(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_bloom(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_mpt(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_llama(const ModelConfig&, const Weights&);
 
 }  // namespace relpos::models

@@ -23,7 +23,7 @@ struct MptBlock {
 
 class Mpt final : public ModelBase {
  public:
-  Mpt(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  Mpt(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     if (!c.alibi) fail_value("mpt: only ALiBi models are supported (attn_config.alibi = false)");
     if (c.qk_ln || c.has_clip_qkv || c.has_softmax_scale)
       fail_value("mpt: attn_config qk_ln, clip_qkv and softmax_scale are not supported");
@@ -91,6 +91,6 @@ class Mpt final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_mpt(const ModelConfig& c, const SafeTensors& w) { return std::make_unique<Mpt>(c, w); }
+std::unique_ptr<Model> make_mpt(const ModelConfig& c, const Weights& w) { return std::make_unique<Mpt>(c, w); }
 
 }  // namespace relpos::models

@@ -16,7 +16,7 @@ namespace {
 
 class RoFormer final : public ModelBase {
  public:
-  RoFormer(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  RoFormer(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     if (c.rotary_value) fail_value("roformer: rotary_value = true is not supported (values are not rotated)");
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"roformer."});
     const int H = c.hidden_size, E = c.embedding_size;
@@ -72,6 +72,6 @@ class RoFormer final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_roformer(const ModelConfig& c, const SafeTensors& w) { return std::make_unique<RoFormer>(c, w); }
+std::unique_ptr<Model> make_roformer(const ModelConfig& c, const Weights& w) { return std::make_unique<RoFormer>(c, w); }
 
 }  // namespace relpos::models

@@ -94,7 +94,7 @@ class Head final : public SequenceClassifier {
 };
 
 // Rows of `name` [rows, cols] when present as a 2-D tensor (its shape is checked again on load).
-int rows_of(const SafeTensors& w, const std::string& name) {
+int rows_of(const Weights& w, const std::string& name) {
   const auto& shape = w.info(name).shape;
   if (shape.size() != 2 || shape[0] < 1 || shape[0] > (1 << 20))
     fail_value(w.file_name() + ": tensor '" + name + "': expected a 2-D [num_labels, in] weight");
@@ -104,7 +104,7 @@ int rows_of(const SafeTensors& w, const std::string& name) {
 }  // namespace
 
 std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& config_json_text,
-                                                             const ModelConfig& c, const SafeTensors& w) {
+                                                             const ModelConfig& c, const Weights& w) {
   json j;
   try {
     j = json::parse(config_json_text);

@@ -22,7 +22,7 @@ struct T5Block {
 
 class T5Encoder final : public ModelBase {
  public:
-  T5Encoder(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  T5Encoder(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const int H = c.hidden_size, inner = c.num_heads * c.head_dim, F = c.intermediate_size;
     const std::string embed = w.contains("encoder.embed_tokens.weight") ? "encoder.embed_tokens.weight" : "shared.weight";
     embed_ = load_tensor(w, embed, {c.vocab_size, H});
@@ -102,7 +102,7 @@ class T5Encoder final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_t5_encoder(const ModelConfig& c, const SafeTensors& w) {
+std::unique_ptr<Model> make_t5_encoder(const ModelConfig& c, const Weights& w) {
   return std::make_unique<T5Encoder>(c, w);
 }
 

@@ -29,7 +29,7 @@ struct TxlLayer {
 
 class TransfoXL final : public ModelBase {
  public:
-  TransfoXL(const ModelConfig& c, const SafeTensors& w) : ModelBase(c) {
+  TransfoXL(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     if (c.mem_len != 0) fail_value("transfo-xl: only mem_len = 0 is supported (HF attends to zero-initialised memory otherwise)");
     if (c.same_length) fail_value("transfo-xl: same_length = true is not supported");
     if (c.pre_lnorm) fail_value("transfo-xl: pre_lnorm = true is not supported");
@@ -113,7 +113,7 @@ class TransfoXL final : public ModelBase {
 
 }  // namespace
 
-std::unique_ptr<Model> make_transfo_xl(const ModelConfig& c, const SafeTensors& w) {
+std::unique_ptr<Model> make_transfo_xl(const ModelConfig& c, const Weights& w) {
   return std::make_unique<TransfoXL>(c, w);
 }
 

@@ -11,7 +11,7 @@
 
 namespace relpos::models {
 
-std::vector<float> load_tensor(const SafeTensors& weights, const std::string& name, const std::vector<std::int64_t>& shape) {
+std::vector<float> load_tensor(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape) {
   const TensorInfo& info = weights.info(name);  // Error if missing
   if (info.shape != shape) {
     auto text = [](const std::vector<std::int64_t>& s) {

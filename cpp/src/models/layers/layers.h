@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "relpos/attention.h"
-#include "relpos/safetensors.h"
+#include "relpos/weights.h"
 
 namespace relpos {
 class Scheme;
@@ -17,7 +17,7 @@ namespace relpos::models {
 
 // ---- weights -----------------------------------------------------------------------------------
 // Reads tensor `name` as float32 and checks its shape; Error names the file, tensor and both shapes.
-std::vector<float> load_tensor(const SafeTensors& weights, const std::string& name, const std::vector<std::int64_t>& shape);
+std::vector<float> load_tensor(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape);
 
 // ---- Linear: y[rows, out] = x[rows, in] · Wᵀ + b,  W [out, in] as nn.Linear stores it ----------
 // W is packed once (kernels::pack_b_nk) so every forward is one packed GEMM plus a bias pass.
@@ -26,7 +26,7 @@ class Linear {
   Linear() = default;
   Linear(int in, int out, const float* weight, const float* bias);  // bias may be null
   // Loads `<prefix>.weight` [out, in] and, when with_bias, `<prefix>.bias` [out].
-  static Linear load(const SafeTensors& weights, const std::string& prefix, int in, int out, bool with_bias);
+  static Linear load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias);
   void forward(int rows, const float* x, float* y) const;
   int in() const { return in_; }
   int out() const { return out_; }
@@ -43,7 +43,7 @@ class Linear {
 struct LayerNorm {
   std::vector<float> gamma, beta;
   float eps = 1e-5f;
-  static LayerNorm load(const SafeTensors& weights, const std::string& prefix, int dim, float eps, bool with_bias = true);
+  static LayerNorm load(const Weights& weights, const std::string& prefix, int dim, float eps, bool with_bias = true);
   void forward(int rows, const float* x, float* y) const;
 };
 
@@ -51,7 +51,7 @@ struct LayerNorm {
 struct RmsNorm {
   std::vector<float> weight;
   float eps = 1e-6f;
-  static RmsNorm load(const SafeTensors& weights, const std::string& name, int dim, float eps);
+  static RmsNorm load(const Weights& weights, const std::string& name, int dim, float eps);
   void forward(int rows, const float* x, float* y) const;
 };
 
@@ -109,7 +109,7 @@ struct PostLnLayer {
   LayerNorm ln_attn, ln_ff;
   FeedForward ff;
   int heads = 0, head_dim = 0;
-  static PostLnLayer load(const SafeTensors& weights, const std::string& prefix, const PostLnNames& names, int hidden,
+  static PostLnLayer load(const Weights& weights, const std::string& prefix, const PostLnNames& names, int hidden,
                           int heads, int intermediate, Activation act, float eps);
   void forward(int batch, int seq, float* h, const std::uint8_t* key_mask, const Scheme& scheme, float* probs,
                PostLnScratch& s) const;

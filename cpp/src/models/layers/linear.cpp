@@ -14,7 +14,7 @@ Linear::Linear(int in, int out, const float* weight, const float* bias) : in_(in
   if (bias) bias_.assign(bias, bias + out);
 }
 
-Linear Linear::load(const SafeTensors& weights, const std::string& prefix, int in, int out, bool with_bias) {
+Linear Linear::load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias) {
   const auto w = load_tensor(weights, prefix + ".weight", {out, in});
   std::vector<float> b;
   if (with_bias) b = load_tensor(weights, prefix + ".bias", {out});

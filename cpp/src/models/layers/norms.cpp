@@ -8,7 +8,7 @@
 
 namespace relpos::models {
 
-LayerNorm LayerNorm::load(const SafeTensors& weights, const std::string& prefix, int dim, float eps, bool with_bias) {
+LayerNorm LayerNorm::load(const Weights& weights, const std::string& prefix, int dim, float eps, bool with_bias) {
   LayerNorm n;
   n.gamma = load_tensor(weights, prefix + ".weight", {dim});
   if (with_bias) n.beta = load_tensor(weights, prefix + ".bias", {dim});
@@ -34,7 +34,7 @@ void LayerNorm::forward(int rows, const float* x, float* y) const {
   }
 }
 
-RmsNorm RmsNorm::load(const SafeTensors& weights, const std::string& name, int dim, float eps) {
+RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, float eps) {
   RmsNorm n;
   n.weight = load_tensor(weights, name, {dim});
   n.eps = eps;

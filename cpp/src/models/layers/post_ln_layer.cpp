@@ -7,7 +7,7 @@
 
 namespace relpos::models {
 
-PostLnLayer PostLnLayer::load(const SafeTensors& w, const std::string& p, const PostLnNames& n, int hidden, int heads,
+PostLnLayer PostLnLayer::load(const Weights& w, const std::string& p, const PostLnNames& n, int hidden, int heads,
                               int intermediate, Activation act, float eps) {
   PostLnLayer l;
   l.q = Linear::load(w, p + n.q, hidden, hidden, true);

@@ -1,0 +1,93 @@
+// Part of section 4 — load a real Hugging Face model through rp.loadModel in the worker and run it
+// on the encoder section's text: a URL or picked files, progress, then tokens and attention maps.
+import { h, field, errorBox } from '../lib/dom.js';
+import { heatmap } from '../plots/heatmap.js';
+
+const REQUIRED = ['config.json', 'model.safetensors', 'tokenizer.json'];
+
+/** Mounts the "Load a real Hugging Face model" panel into root; `worker(build)` gives a WorkerClient. */
+export function mountLoadModel(root, { rp, worker, text, state }) {
+  const hasLoad = typeof rp.loadModel === 'function';
+  const url = field({ label: 'Model folder URL', kind: 'url', value: '', name: 'enc-url', help: 'A folder (same origin or CORS-enabled) holding config.json, model.safetensors and tokenizer.json' });
+  const files = h('input', { type: 'file', id: 'enc-files', multiple: true, 'aria-describedby': 'enc-files-help' });
+  const loadUrl = h('button', { type: 'button', class: 'secondary' }, 'Load from URL');
+  const loadFiles = h('button', { type: 'button', class: 'secondary' }, 'Load selected files');
+  const prog = h('progress', { max: 1, value: 0, 'aria-label': 'Model loading progress', hidden: true });
+  const loadMsg = h('p', { role: 'status', 'aria-live': 'polite' });
+  const real = h('details', { class: 'real-model' },
+    h('summary', {}, 'Load a real Hugging Face model'),
+    h('p', { class: 'note' }, hasLoad
+      ? 'Pick the three files of a model folder, or give its URL. The model runs in the worker through rp.loadModel.'
+      : 'This build of relpos has no rp.loadModel() yet (the model layer is still being built), so real models cannot be loaded here; the controls report what is missing.'),
+    h('div', { class: 'controls' }, url.root, loadUrl),
+    h('div', { class: 'controls' }, h('div', { class: 'field' }, h('label', { for: 'enc-files' }, 'Local files'), files, h('small', { id: 'enc-files-help' }, REQUIRED.join(', '))), loadFiles),
+    prog, loadMsg);
+  const runReal = h('button', { type: 'button', hidden: true }, 'Run the loaded model on the text above');
+  const realOut = h('div');
+  real.append(runReal, realOut);
+  root.append(real);
+  runReal.addEventListener('click', async () => {
+    runReal.disabled = true;
+    try {
+      const r = await worker('auto').request('model-forward', { text: text.value });
+      const shape = r.shape ?? (r.hidden ? [r.hidden.length] : []);
+      const finite = r.hidden ? Array.from(r.hidden).every(Number.isFinite) : false;
+      realOut.replaceChildren(h('p', {}, `Output ${JSON.stringify(shape)}, ${finite ? 'all finite' : 'NOT all finite'}, ${r.totalMs.toFixed(1)} ms on the ${r.simd ? 'SIMD128' : 'scalar'} build.`));
+      if (r.tokens) realOut.append(h('ul', { class: 'tokens', 'aria-label': 'model tokens' }, r.tokens.map((t) => h('li', {}, t))));
+      const first = Array.isArray(r.attentions) ? r.attentions[0] : null;
+      const S = r.tokens?.length ?? 0;
+      if (first && S && first.length % (S * S) === 0)
+        realOut.append(h('div', { class: 'figs' }, Array.from({ length: Math.min(4, first.length / (S * S)) }, (_, hd) => heatmap({
+          data: first.slice(hd * S * S, (hd + 1) * S * S), rows: S, cols: S, title: `Layer 0, head ${hd}`, rowNames: r.tokens, colNames: r.tokens, vmin: 0, maxWidth: 300, annotate: false,
+        }))));
+    } catch (err) {
+      realOut.replaceChildren(errorBox(err.message));
+    } finally {
+      runReal.disabled = false;
+    }
+  });
+
+  const onProgress = (p) => {
+    prog.hidden = false;
+    const frac = typeof p === 'number' ? p : p && p.total ? p.loaded / p.total : null;
+    if (frac === null) prog.removeAttribute('value');
+    else prog.value = frac;
+    loadMsg.textContent = p?.file ? `Loading ${p.file}…` : 'Loading…';
+  };
+  async function load(source) {
+    loadMsg.className = '';
+    prog.hidden = true;
+    try {
+      const info = await worker('auto').request('load-model', { source }, onProgress);
+      prog.value = 1;
+      loadMsg.className = 'ok';
+      loadMsg.textContent = `Loaded ${info.modelType}: ${info.layers ?? '?'} layers, ${info.heads ?? '?'} heads, hidden ${info.hidden ?? '?'}.`;
+      state.realModel = info;
+      runReal.hidden = false;
+    } catch (err) {
+      prog.hidden = true;
+      loadMsg.className = 'error';
+      loadMsg.textContent = err.message;
+    }
+  }
+  loadUrl.addEventListener('click', () => {
+    const u = url.value.trim();
+    if (!u) {
+      loadMsg.className = 'error';
+      loadMsg.textContent = 'Enter the URL of a model folder first.';
+      return;
+    }
+    load({ url: u });
+  });
+  loadFiles.addEventListener('click', () => {
+    const chosen = Object.fromEntries(Array.from(files.files ?? [], (f) => [f.name, f]));
+    const missing = REQUIRED.filter((n) => !chosen[n]);
+    if (missing.length) {
+      loadMsg.className = 'error';
+      loadMsg.textContent = `Missing ${missing.join(', ')} — select all of ${REQUIRED.join(', ')} from the model folder.`;
+      return;
+    }
+    load({ files: Object.fromEntries(REQUIRED.map((n) => [n, chosen[n]])) });
+  });
+
+}

@@ -5,8 +5,8 @@
 // Module workers cannot use the page's import map, so the package entry point is imported by URL.
 import { makeScheme } from './lib/schemes.js';
 import { rng } from './lib/rng.js';
-import { RandomEncoder } from './model/random-encoder.js';
-import { tokenize } from './model/tokenizer.js';
+import { measure } from './lib/timing.js';
+import { EncoderRunner } from './model/run-encoder.js';
 
 const PACKAGE_URL = new URL('../web/index.js', import.meta.url).href;
 const WASM_DIR = new URL('../web/dist/', import.meta.url).href;
@@ -30,46 +30,28 @@ const handlers = {
     return info(rp);
   },
 
-  async encode({ text, scheme, layers }, rp) {
-    if (!encoder || encoder.config.layers !== layers) encoder = new RandomEncoder(rp, { layers });
-    const { tokens, ids } = tokenize(text, encoder.config.vocabSize);
-    encoder.forward(ids, scheme); // warm-up (first call pays for wasm tier-up and allocations)
-    const r = encoder.forward(ids, scheme);
-    return { ...info(rp), tokens, config: encoder.config, shape: r.shape, hidden: r.hidden, layers: r.layers, attentionMs: r.attentionMs, totalMs: r.totalMs };
+  // The encoder section: the scheme's random-weight Hugging Face checkpoint through rp.loadModel, or
+  // the JavaScript-assembled encoder (demo/model/run-encoder.js); timings are medians of repeated runs.
+  async encode(msg, rp) {
+    encoder ??= new EncoderRunner(rp, await import(TOKENIZERS_URL).catch(() => undefined));
+    return { ...info(rp), ...(await encoder.run(msg)) };
   },
 
-  async bench({ schemes, lengths, heads = 4, headDim = 64, minMs = 40, maxReps = 15 }, rp, progress) {
-    const results = schemes.map((type) => ({ type, ms: lengths.map(() => NaN), error: null }));
+  async bench({ schemes, lengths, heads = 4, headDim = 64, minMs = 40, maxRuns = 15 }, rp, progress) {
+    const results = schemes.map((type) => ({ type, ms: lengths.map(() => NaN), timing: lengths.map(() => null), error: null }));
     const total = schemes.length * lengths.length;
     let done = 0;
-    for (const S of lengths) {
+    for (const [li, S] of lengths.entries()) {
       const r = rng(S);
       const n = heads * S * headDim;
       const q = r.normals(n), k = r.normals(n), v = r.normals(n);
       for (const res of results) {
         try {
           const scheme = makeScheme(res.type, { heads, headDim, seqLen: S });
-          const call = () => rp.attention({ q, k, v, batch: 1, heads, seqLen: S, headDim, scheme });
-          // calibrate: batch calls so each sample lasts ≥ 2 ms (the browser's timer is coarse)
-          let inner = 1;
-          for (let t = performance.now(), n = 0; ; ) {
-            call();
-            n++;
-            const el = performance.now() - t;
-            if (el >= 5 || n >= 200) {
-              inner = Math.max(1, Math.ceil((2 * n) / Math.max(el, 1e-3)));
-              break;
-            }
-          }
-          const times = [];
-          const start = performance.now();
-          while (times.length < 3 || (performance.now() - start < minMs && times.length < maxReps)) {
-            const t = performance.now();
-            for (let c = 0; c < inner; c++) call();
-            times.push((performance.now() - t) / inner);
-          }
-          times.sort((a, b) => a - b);
-          res.ms[lengths.indexOf(S)] = times[Math.floor(times.length / 2)];
+          // median of ≥ 3 runs (up to maxRuns within minMs); short calls batched into 2-ms runs
+          const t = measure(() => rp.attention({ q, k, v, batch: 1, heads, seqLen: S, headDim, scheme }), { minRuns: 3, maxRuns, minMs, runMs: 2, maxCalls: 200 });
+          res.ms[li] = t.median;
+          res.timing[li] = { median: t.median, min: t.min, max: t.max, runs: t.runs, calls: t.calls };
         } catch (err) {
           res.error = err.message;
         }

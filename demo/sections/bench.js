@@ -5,6 +5,7 @@ import { SCHEMES, schemeLabel, available, NOT_IN_BUILD } from '../lib/schemes.js
 import { WorkerClient } from '../lib/worker-client.js';
 import { lineplot } from '../plots/lineplot.js';
 import { lineColor } from '../plots/colors.js';
+import { describeTiming } from '../lib/timing.js';
 
 export function mount(root, { rp }) {
   const state = { result: null, running: false };
@@ -41,7 +42,7 @@ export function mount(root, { rp }) {
         status.textContent = `${p.done} / ${p.total}: ${schemeLabel(p.type)} at length ${p.seqLen}`;
       });
       state.result = r;
-      status.textContent = `Done on the ${r.standIn ? 'JS stand-in' : r.simd ? 'SIMD128' : 'scalar'} build: batch 1, ${r.heads} heads, head dim ${r.headDim}; median of repeated calls.`;
+      status.textContent = `Done on the ${r.standIn ? 'JS stand-in' : r.simd ? 'SIMD128' : 'scalar'} build: batch 1, ${r.heads} heads, head dim ${r.headDim}; median of repeated runs (min–max and run count in the table).`;
       show(r);
     } catch (err) {
       status.textContent = err.message === 'cancelled' ? 'Stopped.' : '';
@@ -66,12 +67,16 @@ export function mount(root, { rp }) {
     const plot = lineplot({ title: 'Time per attention call vs sequence length', xLabel: 'sequence length', yLabel: 'ms per call', series, xLog: true, yLog: true, width: W, height: Math.round(W * 0.6) });
     const none = r.results.find((x) => x.type === 'none');
     const table = h('table', { class: 'bench-table' },
-      h('caption', { class: 'note' }, 'Milliseconds per call (× plain attention)'),
+      h('caption', { class: 'note' }, 'Milliseconds per call: median (× plain attention), then the fastest–slowest run and the number of runs'),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Scheme'), r.lengths.map((L) => h('th', { scope: 'col' }, `L = ${L}`)))),
       h('tbody', {}, r.results.map((x) => h('tr', { 'data-scheme': x.type },
         h('td', {}, schemeLabel(x.type)),
         x.error ? h('td', { colspan: r.lengths.length, class: 'error' }, x.error)
-          : x.ms.map((ms, i) => h('td', {}, `${ms.toFixed(3)}${x.type !== 'none' && none ? ` (${(ms / none.ms[i]).toFixed(1)}×)` : ''}`))))));
+          : x.ms.map((ms, i) => {
+            const d = describeTiming(x.timing[i]);
+            return h('td', {}, `${ms.toFixed(3)}${x.type !== 'none' && none ? ` (${(ms / none.ms[i]).toFixed(1)}×)` : ''}`,
+              h('small', { class: 'spread' }, `${d.range} · ${d.runs}`));
+          })))));
     out.replaceChildren(plot, h('div', { class: 'scroll' }, table));
   }
   return state;

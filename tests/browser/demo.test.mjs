@@ -108,13 +108,13 @@ describe('demo page (1280×800)', { skip: false }, () => {
     await select.selectOption(offered[0]);
   });
 
-  it('the random-weight encoder runs in the worker with finite outputs of the right shape', async () => {
+  it('the encoder section runs its random-weight model in the worker with finite outputs of the right shape', async () => {
     await page.waitForFunction(() => globalThis.relposDemo.encoder.runs >= 1, null, { timeout: 60000 });
     const r = await page.evaluate(() => {
       const l = globalThis.relposDemo.encoder.last;
       return { shape: l.shape, n: l.hidden.length, finite: Array.from(l.hidden).every(Number.isFinite), tokens: l.tokens, layers: l.layers.length, probsLen: l.layers[0].probs.length, rowSum: Array.from(l.layers[0].probs.slice(0, l.shape[0])).reduce((a, b) => a + b, 0) };
     });
-    assert.deepEqual(r.tokens.slice(0, 3), ['[CLS]', 'The', 'cat']);
+    assert.deepEqual(r.tokens.slice(0, 3), ['[CLS]', 'the', 'cat']);
     assert.equal(r.shape[0], r.tokens.length);
     assert.equal(r.shape[1], 64);
     assert.equal(r.n, r.shape[0] * 64);

@@ -1,4 +1,5 @@
-// A small encoder with deterministic random weights, built from rp.attention and a few JS matmuls:
+// A small encoder with deterministic random weights, built from rp.attention and a few JS matmuls —
+// the encoder section's path for schemes with no Hugging Face model family (run-encoder.js):
 //   x = embed(ids);  per layer: x += Wo·attention(LN(x)Wq, LN(x)Wk, LN(x)Wv; scheme);  x += FFN(LN(x))
 // It shows how a position scheme shapes attention maps; its weights are random (seeded), so it
 // does not understand language.

@@ -15,6 +15,7 @@ const fmtDefault = (v) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 
  * @param {'viridis'|'diverging'} [o.colormap]  diverging is centred on 0
  * @param {boolean} [o.annotate]  draw values in cells (when they fit)
  * @param {number} [o.maxWidth]  CSS pixels
+ * @param {boolean} [o.square]  cells exactly as tall as wide (default: at least 2 px, map ≤ ~300 px tall)
  * @param {(v:number)=>string} [o.format]
  * @param {string[]} [o.rowNames] [o.colNames]  tick names (tokens)
  * @returns {HTMLElement} a <figure>
@@ -49,7 +50,8 @@ export function heatmap(o) {
   const W = o.maxWidth ?? 380;
   const plotW = W - left - right;
   const cellW = plotW / cols;
-  const cellH = Math.max(2, Math.min(cellW * (o.aspect ?? 1), 300 / rows, 28));
+  // square: cells as tall as wide whatever their size (long sequences: a 256 × 256 map stays square)
+  const cellH = o.square ? cellW : Math.max(2, Math.min(cellW * (o.aspect ?? 1), 300 / rows, 28));
   const plotH = cellH * rows;
   const H = top + plotH + bottom + (o.colNames ? 30 : 0);
 

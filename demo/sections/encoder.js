@@ -127,7 +127,7 @@ export function mount(root, { rp }) {
     out.replaceChildren();
     const pathNote = r.path === 'model'
       ? `A random-weight ${FAMILIES[r.family].label} checkpoint generated in the browser (config.json, model.safetensors, tokenizer.json).${r.causal ? ' This family is a decoder stack: attention is causal — each token sees itself and the tokens before it.' : ''}`
-      : `${schemeLabel(scheme.value)} has no Hugging Face model family in relpos, so this encoder is built from rp.attention and JavaScript matrix products.`;
+      : `${schemeLabel(scheme.value)} has no Hugging Face model family in relpos, so this encoder is built from rp.attention and JavaScript matrix products. Only its attention runs in WebAssembly: compare the builds in the attention columns; the rest of the whole forward is the same JavaScript on both.`;
     out.append(h('p', { class: 'path', 'data-path': r.path, 'data-family': r.family ?? '', 'data-model-type': r.modelType ?? '' },
       h('strong', {}, 'Ran: '), pathText(r), '. ', h('span', { class: 'note' }, pathNote)));
     const shown = Math.min(S, 40);
@@ -154,7 +154,7 @@ export function mount(root, { rp }) {
     const norms = new Float32Array(L * S);
     r.layers.forEach((l, li) => norms.set(l.norms, li * S));
     const wide = Math.min(640, Math.max(300, root.clientWidth - 4));
-    out.append(heatmap({ data: norms, rows: L, cols: S, title: '‖hidden state‖ after each layer', rowLabel: 'layer', colLabel: 'token', colNames: names ? r.tokens : undefined, rowNames: r.layers.map((_, i) => `layer ${i}`), maxWidth: wide, aspect: 0.7, annotate: S <= 14 }));
+    out.append(heatmap({ data: norms, rows: L, cols: S, title: '‖hidden state‖ after each layer', rowLabel: 'layer', colLabel: 'token', colNames: names ? r.tokens : undefined, rowNames: r.layers.map((_, i) => `layer ${i}`), maxWidth: wide, aspect: names ? 0.7 : (16 * S) / (wide - 86), annotate: S <= 14 }));
     // attention maps: layer picker, one map per head
     const pick = field({ label: 'Layer to show', kind: 'select', value: 0, options: r.layers.map((_, i) => [i, `layer ${i}`]), name: 'enc-layer' });
     const maps = h('div', { class: 'figs' });
@@ -164,7 +164,7 @@ export function mount(root, { rp }) {
       const w = Math.max(260, Math.min(330, (root.clientWidth - 24) / 2));
       maps.replaceChildren(...Array.from({ length: H }, (_, hd) => heatmap({
         data: probs.slice(hd * S * S, (hd + 1) * S * S), rows: S, cols: S, title: `Layer ${li}, head ${hd}`,
-        rowNames: names ? r.tokens : undefined, colNames: names ? r.tokens : undefined, colormap: 'viridis', vmin: 0, maxWidth: w, annotate: false,
+        rowNames: names ? r.tokens : undefined, colNames: names ? r.tokens : undefined, colormap: 'viridis', vmin: 0, maxWidth: w, annotate: false, square: !names,
       })));
     };
     pick.input.addEventListener('change', draw);

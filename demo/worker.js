@@ -37,7 +37,7 @@ const handlers = {
     return { ...info(rp), ...(await encoder.run(msg)) };
   },
 
-  async bench({ schemes, lengths, heads = 4, headDim = 64, minMs = 40, maxRuns = 15 }, rp, progress) {
+  async bench({ schemes, lengths, heads = 4, headDim = 64, minMs = 60, maxRuns = 15 }, rp, progress) {
     const results = schemes.map((type) => ({ type, ms: lengths.map(() => NaN), timing: lengths.map(() => null), error: null }));
     const total = schemes.length * lengths.length;
     let done = 0;
@@ -48,8 +48,8 @@ const handlers = {
       for (const res of results) {
         try {
           const scheme = makeScheme(res.type, { heads, headDim, seqLen: S });
-          // median of ≥ 3 runs (up to maxRuns within minMs); short calls batched into 2-ms runs
-          const t = measure(() => rp.attention({ q, k, v, batch: 1, heads, seqLen: S, headDim, scheme }), { minRuns: 3, maxRuns, minMs, runMs: 2, maxCalls: 200 });
+          // median of ≥ 5 runs (up to maxRuns within minMs); short calls batched into 2-ms runs
+          const t = measure(() => rp.attention({ q, k, v, batch: 1, heads, seqLen: S, headDim, scheme }), { minRuns: 5, maxRuns, minMs, runMs: 2, maxCalls: 200 });
           res.ms[li] = t.median;
           res.timing[li] = { median: t.median, min: t.min, max: t.max, runs: t.runs, calls: t.calls };
         } catch (err) {

@@ -157,6 +157,11 @@ describe('demo page (1280×800)', { skip: false }, () => {
       for (const ms of x.ms) assert.ok(Number.isFinite(ms) && ms >= 0, `${x.type}: ${x.ms}`);
     }
     assert.equal(await page.locator('#bench svg polyline').count(), expected.length);
+    // every time shown is a median with its fastest–slowest run and run count beside it
+    const spreads = await page.locator('#bench .bench-table td small.spread').allTextContents();
+    assert.equal(spreads.length, expected.length * 3);
+    for (const s of spreads) assert.match(s, /^\d+(\.\d+)?–\d+(\.\d+)? · \d+ runs( × \d+ calls)?$/);
+    for (const x of r.results) for (const t of x.timing) assert.ok(t.runs >= 5 && t.min <= t.median && t.median <= t.max, `${x.type}: ${JSON.stringify(t)}`);
     await shot(page, '5-bench', '#bench');
   });
 

@@ -1,5 +1,6 @@
-// Web Worker for long work, so the page never freezes: the random-weight encoder, the benchmark,
-// and loading a real model through rp.loadModel (when the package has it).
+// Web Worker for long work, so the page never freezes: the encoder section's random-weight models
+// (a generated Hugging Face checkpoint through rp.loadModel, or the JavaScript-assembled encoder),
+// the benchmark — both timed with lib/timing.js — and loading a real model through rp.loadModel.
 // Messages in:  { id, cmd: 'info' | 'encode' | 'bench' | 'load-model' | 'model-forward', build: 'simd'|'scalar'|'auto', ... }
 // Messages out: { id, type: 'progress', progress } … then { id, type: 'result', result } or { id, type: 'error', message }.
 // Module workers cannot use the page's import map, so the package entry point is imported by URL.

@@ -30,9 +30,11 @@ export function vocabulary() {
 export const VOCAB_SIZE = Object.keys(vocabulary()).length;
 export const PAD_ID = 0;
 
-/** The tokenizer.json object. */
-export function makeTokenizerJson() {
-  const vocab = vocabulary();
+/**
+ * A BERT-style WordPiece tokenizer.json over `vocab` ({ token: id }): lower-cased, split on whitespace
+ * and punctuation, [CLS] a [SEP] / [CLS] a [SEP] b [SEP]; `specials` are its added tokens.
+ */
+export function wordPieceTokenizerJson(vocab, specials) {
   const special = (content) => ({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
   const tok = (id, type_id) => ({ SpecialToken: { id, type_id } });
   const seq = (id, type_id) => ({ Sequence: { id, type_id } });
@@ -40,7 +42,7 @@ export function makeTokenizerJson() {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: SPECIALS.map(special),
+    added_tokens: specials.map(special),
     normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
@@ -53,3 +55,6 @@ export function makeTokenizerJson() {
     model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
   };
 }
+
+/** The demo's tokenizer.json object. */
+export const makeTokenizerJson = () => wordPieceTokenizerJson(vocabulary(), SPECIALS);

@@ -48,6 +48,7 @@ COMMON = ['--character_coverage=0.9995', '--num_threads=1', '--minloglevel=2']
 # name: (spm_train options, description)
 MODELS = {
     'unigram-nfkc': ['--model_type=unigram', '--vocab_size=300'],
+    'unigram-nfkc-rule': ['--model_type=unigram', '--vocab_size=300', '--normalization_rule_name=nfkc'],
     'unigram-identity': ['--model_type=unigram', '--vocab_size=300', '--normalization_rule_name=identity'],
     'unigram-bytefallback': ['--model_type=unigram', '--vocab_size=400', '--byte_fallback=true'],
     'unigram-keep-whitespace': ['--model_type=unigram', '--vocab_size=300', '--normalization_rule_name=identity',
@@ -55,6 +56,8 @@ MODELS = {
     'unigram-no-dummy-prefix': ['--model_type=unigram', '--vocab_size=300', '--add_dummy_prefix=false'],
     'unigram-user-symbols': ['--model_type=unigram', '--vocab_size=300', '--user_defined_symbols=<sym>,@@',
                              '--control_symbols=<ctl>'],
+    'bpe-user-symbols': ['--model_type=bpe', '--vocab_size=300', '--user_defined_symbols=<sym>,@@',
+                         '--control_symbols=<ctl>'],
     'bpe-nfkc': ['--model_type=bpe', '--vocab_size=300'],
     'bpe-identity': ['--model_type=bpe', '--vocab_size=300', '--normalization_rule_name=identity'],
     'bpe-bytefallback': ['--model_type=bpe', '--vocab_size=400', '--byte_fallback=true'],
@@ -95,7 +98,24 @@ TEXTS = [
     'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
     'unknown ҖҗӜӝ Ωψ ⅷ ✓',
     'a<sym>b @@ c <ctl> d [MASK] e',
+    '<sym>start and end<sym>',
+    '<0x41> <s> </s> <unk> literal piece names',
+    'café CAFÉ Café',
+    'Hello World',
 ]
+
+# Random strings over a pool that mixes what the fixed texts test one by one.
+POOL = list('abcdefghijklmnopqrstuvwxyz ABCDEFGHIJ 0123456789 .,;:!?-()[]"\'') + \
+    ['  ', '   ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u200b', 'é', 'e\u0301', 'ü', 'ß', 'ñ', 'À', 'ｆ', '①', 'ﬁ',
+     '日', '本', '語', '😀', '👍🏽', '☃', 'Ω', '\u0001', '\u2581', '<sym>', '@@', '<ctl>', 'the ', 'model ', 'café ', '000']
+
+
+def random_texts(n):
+    rnd = random.Random(99)
+    return [''.join(rnd.choice(POOL) for _ in range(rnd.randint(1, 30))) for _ in range(n)]
+
+
+TEXTS += random_texts(200)
 
 
 def main():
@@ -111,6 +131,8 @@ def main():
         ref['models'][name] = {'file': name + '.model', 'options': opts, 'vocab_size': sp.get_piece_size()}
         ref['ids'][name] = [sp.encode(t, out_type=int) for t in TEXTS]
         ref['pieces'][name] = [sp.encode(t, out_type=str) for t in TEXTS]
+        ref['models'][name]['piece_ids'] = {p: sp.piece_to_id(p) for p in ['[CLS]', '[SEP]', '[PAD]', '[UNK]', '[MASK]', '</s>', '<pad>', '<unk>']
+                                            if sp.id_to_piece(sp.piece_to_id(p)) == p}
     with open(os.path.join(OUT, 'reference.json'), 'w', encoding='utf-8') as f:
         json.dump(ref, f, ensure_ascii=False, indent=1)
     print(f'make-spm-models: {len(MODELS)} models × {len(TEXTS)} texts → {OUT}')

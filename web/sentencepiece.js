@@ -146,7 +146,7 @@ export function parseSentencePieceModel(bytes, name = 'spm.model') {
     1: (r, t) => {
       r.expect(t, 2, 'pieces');
       const p = { piece: null, score: 0, type: PIECE_TYPE.NORMAL };
-      r.sub('a piece').message({
+      r.sub('piece').message({
         1: stringField(p, 'piece', 'piece text'),
         2: (rr, tt) => {
           rr.expect(tt, 5, 'piece score');
@@ -206,10 +206,10 @@ const b64 = (bytes) => {
 /** The charsmap rules whose effect the tokenizers library reproduces. */
 function charsmapNormalizer(spec, name) {
   const rule = spec.name || (spec.charsmap.length ? 'nmt_nfkc' : 'identity');
-  if (rule === 'identity' || spec.charsmap.length === 0) return [];
-  if (rule === 'nmt_nfkc') return [{ type: 'Precompiled', precompiled_charsmap: b64(spec.charsmap) }];
-  if (rule === 'nfkc') return [{ type: 'NFKC' }];
-  throw new Error(`${name}: normalization rule '${rule}' is not supported (supported: nmt_nfkc, nfkc, identity)`);
+  if (rule !== 'identity' && rule !== 'nmt_nfkc' && rule !== 'nfkc')
+    throw new Error(`${name}: normalization rule '${rule}' is not supported (supported: nmt_nfkc, nfkc, identity)`);
+  if (rule === 'identity' || spec.charsmap.length === 0) return []; // SentencePiece maps nothing without a charsmap
+  return [rule === 'nfkc' ? { type: 'NFKC' } : { type: 'Precompiled', precompiled_charsmap: b64(spec.charsmap) }];
 }
 
 /** SentencePiece's whitespace handling after the charsmap (normalizer.cc semantics). */
@@ -217,7 +217,7 @@ function whitespaceNormalizers(spec) {
   const out = [];
   const space = spec.escapeWhitespaces ? '\u2581' : ' ';
   if (spec.removeExtraWhitespaces) {
-    out.push({ type: 'Replace', pattern: { Regex: '\\A +| +\\z' }, content: '' });
+    out.push({ type: 'Replace', pattern: { Regex: '\\A +' }, content: '' });
     out.push({ type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' });
   }
   if (spec.escapeWhitespaces) out.push({ type: 'Replace', pattern: { String: ' ' }, content: '\u2581' });
@@ -227,6 +227,8 @@ function whitespaceNormalizers(spec) {
     if (spec.removeExtraWhitespaces) out.push({ type: 'Replace', pattern: { Regex: '\\A(?=[\\s\\S])' }, content: space });
     else out.push({ type: 'Prepend', prepend: space });
   }
+  // Trailing spaces go last, after escaping: a '▁' typed in the text counts as one (as in SentencePiece).
+  if (spec.removeExtraWhitespaces) out.push({ type: 'Replace', pattern: { Regex: `${space}+\\z` }, content: '' });
   return out;
 }
 
@@ -234,13 +236,13 @@ function whitespaceNormalizers(spec) {
 export const isMatchable = (type) => type === PIECE_TYPE.NORMAL || type === PIECE_TYPE.USER_DEFINED;
 
 function unigramModel(m) {
-  let maxScore = -Infinity;
+  // SentencePiece: max_score starts at FLT_MIN (the smallest positive float32) and takes the normal
+  // pieces' scores; a user-defined piece scores (UTF-8 length)·max_score − 0.1 (a float32 product,
+  // a float64 difference), about −0.1, so that it is always picked.
+  let maxScore = 1.1754943508222875e-38;
   for (const p of m.pieces) if (p.type === PIECE_TYPE.NORMAL) maxScore = Math.max(maxScore, p.score);
-  if (maxScore === -Infinity) maxScore = 0;
-  // SentencePiece scores a user-defined piece (UTF-8 length)·max_score − 0.1 (a float32 product,
-  // a float64 difference) so that it is always picked.
-  const utf8Length = (s) => new TextEncoder().encode(s).length;
-  const vocab = m.pieces.map((p) => [p.piece, p.type === PIECE_TYPE.USER_DEFINED ? Math.fround(utf8Length(p.piece) * maxScore) - 0.1 : p.score]);
+  const utf8 = new TextEncoder();
+  const vocab = m.pieces.map((p) => [p.piece, p.type === PIECE_TYPE.USER_DEFINED ? Math.fround(utf8.encode(p.piece).length * maxScore) - 0.1 : p.score]);
   return { type: 'Unigram', unk_id: m.unkId, vocab, byte_fallback: m.trainer.byteFallback };
 }
 
@@ -273,27 +275,34 @@ function bpeModel(m) {
     unk_token: m.pieces[m.unkId].piece,
     fuse_unk: true,
     byte_fallback: m.trainer.byteFallback,
-    ignore_merges: false,
+    // A user-defined symbol arrives whole from bpeUserSymbols; BPE takes a word that is a piece as it is.
+    ignore_merges: m.pieces.some((p) => p.type === PIECE_TYPE.USER_DEFINED),
   };
+}
+
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\\/]/g, '\\$&');
+
+/**
+ * SentencePiece's BPE never splits a user-defined symbol nor merges across one: a Split
+ * pre-tokenizer isolates them (longest first, like SentencePiece's prefix matcher), or null.
+ */
+function bpeUserSymbols(m) {
+  const symbols = m.pieces.filter((p) => p.type === PIECE_TYPE.USER_DEFINED).map((p) => p.piece);
+  if (symbols.length === 0) return null;
+  symbols.sort((a, b) => b.length - a.length);
+  return { type: 'Split', pattern: { Regex: symbols.map(escapeRegex).join('|') }, behavior: 'Isolated', invert: false };
 }
 
 /**
  * The tokenizer.json object for a parsed model.
  * options: { name (file name for messages), specialTokens: [{ id, content }] (recognised in text,
- * kept out of the normalizer), userTokens: [{ id, content }] (BPE user-defined symbols),
+ * kept out of the normalizer),
  * lowercase (prepend a Lowercase normalizer), template: { single, pair } in TemplateProcessing form, or null }.
  */
 export function sentencePieceTokenizerJson(m, { name = 'spm.model', specialTokens = [], lowercase = false, template = null } = {}) {
   const normalizers = [...(lowercase ? [{ type: 'Lowercase' }] : []), ...charsmapNormalizer(m.normalizer, name), ...whitespaceNormalizers(m.normalizer)];
   const added = (t, special) => ({ id: t.id, content: t.content, single_word: false, lstrip: false, rstrip: false, normalized: false, special });
   const addedTokens = specialTokens.map((t) => added(t, true));
-  if (m.modelType === 'BPE') {
-    // SentencePiece's BPE never splits nor merges a user-defined symbol: keep it whole.
-    const have = new Set(specialTokens.map((t) => t.content));
-    m.pieces.forEach((p, id) => {
-      if (p.type === PIECE_TYPE.USER_DEFINED && !have.has(p.piece)) addedTokens.push(added({ id, content: p.piece }, false));
-    });
-  }
   const specials = {};
   for (const t of specialTokens) specials[t.content] = { id: t.content, ids: [t.id], tokens: [t.content] };
   return {
@@ -302,7 +311,7 @@ export function sentencePieceTokenizerJson(m, { name = 'spm.model', specialToken
     padding: null,
     added_tokens: addedTokens,
     normalizer: normalizers.length ? { type: 'Sequence', normalizers } : null,
-    pre_tokenizer: null,
+    pre_tokenizer: m.modelType === 'BPE' ? bpeUserSymbols(m) : null,
     model: m.modelType === 'BPE' ? bpeModel(m) : unigramModel(m),
     post_processor: template ? { type: 'TemplateProcessing', single: template.single, pair: template.pair, special_tokens: specials } : null,
     decoder: {

@@ -121,38 +121,41 @@ export function sentencePieceSpecials(m, modelType, cfg, file) {
 }
 
 /**
- * SentencePiece's best path over a lattice of the tokenizers library (`this`), in SentencePiece's
- * order and precision: each piece, by start position, offers (its score + the best score up to its
- * start, summed in float64) to its end position, which keeps the first strictly better offer and
- * stores it as float32. The library sums in float64 only, which resolves near-ties (e.g. '0'+'00'
- * against '00'+'0' after a long prefix) the other way.
+ * SentencePiece's best path (unigram_model.cc, EncodeOptimized) over a lattice of the tokenizers
+ * library (`this`), in SentencePiece's order and precision: each piece, by start position, offers
+ * (its score + the best score up to its start) to its end position, which keeps the first strictly
+ * better offer and stores it as float32. Offers are float64 sums, except the unknown piece's (a
+ * float32 sum). The library sums in float64 only, which resolves near-ties (e.g. '0'+'00' against
+ * '00'+'0' after a long prefix) the other way.
  */
-function bestPathFloat32() {
-  const best = Array.from({ length: this.len + 1 }, () => ({ score: 0, node: null }));
-  for (let pos = 0; pos < this.len; ++pos) {
-    const before = best[pos].score;
-    for (const node of this.begin_nodes[pos]) {
-      const target = best[pos + node.length];
-      const offer = node.score + before;
-      if (target.node === null || offer > target.score) {
-        target.score = Math.fround(offer);
-        target.node = node;
+function bestPath(unkId) {
+  return function bestPathOfLattice() {
+    const best = Array.from({ length: this.len + 1 }, () => ({ score: 0, node: null }));
+    for (let pos = 0; pos < this.len; ++pos) {
+      const before = best[pos].score;
+      for (const node of this.begin_nodes[pos]) {
+        const target = best[pos + node.length];
+        const offer = node.token_id === unkId ? Math.fround(node.score + before) : node.score + before;
+        if (target.node === null || offer > target.score) {
+          target.score = Math.fround(offer);
+          target.node = node;
+        }
       }
     }
-  }
-  const path = [];
-  for (let pos = this.len; pos > 0; pos = path[path.length - 1].pos) {
-    if (!best[pos].node) return [];
-    path.push(best[pos].node);
-  }
-  return path.reverse();
+    const path = [];
+    for (let pos = this.len; pos > 0; pos = path[path.length - 1].pos) {
+      if (!best[pos].node) return [];
+      path.push(best[pos].node);
+    }
+    return path.reverse();
+  };
 }
 
 /**
  * Where the tokenizers library's generic Unigram differs from SentencePiece's, the built model is
  * adjusted: only normal and user-defined pieces take part in the segmentation (control, byte and
  * unused pieces never match text); scores are float32 (the unknown piece's: min score − 10) and the
- * best path is SentencePiece's (bestPathFloat32); with byte_fallback an unknown piece becomes its UTF-8 bytes <0xXX> (the
+ * best path is SentencePiece's (bestPath); with byte_fallback an unknown piece becomes its UTF-8 bytes <0xXX> (the
  * library's Unigram has no byte fallback). BPE needs nothing: the library's BPE has both.
  */
 function adaptUnigram(tokenizer, m) {
@@ -165,9 +168,10 @@ function adaptUnigram(tokenizer, m) {
   model.unk_score = Math.fround(minScore - 10); // SentencePiece: min over normal pieces − 10, in float32
   model.scores[model.unk_token_id] = model.unk_score;
   const populate = model.populate_nodes.bind(model);
+  const viterbi = bestPath(model.unk_token_id);
   model.populate_nodes = (lattice) => {
     populate(lattice);
-    lattice.viterbi = bestPathFloat32;
+    lattice.viterbi = viterbi;
   };
   if (!m.trainer.byteFallback) return;
   const encode = model.encode.bind(model);

@@ -15,6 +15,7 @@ import { init, pipeline } from '../../web/index.js';
 import { parseSentencePieceModel, PIECE_TYPE } from '../../web/sentencepiece.js';
 import { sentencePieceTokenizer } from '../../web/tokenizer.js';
 import { ROOT } from './helpers.mjs';
+import { bytesField, f32, field, goodPieces, piece, proto, str } from './spm-proto.mjs';
 import { FIXTURES, haveFixtures } from './safetensors.mjs';
 
 const SPM = join(ROOT, 'build', 'spm');
@@ -167,24 +168,6 @@ test('a folder with tokenizer.json uses it, not spm.model; a malformed spm.model
 });
 
 // ---- malformed .model files ---------------------------------------------------------------------------
-
-const varint = (n) => {
-  const out = [];
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
-};
-const field = (num, wire, payload) => [...varint(num * 8 + wire), ...payload];
-const bytesField = (num, bytes) => field(num, 2, [...varint(bytes.length), ...bytes]);
-const str = (s) => [...new TextEncoder().encode(s)];
-const f32 = (x) => [...new Uint8Array(new Float32Array([x]).buffer)];
-const piece = (p, score, type) => bytesField(1, [...bytesField(1, str(p)), ...field(2, 5, f32(score)), ...field(3, 0, varint(type))]);
-const proto = (...parts) => Uint8Array.from(parts.flat());
-const goodPieces = [piece('<unk>', 0, 2), piece('\u2581a', -1, 1), piece('a', -2, 1)];
 
 test('malformed .model files are clear Errors naming the file and the problem', () => {
   const cases = [

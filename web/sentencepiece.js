@@ -113,17 +113,17 @@ class Reader {
   }
 }
 
-const varintField = (obj, key, what) => (r, t) => {
+const varintField = (obj, key, what, set = (v) => (obj[key] = v)) => (r, t) => {
   r.expect(t, 0, what);
-  obj[key] = r.varint(what);
+  set(r.varint(what));
 };
 const boolField = (obj, key, what) => (r, t) => {
   r.expect(t, 0, what);
   obj[key] = r.varint(what) !== 0;
 };
-const stringField = (obj, key, what) => (r, t) => {
+const stringField = (obj, key, what, set = (v) => (obj[key] = v)) => (r, t) => {
   r.expect(t, 2, what);
-  obj[key] = r.string(what);
+  set(r.string(what));
 };
 
 /**
@@ -142,19 +142,21 @@ export function parseSentencePieceModel(bytes, name = 'spm.model') {
   const pieces = [];
   const trainer = { modelType: 1, byteFallback: false, treatWhitespaceAsSuffix: false };
   const normalizer = { name: '', charsmap: new Uint8Array(0), addDummyPrefix: true, removeExtraWhitespaces: true, escapeWhitespaces: true };
+  let p; // the piece being read (handlers are made once: a model has ~10^5 pieces)
+  const pieceFields = {
+    1: stringField(null, 'piece', 'piece text', (v) => (p.piece = v)),
+    2: (r, t) => {
+      r.expect(t, 5, 'piece score');
+      p.score = r.float('piece score');
+    },
+    3: varintField(null, 'type', 'piece type', (v) => (p.type = v)),
+  };
   new Reader(bytes, 0, bytes.length, fail).message({
     1: (r, t) => {
       r.expect(t, 2, 'pieces');
-      const p = { piece: null, score: 0, type: PIECE_TYPE.NORMAL };
-      r.sub('piece').message({
-        1: stringField(p, 'piece', 'piece text'),
-        2: (rr, tt) => {
-          rr.expect(tt, 5, 'piece score');
-          p.score = rr.float('piece score');
-        },
-        3: varintField(p, 'type', 'piece type'),
-      });
-      if (p.piece === null) fail(`piece ${pieces.length} has no text`);
+      p = { piece: null, score: 0, type: PIECE_TYPE.NORMAL };
+      r.sub('piece').message(pieceFields);
+      if (p.piece === null || p.piece === '') fail(`piece ${pieces.length} has no text`);
       if (!(p.type >= 1 && p.type <= 6)) fail(`piece ${pieces.length} ('${p.piece}') has unknown type ${p.type}`);
       pieces.push(p);
     },

@@ -160,9 +160,12 @@ function bestPath(unkId) {
  */
 function adaptUnigram(tokenizer, m) {
   const model = tokenizer.model;
-  const trie = new model.trie.constructor();
-  trie.extend(m.pieces.filter((p) => isMatchable(p.type)).map((p) => p.piece));
-  model.trie = trie;
+  for (const p of m.pieces) {
+    if (isMatchable(p.type)) continue;
+    let node = model.trie.root; // unmark the piece's end in the library's character trie
+    for (const ch of p.piece) node = node?.children.get(ch);
+    if (node) node.is_leaf = false;
+  }
   let minScore = 0;
   for (const p of m.pieces) if (p.type === PIECE_TYPE.NORMAL && p.score < minScore) minScore = p.score;
   model.unk_score = Math.fround(minScore - 10); // SentencePiece: min over normal pieces − 10, in float32

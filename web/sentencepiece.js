@@ -296,10 +296,9 @@ function bpeUserSymbols(m) {
 }
 
 /**
- * The tokenizer.json object for a parsed model.
- * options: { name (file name for messages), specialTokens: [{ id, content }] (recognised in text,
- * kept out of the normalizer),
- * lowercase (prepend a Lowercase normalizer), template: { single, pair } in TemplateProcessing form, or null }.
+ * The tokenizer.json object for a parsed model. options: name (the file, for messages);
+ * specialTokens [{ id, content }] (added tokens: recognised in the text, never normalized);
+ * lowercase (a Lowercase normalizer first); template { single, pair } (TemplateProcessing items) or null.
  */
 export function sentencePieceTokenizerJson(m, { name = 'spm.model', specialTokens = [], lowercase = false, template = null } = {}) {
   const normalizers = [...(lowercase ? [{ type: 'Lowercase' }] : []), ...charsmapNormalizer(m.normalizer, name), ...whitespaceNormalizers(m.normalizer)];

@@ -78,7 +78,12 @@ export const SPECIAL_LAYOUTS = Object.freeze({
     }),
     lowercase: () => false,
     // T5Tokenizer appends <extra_id_0..n-1> after the pieces, <extra_id_0> last.
-    extraIds: (cfg) => (Number.isInteger(cfg.extra_ids) && cfg.extra_ids >= 0 ? cfg.extra_ids : 100),
+    extraIds: (cfg) => {
+      if (cfg.extra_ids === undefined || cfg.extra_ids === null) return 100;
+      if (!Number.isInteger(cfg.extra_ids) || cfg.extra_ids < 0 || cfg.extra_ids > 100000)
+        throw new Error(`${TOKENIZER_FILES.config}: extra_ids: expected an integer in [0, 100000], got ${describe(cfg.extra_ids)}`);
+      return cfg.extra_ids;
+    },
   },
 });
 

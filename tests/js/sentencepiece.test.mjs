@@ -104,6 +104,7 @@ test('a model type without a known special-token layout, or split_by_punct, is a
     /split_by_punct is not supported/,
   );
   assert.throws(() => sentencePieceTokenizer(Tokenizer, modelBytes('deberta'), { modelType: 'deberta-v2', config: { cls_token: 5 } }), /cls_token: expected a string/);
+  assert.throws(() => sentencePieceTokenizer(Tokenizer, modelBytes('t5'), { modelType: 't5', config: { extra_ids: 1e12 } }), /extra_ids: expected an integer in \[0, 100000\], got 1000000000000/);
 });
 
 // ---- loadModel with a SentencePiece model in place of tokenizer.json --------------------------------

@@ -4,7 +4,8 @@
 Run as /usr/bin/python3 (Debian's python3-sentencepiece). Writes into build/spm/ (not committed):
   <name>.model          one model per row of MODELS below
   reference.json        { models: {name: {file, options}}, texts: [...],
-                          ids: {name: [[id, ...] per text]}, pieces: {name: [[piece, ...] per text]} }
+                          ids: {name: [[id, ...] per text]}, pieces: {name: [[piece, ...] per text]},
+                          sweep: {model, points, ids, kept} (every code point between 'a' and 'b') }
 tests/js/sentencepiece.test.mjs compares web/sentencepiece.js + @huggingface/tokenizers against it.
 
   /usr/bin/python3 scripts/make-spm-models.py [outdir]
@@ -133,8 +134,15 @@ def main():
         ref['pieces'][name] = [sp.encode(t, out_type=str) for t in TEXTS]
         ref['models'][name]['piece_ids'] = {p: sp.piece_to_id(p) for p in ['[CLS]', '[SEP]', '[PAD]', '[UNK]', '[MASK]', '</s>', '<pad>', '<unk>']
                                             if sp.id_to_piece(sp.piece_to_id(p)) == p}
+    # Every code point (BMP, plane 1, tags) alone between 'a' and 'b' through the nmt_nfkc model:
+    # the charsmap of SentencePiece against the normalizer of the tokenizers library.
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(OUT, 'unigram-nfkc.model'))
+    points = [c for c in range(1, 0x20000) if not 0xD800 <= c < 0xE000] + list(range(0xE0000, 0xE0080))
+    ref['sweep'] = {'model': 'unigram-nfkc', 'points': points,
+                    'ids': [sp.encode('a' + chr(c) + 'b') for c in points],
+                    'kept': [c for c in points if chr(c) in ''.join(sp.encode('a' + chr(c) + 'b', out_type=str))]}
     with open(os.path.join(OUT, 'reference.json'), 'w', encoding='utf-8') as f:
-        json.dump(ref, f, ensure_ascii=False, indent=1)
+        json.dump(ref, f, ensure_ascii=False)
     print(f'make-spm-models: {len(MODELS)} models × {len(TEXTS)} texts → {OUT}')
 
 

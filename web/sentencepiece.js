@@ -205,13 +205,23 @@ const b64 = (bytes) => {
   return btoa(s);
 };
 
+const ZWJ_CARRIER = '\uDC00';
+
 /** The charsmap rules whose effect the tokenizers library reproduces. */
 function charsmapNormalizer(spec, name) {
   const rule = spec.name || (spec.charsmap.length ? 'nmt_nfkc' : 'identity');
   if (rule !== 'identity' && rule !== 'nmt_nfkc' && rule !== 'nfkc')
     throw new Error(`${name}: normalization rule '${rule}' is not supported (supported: nmt_nfkc, nfkc, identity)`);
   if (rule === 'identity' || spec.charsmap.length === 0) return []; // SentencePiece maps nothing without a charsmap
-  return [rule === 'nfkc' ? { type: 'NFKC' } : { type: 'Precompiled', precompiled_charsmap: b64(spec.charsmap) }];
+  if (rule === 'nfkc') return [{ type: 'NFKC' }];
+  // The library's Precompiled applies NFKC and nmt_nfkc's control/space mapping, but turns the
+  // zero-width joiner (kept by nmt_nfkc: emoji sequences) into a space; it is carried through as a
+  // lone surrogate, which no UTF-8 text (all SentencePiece can take) contains.
+  return [
+    { type: 'Replace', pattern: { String: '\u200D' }, content: ZWJ_CARRIER },
+    { type: 'Precompiled', precompiled_charsmap: b64(spec.charsmap) },
+    { type: 'Replace', pattern: { String: ZWJ_CARRIER }, content: '\u200D' },
+  ];
 }
 
 /** SentencePiece's whitespace handling after the charsmap (normalizer.cc semantics). */

@@ -55,6 +55,23 @@ for (const name of Object.keys(ref.models)) {
   });
 }
 
+test('nmt_nfkc: every code point of the BMP and plane 1 gets SentencePiece\'s ids, but for NFKC mappings newer than its tables', () => {
+  const { model, points, ids, kept } = ref.sweep;
+  const tok = plain(model);
+  const keptRaw = new Set(kept);
+  const differ = [];
+  points.forEach((c, i) => {
+    const got = tok.encode(`a${String.fromCodePoint(c)}b`, { add_special_tokens: false }).ids;
+    if (JSON.stringify(got) !== JSON.stringify(ids[i])) differ.push(c);
+  });
+  // Allowed: U+0344 (SentencePiece maps it to U+0308 U+0301 without composing with the letter before)
+  // and characters SentencePiece leaves as they are while this JavaScript engine's Unicode NFKC maps
+  // them (assigned after SentencePiece's tables, e.g. Unicode 16's U+A7F1–A7F3, U+1CCD6–1CCF9).
+  const unexplained = differ.filter((c) => c !== 0x344 && !(keptRaw.has(c) && String.fromCodePoint(c).normalize('NFKC') !== String.fromCodePoint(c)));
+  assert.deepEqual(unexplained.map((c) => c.toString(16)), []);
+  assert.ok(points.length > 129000 && differ.length < 40, `${differ.length} of ${points.length} differ`);
+});
+
 test('DeBERTa-v2 layout: [CLS] a [SEP] and [CLS] a [SEP] b [SEP], token types 0 then 1, ids from the model', () => {
   const ids = ref.models.deberta.piece_ids;
   assert.deepEqual([ids['[PAD]'], ids['[CLS]'], ids['[SEP]'], ids['[UNK]']], [0, 1, 2, 3]);
@@ -218,7 +235,7 @@ test('malformed .model files are clear Errors naming the file and the problem', 
   assert.deepEqual(tok.encode('a a b', { add_special_tokens: false }).ids, [1, 1, 0]);
 });
 
-test('fuzz: 6000 mutated or truncated models each parse or throw an Error, never anything else', () => {
+test('fuzz: 4000 mutated or truncated models each parse or throw an Error, never anything else', () => {
   const seeds = ['unigram-nfkc', 'bpe-bytefallback', 'deberta', 't5'].map(modelBytes).concat([proto(...goodPieces)]);
   let state = 12345;
   const rnd = (n) => {
@@ -226,7 +243,7 @@ test('fuzz: 6000 mutated or truncated models each parse or throw an Error, never
     return state % n;
   };
   const outcomes = { parsed: 0, built: 0, error: 0 };
-  for (let i = 0; i < 6000; ++i) {
+  for (let i = 0; i < 4000; ++i) {
     const seed = seeds[i % seeds.length];
     let b;
     const kind = rnd(4);
@@ -256,5 +273,5 @@ test('fuzz: 6000 mutated or truncated models each parse or throw an Error, never
       ++outcomes.error;
     }
   }
-  assert.ok(outcomes.parsed > 100 && outcomes.error > 1000, JSON.stringify(outcomes));
+  assert.ok(outcomes.parsed > 100 && outcomes.error > 700, JSON.stringify(outcomes));
 });

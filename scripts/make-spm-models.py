@@ -81,6 +81,7 @@ TEXTS = [
     'e\u0301 composed vs e\u0301\u0301 combining marks',
     '日本語のテキスト and 中文',
     'emoji 😀👍🏽 and ☃ snowman',
+    'family 👨\u200d👩\u200d👧 joined by ZWJ',
     'multiple    spaces   between',
     '  leading and trailing spaces  ',
     ' ',

@@ -139,11 +139,11 @@ function folder(fixture, model, spmName, extra = {}) {
   return dir;
 }
 
-for (const [fixture, model, spmName, layout] of [
-  ['deberta-v2-b-v3like', 'deberta', 'spm.model', (ids) => [1, ...ids, 2]],
-  ['t5-a-classic', 't5', 'spiece.model', (ids) => [...ids, 1]],
+for (const [fixture, model, spmName, layout, pairLayout] of [
+  ['deberta-v2-b-v3like', 'deberta', 'spm.model', (ids) => [1, ...ids, 2], (a, b) => [1, ...a, 2, ...b, 2]],
+  ['t5-a-classic', 't5', 'spiece.model', (ids) => [...ids, 1], (a, b) => [...a, 1, ...b, 1]],
 ]) {
-  test(`loadModel(${fixture} folder with ${spmName}): forward({ text }) and feature-extraction use SentencePiece ids`, { skip: skipFixtures }, async () => {
+  test(`loadModel(${fixture} folder with ${spmName}): forward({ text }), text pairs and feature-extraction use SentencePiece ids`, { skip: skipFixtures }, async () => {
     const rp = await init({ simd: true });
     const vocab = JSON.parse(readFileSync(join(FIXTURES, fixture, 'config.json'), 'utf8')).vocab_size;
     assert.ok(ref.models[model].vocab_size <= vocab);
@@ -156,6 +156,8 @@ for (const [fixture, model, spmName, layout] of [
     const seq = Math.max(...want.map((r) => r.length));
     assert.deepEqual(out.inputIds.dims, [2, seq]);
     want.forEach((row, b) => assert.deepEqual(Array.from(out.inputIds.data.subarray(b * seq, b * seq + row.length)), row));
+    const pair = m.forward({ text: texts[0], textPair: texts[1] });
+    assert.deepEqual(Array.from(pair.inputIds.data), pairLayout(ref.ids[model][0], ref.ids[model][2]));
     const byIds = m.forward({ inputIds: want });
     assert.deepEqual(out.lastHiddenState.data, byIds.lastHiddenState.data);
     const extract = pipeline('feature-extraction', m);

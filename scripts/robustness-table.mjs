@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { init, pipeline } from '../web/index.js';
 import { randomArray, ROOT } from '../tests/js/helpers.mjs';
 import { haveFixtures, joinSafetensors, loadCase, splitSafetensors } from '../tests/js/safetensors.mjs';
+import { bytesField, field, goodPieces, proto, str } from '../tests/js/spm-proto.mjs';
 
 const rp = await init({ simd: true });
 const n = 40;
@@ -39,6 +40,12 @@ const withHeaderLength = (len) => {
   return b;
 };
 const cfg = JSON.parse(fx.configText);
+const S = 'sentencepiece.test.mjs';
+const deberta = loadCase('deberta-v2-b-v3like');
+const withSpm = (bytes, { base = deberta, file = 'spm.model', extra = {} } = {}) => () =>
+  rp.loadModel({ 'config.json': base.configText, 'model.safetensors': base.modelBytes, [file]: bytes, ...extra });
+const spmMalformed = 'malformed .model files are clear Errors naming the file and the problem';
+const spmLayout = 'a model type without a known special-token layout, or split_by_punct, is a clear Error';
 const model = await rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes });
 const disposedModel = await rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes });
 disposedModel.dispose();
@@ -101,6 +108,19 @@ const cases = [
   ['model file', 'config.json field of the wrong type', load(fx.modelBytes, JSON.stringify({ ...cfg, hidden_size: 'big' })), F, 'config.json: missing model_type, unknown model_type (lists the supported ones), not JSON, wrong field type'],
   ['model file', 'missing config.json', () => rp.loadModel({ 'model.safetensors': fx.modelBytes }), F, 'missing files are named'],
   ['model file', 'missing model.safetensors', () => rp.loadModel({ 'config.json': fx.configText }), F, 'missing files are named'],
+  ['tokenizer file', 'spm.model truncated inside a varint', withSpm(proto(...goodPieces, [0x0a])), S, spmMalformed],
+  ['tokenizer file', 'spm.model truncated inside a piece', withSpm(proto(...goodPieces).subarray(0, 20)), S, spmMalformed],
+  ['tokenizer file', 'spm.model: wrong wire type', withSpm(proto(field(1, 0, [1]))), S, spmMalformed],
+  ['tokenizer file', 'spm.model: group wire type', withSpm(proto(field(7, 3, []))), S, spmMalformed],
+  ['tokenizer file', 'spm.model: varint longer than 10 bytes', withSpm(proto(Array(11).fill(0xff))), S, spmMalformed],
+  ['tokenizer file', 'spm.model without pieces', withSpm(proto(bytesField(3, bytesField(1, str('nmt_nfkc'))))), S, spmMalformed],
+  ['tokenizer file', 'spm.model of model type WORD', withSpm(proto(...goodPieces, bytesField(2, field(3, 0, [3])))), S, spmMalformed],
+  ['tokenizer file', 'spm.model of model type CHAR', withSpm(proto(...goodPieces, bytesField(2, field(3, 0, [4])))), S, spmMalformed],
+  ['tokenizer file', 'spm.model without an UNKNOWN piece', withSpm(proto(goodPieces[1])), S, spmMalformed],
+  ['tokenizer file', 'spm.model piece text not UTF-8', withSpm(proto(bytesField(1, bytesField(1, [0xff, 0xfe])))), S, spmMalformed],
+  ['tokenizer file', 'spm.model with normalization rule nfkc_cf', withSpm(proto(...goodPieces, bytesField(3, bytesField(1, str('nfkc_cf'))))), S, spmMalformed],
+  ['tokenizer file', 'spiece.model for model_type bert (no special-token layout)', withSpm(proto(...goodPieces), { base: fx, file: 'spiece.model' }), S, spmLayout],
+  ['tokenizer file', "tokenizer_config.json with split_by_punct: true", withSpm(proto(...goodPieces), { extra: { 'tokenizer_config.json': { split_by_punct: true } } }), S, spmLayout],
   ['model input', 'text without tokenizer.json', () => model.forward({ text: 'hello' }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
   ['model input', 'token id outside the vocabulary', () => model.forward({ inputIds: [[1, 2, 100]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
   ['model input', 'non-integer token id', () => model.forward({ inputIds: [[1, 2.5]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],

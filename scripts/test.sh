@@ -14,6 +14,8 @@ bash scripts/fuzz.sh 45
 echo "== Catch2 suite: WebAssembly (SIMD128 and scalar, under node) =="
 ctest --test-dir build/wasm --output-on-failure
 
+echo "== SentencePiece models and the library's reference ids (build/spm) =="
+/usr/bin/python3 scripts/make-spm-models.py
 if compgen -G "tests/js/*.test.mjs" >/dev/null; then
   echo "== JavaScript package tests (node --test) =="
   node --test tests/js/

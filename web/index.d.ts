@@ -226,7 +226,7 @@ export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert'
 
 /** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
 export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
-/** 'config.json', 'model.safetensors', optional 'tokenizer.json' and 'tokenizer_config.json'. */
+/** 'config.json', 'model.safetensors', optional 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json' and 'special_tokens_map.json'. */
 export type ModelFiles = { [fileName: string]: ModelFile };
 /**
  * A URL prefix of a folder (http(s); relative URLs resolve against the page), under Node a folder path
@@ -235,7 +235,7 @@ export type ModelFiles = { [fileName: string]: ModelFile };
 export type ModelSource = string | URL | ModelFiles | { files: ModelFiles };
 
 export interface LoadProgress {
-  /** 'config.json', 'tokenizer.json', 'tokenizer_config.json' or 'model.safetensors'. */
+  /** 'config.json', 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json', 'special_tokens_map.json' or 'model.safetensors'. */
   file: string;
   loaded: number;
   /** Bytes expected, or null when the server does not say (compressed or chunked responses). */
@@ -321,15 +321,15 @@ export interface Model {
   readonly info: ModelInfo;
   /** Label names of the sequence-classification head in id order, or null. */
   readonly labels: readonly string[] | null;
-  /** Built from tokenizer.json, or null when the folder had none. */
+  /** Built from tokenizer.json, else from spm.model / spiece.model (SentencePiece), or null when the folder had neither. */
   readonly tokenizer: HfTokenizer | null;
-  /** Tokenizes (needs tokenizer.json). */
+  /** Tokenizes (needs tokenizer.json or spm.model / spiece.model). */
   encode(text: string | string[], options?: { textPair?: string | string[] }): {
     inputIds: number[][];
     attentionMask: number[][];
     tokens: string[][];
   };
-  /** Throws RangeError for ids outside the vocabulary, Error for text without tokenizer.json. */
+  /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. */
   forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
   /** Frees the model's WebAssembly memory; the model is unusable afterwards. */
   dispose(): void;

@@ -2,10 +2,11 @@
 //
 //   const model = await rp.loadModel('https://example.com/my-model/', { onProgress });
 //   const { lastHiddenState } = model.forward({ inputIds: [[101, 7592, 102]] });
-//   const out = model.forward({ text: 'hello world' }, { outputAttentions: true });  // needs tokenizer.json
+//   const out = model.forward({ text: 'hello world' }, { outputAttentions: true });  // needs a tokenizer
 //
-// Files of a model folder: config.json (required), model.safetensors (required), tokenizer.json
-// (optional unless text is given), tokenizer_config.json (optional). `source` is
+// Files of a model folder: config.json (required), model.safetensors (required), tokenizer.json or
+// spm.model / spiece.model (optional unless text is given; see web/tokenizer.js),
+// tokenizer_config.json and special_tokens_map.json (optional). `source` is
 //   - a URL prefix (http(s), blob: is not a folder; relative URLs resolve against the page), or under
 //     Node a filesystem folder path or file: URL;
 //   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … } of files the
@@ -16,6 +17,7 @@
 import { unwrap } from './positions.js';
 import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
 import { CHUNK_BYTES, openSource } from './sources.js';
+import { loadTokenizer } from './tokenizer.js';
 
 export const MODEL_FILES = Object.freeze({
   config: 'config.json',
@@ -91,19 +93,6 @@ async function readWeights(mod, src, name, report) {
   }
 }
 
-async function tokenizerModule(override) {
-  if (override) return override;
-  try {
-    return await import('@huggingface/tokenizers');
-  } catch (e) {
-    throw new Error(
-      `tokenizer.json: the @huggingface/tokenizers package could not be imported (${e.message}); install it, ` +
-        `or pass its module as loadModel(source, { tokenizers })`,
-      { cause: e },
-    );
-  }
-}
-
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
@@ -122,19 +111,12 @@ export async function loadModel(mod, source, options = {}) {
       `config.json: unsupported model_type ${typeof type === 'string' ? `'${type}'` : describe(type)} (supported: ${supported.join(', ')})`,
     );
 
-  let tokenizer = null;
-  const tok = await readJson(src, MODEL_FILES.tokenizer, progressReporter(onProgress, MODEL_FILES.tokenizer), { required: false });
-  if (tok) {
-    const tokConfig = await readJson(src, MODEL_FILES.tokenizerConfig, progressReporter(onProgress, MODEL_FILES.tokenizerConfig), {
-      required: false,
-    });
-    const { Tokenizer } = await tokenizerModule(options.tokenizers);
-    try {
-      tokenizer = new Tokenizer(tok.value, tokConfig ? tokConfig.value : {});
-    } catch (e) {
-      throw new Error(`tokenizer.json: could not build the tokenizer: ${e.message}`, { cause: e });
-    }
-  }
+  const tokenizer = await loadTokenizer(src, {
+    modelType: type,
+    readJson: (name) => readJson(src, name, progressReporter(onProgress, name), { required: false }),
+    onProgress,
+    tokenizers: options.tokenizers,
+  });
 
   const weights = MODEL_FILES.weights;
   const buffer = await readWeights(mod, src, weights, progressReporter(onProgress, weights));
@@ -202,7 +184,7 @@ export class Model {
     /** Label names of the sequence-classification head in id order, or null when there is none. */
     const labels = handle.labels();
     this.labels = labels.length ? Object.freeze(labels) : null;
-    /** The @huggingface/tokenizers Tokenizer built from tokenizer.json, or null. */
+    /** The @huggingface/tokenizers Tokenizer built from tokenizer.json or spm.model / spiece.model, or null. */
     this.tokenizer = tokenizer;
   }
 
@@ -210,11 +192,11 @@ export class Model {
     if (this.#disposed) throw new Error(`${what}: this model has been disposed`);
   }
 
-  /** Token ids of one text or a batch (right-padded); needs tokenizer.json. */
+  /** Token ids of one text or a batch (right-padded); needs a tokenizer. */
   encode(text, { textPair } = {}) {
     this.#check('encode');
     if (!this.tokenizer)
-      throw new Error('encode: this model was loaded without tokenizer.json, so it cannot take text; pass inputIds instead');
+      throw new Error('encode: this model was loaded without tokenizer.json (or spm.model / spiece.model), so it cannot take text; pass inputIds instead');
     const texts = typeof text === 'string' ? [text] : text;
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
       throw new TypeError(`encode: text: expected a string or an array of strings, got ${describe(text)}`);

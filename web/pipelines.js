@@ -27,7 +27,7 @@ function softmax(row) {
 const sigmoid = (x) => 1 / (1 + Math.exp(-x));
 
 function requireTokenizer(model, task) {
-  if (!model.tokenizer) throw new Error(`${task}: the model was loaded without tokenizer.json, so it cannot take text`);
+  if (!model.tokenizer) throw new Error(`${task}: the model was loaded without tokenizer.json (or spm.model / spiece.model), so it cannot take text`);
 }
 function requireHead(model, task) {
   if (!model.labels)

@@ -27,7 +27,9 @@ const EXPECTED_FILES = [
   'web/pipelines.js',
   'web/positions.js',
   'web/schemes.js',
+  'web/sentencepiece.js',
   'web/sources.js',
+  'web/tokenizer.js',
   'web/validation.js',
 ];
 

@@ -107,10 +107,11 @@ async function tokenizerModule(override) {
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
-  const { onProgress } = options;
+  let { onProgress } = options;
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
-  const src = await openSource(source);
+  const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
+  onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
   const supported = mod.supportedModelTypes();

@@ -6,6 +6,7 @@
 //
 // Files of a model folder: config.json (required), model.safetensors (required), tokenizer.json
 // (optional unless text is given), tokenizer_config.json (optional). `source` is
+//   - a Hugging Face Hub id ('owner/name', options host/revision/cache; sources.js, hub.js, cache.js);
 //   - a URL prefix (http(s), blob: is not a folder; relative URLs resolve against the page), or under
 //     Node a filesystem folder path or file: URL;
 //   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … } of files the

@@ -11,7 +11,7 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   const hasLoad = typeof rp.loadModel === 'function';
   const url = field({ label: 'Model folder URL', kind: 'url', value: '', name: 'enc-url', help: 'A folder (same origin or CORS-enabled) holding config.json, model.safetensors and tokenizer.json' });
   const hubId = field({ label: 'Hugging Face Hub id', kind: 'text', value: '', name: 'enc-hub-id', help: "owner/name, e.g. 'microsoft/deberta-v3-xsmall'" });
-  const hubHost = field({ label: 'Hub host', kind: 'url', value: 'https://huggingface.co', name: 'enc-hub-host', help: 'huggingface.co, a mirror or a self-hosted copy (CORS-enabled)' });
+  const hubHost = field({ label: 'Hub host', kind: 'text', value: 'https://huggingface.co', name: 'enc-hub-host', help: 'huggingface.co, a mirror or a self-hosted copy (CORS-enabled)' });
   const hubRev = field({ label: 'Revision', kind: 'text', value: 'main', name: 'enc-hub-rev', help: 'branch, tag or commit' });
   const loadHub = h('button', { type: 'button', class: 'secondary' }, 'Load from the Hub');
   const fileRows = h('tbody');

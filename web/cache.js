@@ -6,8 +6,9 @@
 //     the caller, the other to Cache.put. Cache.put commits only once its branch ends cleanly, so a
 //     download that fails or is abandoned midway (the fetch is aborted) leaves no entry, and a body
 //     shorter than its Content-Length is deleted again. Nothing buffers the whole file in JS.
-//   - A 404 is stored as an "absent" record, so a later load takes the same file-layout decisions
-//     with no network at all.
+//   - A 404 is stored as an "absent" record (by sources.js only once another file of the same
+//     repository or folder was found), so a later load takes the same file-layout decisions with no
+//     network at all.
 //   - Other responses are never stored. Entries never expire: clearCache() empties the cache (pin a
 //     commit as the revision, or clear it, to see new files of a moving branch such as 'main').
 //   - Storing is best effort: a quota error or a refused entry loses the cache entry, never the load.

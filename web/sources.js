@@ -137,6 +137,9 @@ function prefixUrl(prefix) {
 function httpSource({ where, hint, cache }) {
   const cachedFiles = new Set();
   let store = null;
+  // A 404 is remembered only once another file of this source was found (so the folder or repository
+  // exists): a missing repository or a typo is not recorded, only an absent file of a real one.
+  let found = false;
   const fileCache = () => (store ??= cache ? openFileCache() : Promise.resolve(null));
 
   /** → null (absent) or { response, done(bytesSeen), abort() } */
@@ -146,6 +149,7 @@ function httpSource({ where, hint, cache }) {
     const hit = files ? await files.match(url) : null;
     if (hit?.absent) return null;
     if (hit) {
+      found = true;
       cachedFiles.add(name);
       return { response: hit.response, done: async () => {}, abort: () => {} };
     }
@@ -159,10 +163,11 @@ function httpSource({ where, hint, cache }) {
     }
     const via = response.redirected && response.url && response.url !== url ? ` (redirected to ${response.url})` : '';
     if (response.status === 404) {
-      if (files) await files.putAbsent(url);
+      if (files && found) await files.putAbsent(url);
       return null;
     }
     if (!response.ok) throw new Error(`${name}: could not fetch ${url}: HTTP ${response.status}${via}${hint(response.status)}`);
+    found = true;
     const stored = files ? files.store(url, response) : { response, settled: async () => {} };
     return { response: stored.response, done: stored.settled, abort: () => controller?.abort() };
   }

@@ -295,3 +295,20 @@ test('a download cut midway fails with the URL and leaves no cache entry', { ski
   }
   assert.ok(existsSync(join(ROOT, 'web/cache.js')));
 });
+
+test('a missing repository is not remembered as absent; a load abandoned by the caller stops the download and stores nothing', { skip }, async () => {
+  const caches = memoryCaches();
+  globalThis.caches = caches;
+  try {
+    await assert.rejects(rp.loadModel('relpos-test/not-yet', { host: hub.url }), /config\.json: not found/);
+    assert.equal(caches.stores.get(CACHE_NAME)?.size ?? 0, 0);
+    const { openSource } = await import('../../web/sources.js');
+    const src = await openSource('relpos-test/bert-absolute', { host: hub.url });
+    const refused = new RangeError('too big for this test');
+    await assert.rejects(src.bytes('model.safetensors', { start() {}, write() { throw refused; } }), (e) => e === refused);
+    await new Promise((r) => setTimeout(r, 100)); // give a (wrongly) continuing download time to land
+    assert.equal(caches.stores.get(CACHE_NAME).has(`${hub.url}/relpos-test/bert-absolute/resolve/main/model.safetensors`), false);
+  } finally {
+    delete globalThis.caches;
+  }
+});

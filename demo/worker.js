@@ -68,10 +68,12 @@ const handlers = {
     model?.dispose?.();
     model = null;
     // File objects go to loadModel as they are: it streams them into the WebAssembly heap (no copy here).
-    const src = source.files ? { files: source.files } : source.url;
+    // A Hub id goes with its host and revision; in the worker too, downloaded files land in the Cache API.
+    const src = source.files ? { files: source.files } : source.hub ? source.hub.id : source.url;
+    const hub = source.hub ? { host: source.hub.host || undefined, revision: source.hub.revision || undefined } : {};
     // The tokenizer package (for tokenizer.json), served by scripts/serve.mjs; module workers have no import map.
     const tokenizers = await import(TOKENIZERS_URL).catch(() => undefined);
-    model = await rp.loadModel(src, { onProgress: (p) => progress(p), tokenizers });
+    model = await rp.loadModel(src, { ...hub, onProgress: (p) => progress(p), tokenizers });
     const cfg = model.info;
     return { modelType: cfg.modelType, layers: cfg.numLayers, heads: cfg.numHeads, hidden: cfg.hiddenSize };
   },

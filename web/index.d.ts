@@ -229,8 +229,11 @@ export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
 /** 'config.json', 'model.safetensors', optional 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json' and 'special_tokens_map.json'. */
 export type ModelFiles = { [fileName: string]: ModelFile };
 /**
- * A URL prefix of a folder (http(s); relative URLs resolve against the page), under Node a folder path
- * or file: URL, or a map of files (optionally wrapped as { files }).
+ * A Hugging Face Hub id ('owner/name', 'name' or 'hf:owner/name'), a URL prefix of a folder (http(s);
+ * relative URLs resolve against the page and must start with './' or '/' or end with '/'), under Node
+ * a folder path or file: URL, or a map of files (optionally wrapped as { files }). A string of the
+ * shape 'name' or 'owner/name' is a Hub id unless, under Node, a folder of that path exists; with
+ * `host` or `revision` given, or after 'hf:', it is always a Hub id.
  */
 export type ModelSource = string | URL | ModelFiles | { files: ModelFiles };
 
@@ -240,10 +243,22 @@ export interface LoadProgress {
   loaded: number;
   /** Bytes expected, or null when the server does not say (compressed or chunked responses). */
   total: number | null;
+  /** True when the file is read from the browser cache (Cache API) rather than downloaded. */
+  cached: boolean;
 }
 
 export interface LoadModelOptions {
   onProgress?: (progress: LoadProgress) => void;
+  /** Hub ids: the Hub's URL (a mirror or a self-hosted copy of its /{id}/resolve/{revision}/{file} layout). Default 'https://huggingface.co'. */
+  host?: string | URL;
+  /** Hub ids: branch, tag or commit. Default 'main'. */
+  revision?: string;
+  /**
+   * Browsers: keep downloaded files in the Cache API (cache 'relpos-files-v1', keyed by URL) and read
+   * them from there next time. Default true for Hub ids, false for URL prefixes; no effect under
+   * Node (no Cache API) or for folders and maps of files.
+   */
+  cache?: boolean;
   /** The @huggingface/tokenizers module, when a bare `import('@huggingface/tokenizers')` cannot resolve (no bundler). */
   tokenizers?: { Tokenizer: new (tokenizerJson: object, tokenizerConfig: object) => HfTokenizer };
 }
@@ -399,6 +414,8 @@ export interface Relpos {
   readonly modelTypes: readonly ModelType[];
   /** Loads a Hugging Face checkpoint; rejects with an Error naming the bad file (and tensor). */
   loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+  /** Empties the browser cache of model files; resolves to the number of files removed (0 under Node). */
+  clearCache(): Promise<number>;
   /** Frees the runtime's WebAssembly scratch memory; the runtime is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -409,6 +426,10 @@ export function init(options?: InitOptions): Promise<Relpos>;
 export function simdSupported(): boolean;
 export const SCHEME_TYPES: readonly SchemeType[];
 export const version: string;
+/** Empties the browser cache of model files; resolves to the number of files removed (0 under Node). */
+export function clearCache(): Promise<number>;
+/** Name of the Cache API cache holding downloaded model files. */
+export const CACHE_NAME: string;
 
 declare const relpos: {
   init: typeof init;
@@ -417,5 +438,6 @@ declare const relpos: {
   version: string;
   pipeline: typeof pipeline;
   PIPELINE_TASKS: typeof PIPELINE_TASKS;
+  clearCache: typeof clearCache;
 };
 export default relpos;

@@ -18,6 +18,8 @@ import { checkBool, checkFloat32, checkInt, checkMemory, checkObject, describe, 
 export { simdSupported } from './loader.js';
 export { pipeline, pool, PIPELINE_TASKS } from './pipelines.js';
 import { pipeline, PIPELINE_TASKS } from './pipelines.js';
+export { clearCache, CACHE_NAME } from './cache.js';
+import { clearCache } from './cache.js';
 
 /** The package version. */
 export const version = '0.1.0';
@@ -226,6 +228,14 @@ class Runtime {
     return loadModelInto(this.#mod, source, options);
   }
 
+  /**
+   * Empties the browser cache of downloaded model files (Cache API; see web/cache.js). Resolves to
+   * the number of files removed (0 under Node, which has no cache).
+   */
+  clearCache() {
+    return clearCache();
+  }
+
   #malloc(bytes) {
     const p = this.#mod._malloc(bytes);
     if (!p)
@@ -247,4 +257,4 @@ class Runtime {
   }
 }
 
-export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS };
+export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, clearCache };

@@ -7,6 +7,7 @@
 // Files of a model folder: config.json (required), model.safetensors (required), tokenizer.json or
 // spm.model / spiece.model (optional unless text is given; see web/tokenizer.js),
 // tokenizer_config.json and special_tokens_map.json (optional). `source` is
+//   - a Hugging Face Hub id ('owner/name', options host/revision/cache; sources.js, hub.js, cache.js);
 //   - a URL prefix (http(s), blob: is not a folder; relative URLs resolve against the page), or under
 //     Node a filesystem folder path or file: URL;
 //   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … } of files the
@@ -96,10 +97,11 @@ async function readWeights(mod, src, name, report) {
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
-  const { onProgress } = options;
+  let { onProgress } = options;
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
-  const src = await openSource(source);
+  const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
+  onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
   const supported = mod.supportedModelTypes();

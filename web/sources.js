@@ -1,12 +1,18 @@
 // Where a model's files come from: one reader { where(name), text(name), bytes(name, sink) } over
 // every kind of source. text() resolves to null and bytes() to false when a file is absent (a 404, a
 // missing path or map entry), so callers can try optional files and alternative layouts; any other
-// failure is an Error naming the file and where it was looked for.
+// failure is an Error naming the file and where it was looked for (for HTTP: the URL and the status).
+//   - a Hugging Face Hub id ('owner/name', 'hf:name'; the rule is in hub.js), read from
+//     {host}/{id}/resolve/{revision}/{file}
 //   - a URL prefix (http(s); relative URLs resolve against the page)
 //   - under Node, a folder path or file: URL
 //   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … }
 // bytes(name, sink) streams: sink.start(totalBytesOrNull), then sink.write(chunk) per chunk.
+// HTTP redirects are followed (the Hub answers 302 for large files, to its CDN). In browsers, Hub
+// files (and URL-prefix files with { cache: true }) go through the Cache API (cache.js).
 import { describe } from './validation.js';
+import { forcesHub, hasHubPrefix, hubHint, hubRepo, isHubIdShape } from './hub.js';
+import { openFileCache } from './cache.js';
 
 const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 export const CHUNK_BYTES = 4 << 20;
@@ -26,20 +32,59 @@ function isBlob(v) {
   return typeof Blob !== 'undefined' && v instanceof Blob;
 }
 
-/** A uniform reader over the three kinds of source: { describe, text(name), bytes(name, sink) }. */
-export async function openSource(source) {
+async function isFolder(fs, path) {
+  try {
+    return (await fs.stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a string source is: 'hub', 'url' or 'folder' (the rule in hub.js). `node` is null in
+ * browsers, else the Node modules (to look for an existing folder).
+ */
+export async function sourceKind(source, options = {}, node = null) {
+  if (hasHubPrefix(source) || forcesHub(options)) return 'hub';
+  if (/^(https?|data|blob):/i.test(source)) return 'url';
+  if (isHubIdShape(source) && !(node && (await isFolder(node.fs, source)))) return 'hub';
+  return node ? 'folder' : 'url';
+}
+
+/**
+ * A uniform reader over every kind of source: { where, text(name), bytes(name, sink), progress }.
+ * options: { host, revision, cache } (LoadModelOptions). `progress(onProgress)` wraps a progress
+ * callback so that each event says whether its file came from the cache ({ cached }).
+ */
+export async function openSource(source, options = {}) {
+  const { cache } = options;
+  if (cache !== undefined && typeof cache !== 'boolean') throw new TypeError(`loadModel: cache: expected true or false, got ${describe(cache)}`);
   if (source instanceof URL) source = source.href;
   if (typeof source === 'string') {
-    if (source === '') throw new TypeError('loadModel: source: expected a URL prefix, a folder path or a map of files, got ""');
-    const remote = /^(https?|data|blob):/i.test(source);
-    if (isNode && !remote) return fileSource(source, await nodeModules());
-    return urlSource(source);
+    if (source === '') throw new TypeError('loadModel: source: expected a Hub id, a URL prefix, a folder path or a map of files, got ""');
+    const node = isNode && !/^(https?|data|blob):/i.test(source) ? await nodeModules() : null;
+    const kind = await sourceKind(source, options, node);
+    if (kind === 'hub') {
+      const repo = hubRepo(source, options);
+      return httpSource({ where: repo.url, hint: hubHint, cache: cache ?? true });
+    }
+    if (kind === 'folder') return withProgress(fileSource(source, node));
+    return httpSource({ where: prefixUrl(source), hint: () => '', cache: cache ?? false });
   }
+  if (forcesHub(options))
+    throw new TypeError(`loadModel: host and revision apply only to Hub ids (a string such as 'owner/name'), got ${describe(source)}`);
   if (source && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) {
     const files = source.files && typeof source.files === 'object' && !isBlob(source.files) ? source.files : source;
-    return mapSource(files);
+    return withProgress(mapSource(files));
   }
-  throw new TypeError(`loadModel: source: expected a URL prefix, a folder path or a map { 'config.json': File, … }, got ${describe(source)}`);
+  throw new TypeError(`loadModel: source: expected a Hub id, a URL prefix, a folder path or a map { 'config.json': File, … }, got ${describe(source)}`);
+}
+
+/** Adds progress(onProgress): events of this reader's files carry { cached } (true for cache hits). */
+function withProgress(reader, cachedFiles = new Set()) {
+  reader.progress = (onProgress) =>
+    onProgress === undefined || onProgress === null ? onProgress : (p) => onProgress({ ...p, cached: cachedFiles.has(p.file) });
+  return reader;
 }
 
 function fileSource(folder, { fs, fileURLToPath, path }) {
@@ -82,47 +127,134 @@ function fileSource(folder, { fs, fileURLToPath, path }) {
   };
 }
 
-function urlSource(prefix) {
+function prefixUrl(prefix) {
   const base = prefix.endsWith('/') ? prefix : prefix + '/';
   const here = typeof location === 'object' && location ? location.href : undefined;
-  const where = (name) => new URL(base + name, here).href;
+  return (name) => new URL(base + name, here).href;
+}
+
+/** Files over HTTP(S): a URL prefix or a Hub repository. `where(name)` is the file's URL. */
+function httpSource({ where, hint, cache }) {
+  const cachedFiles = new Set();
+  let store = null;
+  // A 404 is remembered only once another file of this source was found (so the folder or repository
+  // exists): a missing repository or a typo is not recorded, only an absent file of a real one.
+  let found = false;
+  const fileCache = () => (store ??= cache ? openFileCache() : Promise.resolve(null));
+
+  /** → null (absent) or { response, done(bytesSeen), abort() } */
   async function get(name) {
+    const url = where(name);
+    const files = await fileCache();
+    const hit = files ? await files.match(url) : null;
+    if (hit?.absent) return null;
+    if (hit) {
+      found = true;
+      cachedFiles.add(name);
+      return { response: hit.response, done: async () => {}, abort: () => {} };
+    }
+    const controller = typeof AbortController === 'function' ? new AbortController() : null;
     let response;
     try {
-      response = await fetch(where(name), { credentials: 'same-origin' });
+      response = await fetch(url, { credentials: 'same-origin', redirect: 'follow', signal: controller?.signal });
     } catch (e) {
-      throw new Error(`${name}: could not fetch ${where(name)}: ${e.message}`, { cause: e });
+      const cause = e?.cause?.message ?? e?.cause?.code;
+      throw new Error(`${name}: could not fetch ${url}: ${e.message}${cause ? ` (${cause})` : ''}`, { cause: e });
     }
-    if (response.status === 404) return null;
-    if (!response.ok) throw new Error(`${name}: could not fetch ${where(name)}: HTTP ${response.status}`);
-    return response;
+    const via = response.redirected && response.url && response.url !== url ? ` (redirected to ${response.url})` : '';
+    if (response.status === 404) {
+      if (files && found) await files.putAbsent(url);
+      return null;
+    }
+    if (!response.ok) throw new Error(`${name}: could not fetch ${url}: HTTP ${response.status}${via}${hint(response.status)}`);
+    found = true;
+    const stored = files ? files.store(url, response) : { response, settled: async () => {} };
+    return { response: stored.response, done: stored.settled, abort: () => controller?.abort() };
   }
-  return {
-    where,
-    async text(name) {
-      const r = await get(name);
-      return r ? r.text() : null;
-    },
-    async bytes(name, sink) {
-      const r = await get(name);
-      if (!r) return false;
-      // Content-Length is the encoded size when the server compresses: only trust it without one.
-      const encoding = r.headers.get('content-encoding');
-      const length = Number(r.headers.get('content-length'));
-      sink.start(!encoding || encoding === 'identity' ? (Number.isFinite(length) && length > 0 ? length : null) : null);
-      if (!r.body || typeof r.body.getReader !== 'function') {
-        sink.write(new Uint8Array(await r.arrayBuffer()));
+
+  /**
+   * Reads the whole body, chunk by chunk, into write(chunk). On any error the download is aborted
+   * (so the cache's branch fails too and no entry is committed); a body shorter or longer than its
+   * Content-Length is an Error.
+   */
+  async function drain(name, got, write) {
+    const r = got.response;
+    const encoding = r.headers.get('content-encoding');
+    const declared = !encoding || encoding === 'identity' ? r.headers.get('content-length') : null;
+    let seen = 0;
+    const reader = r.body && typeof r.body.getReader === 'function' ? r.body.getReader() : null;
+    try {
+      if (!reader) {
+        const all = new Uint8Array(await readOrFail(name, seen, () => r.arrayBuffer()));
+        seen = all.length;
+        write(all);
+      } else {
+        for (;;) {
+          const { done, value } = await readOrFail(name, seen, () => reader.read());
+          if (done) break;
+          seen += value.length;
+          write(value);
+        }
+      }
+    } catch (e) {
+      reader?.cancel().catch(() => {});
+      got.abort();
+      throw e;
+    }
+    await got.done(seen);
+    if (declared !== null && declared !== '' && Number(declared) !== seen)
+      throw new Error(`${name}: the download of ${where(name)} ended after ${seen} bytes, but the server announced ${declared}`);
+    return seen;
+  }
+
+  async function readOrFail(name, seen, read) {
+    try {
+      return await read();
+    } catch (e) {
+      throw new Error(`${name}: the download of ${where(name)} failed after ${seen} bytes: ${e.message}`, { cause: e });
+    }
+  }
+
+  return withProgress(
+    {
+      where,
+      async text(name) {
+        const got = await get(name);
+        if (!got) return null;
+        const parts = [];
+        await drain(name, got, (chunk) => parts.push(chunk.slice()));
+        return new TextDecoder().decode(concat(parts));
+      },
+      async bytes(name, sink) {
+        const got = await get(name);
+        if (!got) return false;
+        const r = got.response;
+        // Content-Length is the encoded size when the server compresses: only trust it without one.
+        const encoding = r.headers.get('content-encoding');
+        const length = Number(r.headers.get('content-length'));
+        try {
+          sink.start(!encoding || encoding === 'identity' ? (Number.isFinite(length) && length > 0 ? length : null) : null);
+        } catch (e) {
+          got.abort();
+          throw e;
+        }
+        await drain(name, got, (chunk) => sink.write(chunk));
         return true;
-      }
-      const reader = r.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        sink.write(value);
-      }
-      return true;
+      },
     },
-  };
+    cachedFiles,
+  );
+}
+
+function concat(parts) {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function mapSource(files) {

@@ -1,5 +1,6 @@
 // Part of section 4 — load a real Hugging Face model through rp.loadModel in the worker and run it
-// on the encoder section's text: a URL or picked files, progress, then tokens and attention maps.
+// on the encoder section's text: a Hub id (with host and revision), a URL or picked files; a row of
+// progress per file (bytes, and whether it came from the browser cache), then tokens and attention maps.
 import { h, field, errorBox } from '../lib/dom.js';
 import { heatmap } from '../plots/heatmap.js';
 
@@ -9,6 +10,13 @@ const REQUIRED = ['config.json', 'model.safetensors', 'tokenizer.json'];
 export function mountLoadModel(root, { rp, worker, text, state }) {
   const hasLoad = typeof rp.loadModel === 'function';
   const url = field({ label: 'Model folder URL', kind: 'url', value: '', name: 'enc-url', help: 'A folder (same origin or CORS-enabled) holding config.json, model.safetensors and tokenizer.json' });
+  const hubId = field({ label: 'Hugging Face Hub id', kind: 'text', value: '', name: 'enc-hub-id', help: "owner/name, e.g. 'microsoft/deberta-v3-xsmall'" });
+  const hubHost = field({ label: 'Hub host', kind: 'text', value: 'https://huggingface.co', name: 'enc-hub-host', help: 'huggingface.co, a mirror or a self-hosted copy (CORS-enabled)' });
+  const hubRev = field({ label: 'Revision', kind: 'text', value: 'main', name: 'enc-hub-rev', help: 'branch, tag or commit' });
+  const loadHub = h('button', { type: 'button', class: 'secondary' }, 'Load from the Hub');
+  const fileRows = h('tbody');
+  const fileTable = h('table', { class: 'load-files', hidden: true, 'aria-label': 'Files loaded' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'File'), h('th', { scope: 'col' }, 'Bytes'), h('th', { scope: 'col' }, 'From'))), fileRows);
   const files = h('input', { type: 'file', id: 'enc-files', multiple: true, 'aria-describedby': 'enc-files-help' });
   const loadUrl = h('button', { type: 'button', class: 'secondary' }, 'Load from URL');
   const loadFiles = h('button', { type: 'button', class: 'secondary' }, 'Load selected files');
@@ -17,11 +25,12 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   const real = h('details', { class: 'real-model' },
     h('summary', {}, 'Load a real Hugging Face model'),
     h('p', { class: 'note' }, hasLoad
-      ? 'Pick the three files of a model folder, or give its URL. The model runs in the worker through rp.loadModel.'
+      ? 'Give a Hugging Face Hub id, pick the three files of a model folder, or give its URL. The model runs in the worker through rp.loadModel; files downloaded from the Hub stay in the browser cache for the next load.'
       : 'This build of relpos has no rp.loadModel() yet (the model layer is still being built), so real models cannot be loaded here; the controls report what is missing.'),
+    h('div', { class: 'controls' }, hubId.root, hubHost.root, hubRev.root, loadHub),
     h('div', { class: 'controls' }, url.root, loadUrl),
     h('div', { class: 'controls' }, h('div', { class: 'field' }, h('label', { for: 'enc-files' }, 'Local files'), files, h('small', { id: 'enc-files-help' }, REQUIRED.join(', '))), loadFiles),
-    prog, loadMsg);
+    prog, loadMsg, fileTable);
   const runReal = h('button', { type: 'button', hidden: true }, 'Run the loaded model on the text above');
   const realOut = h('div');
   real.append(runReal, realOut);
@@ -47,21 +56,39 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
     }
   });
 
+  const rows = new Map();
+  const fmt = (n) => (n === null || n === undefined ? '?' : n.toLocaleString('en'));
   const onProgress = (p) => {
     prog.hidden = false;
     const frac = typeof p === 'number' ? p : p && p.total ? p.loaded / p.total : null;
     if (frac === null) prog.removeAttribute('value');
     else prog.value = frac;
     loadMsg.textContent = p?.file ? `Loading ${p.file}…` : 'Loading…';
+    if (!p?.file) return;
+    let row = rows.get(p.file);
+    if (!row) {
+      row = { bytes: h('td'), from: h('td') };
+      rows.set(p.file, row);
+      fileRows.append(h('tr', { 'data-file': p.file }, h('th', { scope: 'row' }, p.file), row.bytes, row.from));
+      fileTable.hidden = false;
+    }
+    row.bytes.textContent = `${fmt(p.loaded)} / ${fmt(p.total)}`;
+    row.from.textContent = p.cached ? 'browser cache' : 'network';
+    row.cached = !!p.cached;
   };
   async function load(source) {
     loadMsg.className = '';
     prog.hidden = true;
+    rows.clear();
+    fileRows.replaceChildren();
+    fileTable.hidden = true;
     try {
       const info = await worker('auto').request('load-model', { source }, onProgress);
       prog.value = 1;
       loadMsg.className = 'ok';
-      loadMsg.textContent = `Loaded ${info.modelType}: ${info.layers ?? '?'} layers, ${info.heads ?? '?'} heads, hidden ${info.hidden ?? '?'}.`;
+      const cached = [...rows.values()].filter((r) => r.cached).length;
+      const from = cached === 0 ? '' : cached === rows.size ? ' All files came from the browser cache.' : ` ${cached} of ${rows.size} files came from the browser cache.`;
+      loadMsg.textContent = `Loaded ${info.modelType}: ${info.layers ?? '?'} layers, ${info.heads ?? '?'} heads, hidden ${info.hidden ?? '?'}.${from}`;
       state.realModel = info;
       runReal.hidden = false;
     } catch (err) {
@@ -70,6 +97,15 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
       loadMsg.textContent = err.message;
     }
   }
+  loadHub.addEventListener('click', () => {
+    const id = hubId.value.trim();
+    if (!id) {
+      loadMsg.className = 'error';
+      loadMsg.textContent = "Enter a Hub id such as 'microsoft/deberta-v3-xsmall' first.";
+      return;
+    }
+    load({ hub: { id, host: hubHost.value.trim(), revision: hubRev.value.trim() } });
+  });
   loadUrl.addEventListener('click', () => {
     const u = url.value.trim();
     if (!u) {

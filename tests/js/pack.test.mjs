@@ -16,10 +16,12 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const EXPECTED_FILES = [
   'package.json',
+  'web/cache.js',
   'web/dist/relpos-scalar.js',
   'web/dist/relpos-scalar.wasm',
   'web/dist/relpos-simd.js',
   'web/dist/relpos-simd.wasm',
+  'web/hub.js',
   'web/index.d.ts',
   'web/index.js',
   'web/loader.js',

@@ -7,6 +7,13 @@ async function models(rp: Relpos): Promise<number> {
   const model: Model = await rp.loadModel('https://example.com/model/', {
     onProgress: ({ file, loaded, total }) => console.log(file, loaded, total ?? '?'),
   });
+  const hub = await rp.loadModel('microsoft/deberta-v3-xsmall', {
+    host: 'https://hub.example.com', revision: 'main', cache: false,
+    onProgress: ({ file, cached }) => console.log(file, cached ? '(cache)' : ''),
+  });
+  const removed: number = (await rp.clearCache()) + (await relpos.clearCache());
+  hub.dispose();
+  void removed;
   const picked = await rp.loadModel({ 'config.json': new Blob(['{}']), 'model.safetensors': new ArrayBuffer(8) });
   const r: ForwardResult = model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[1, 1, 1]] }, { outputAttentions: true });
   const t = model.forward({ text: ['a', 'b'] }, { outputHiddenStates: true });

@@ -29,6 +29,7 @@ const EXPECTED_FILES = [
   'web/schemes.js',
   'web/sources.js',
   'web/validation.js',
+  'web/weights.js',
 ];
 
 const EXAMPLE = `

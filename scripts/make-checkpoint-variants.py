@@ -3,6 +3,7 @@
 files, for tests/cpp/checkpoint_*_test.cpp and tests/js/checkpoints.test.mjs. Run with Debian's
 python3-torch: /usr/bin/python3 scripts/make-checkpoint-variants.py [out] (default
 build/checkpoint-variants). Not committed; scripts/test.sh runs it before the suites.
+`--seeds <dir>` writes the fuzz seed corpora instead (fuzz/build.sh; needs the variants first).
 
   <out>/<fixture>/<variant>/   config.json (+ tokenizer files) and the weight files:
     bin-f32             pytorch_model.bin (torch.save of the state dict, zip format)
@@ -31,7 +32,7 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, '..', 'shared', 'fixtures', 'hf')
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'build', 'checkpoint-variants')
+OUT = sys.argv[1] if len(sys.argv) == 2 else os.path.join(ROOT, 'build', 'checkpoint-variants')
 SIDE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'input.json']
 DTYPES = {'F32': torch.float32, 'F16': torch.float16, 'BF16': torch.bfloat16, 'I64': torch.int64, 'I32': torch.int32}
 NAMES = {v: k for k, v in DTYPES.items()}
@@ -236,7 +237,41 @@ def make_hostile():
     shutil.copy(os.path.join(FIXTURES, 'bert-absolute', 'config.json'), folder)
 
 
+def make_seeds(out):
+    """Small seed corpora for fuzz/fuzz_torch_zip.cpp (<out>/torch_zip) and fuzz/fuzz_pickle.cpp
+    (<out>/pickle): tiny state dicts in each variant's form, plus the hostile files, all < 64 KiB."""
+    zdir, pdir = os.path.join(out, 'torch_zip'), os.path.join(out, 'pickle')
+    os.makedirs(zdir, exist_ok=True)
+    os.makedirs(pdir, exist_ok=True)
+    g = torch.Generator().manual_seed(0)
+    w = torch.randn(3, 4, generator=g)
+    base = {'w': w, 'b': torch.randn(4, generator=g), 'ids': torch.arange(5)}
+    dicts = {
+        'f32': base,
+        'f16': {n: (t.half() if t.is_floating_point() else t) for n, t in base.items()},
+        'bf16': {n: (t.bfloat16() if t.is_floating_point() else t) for n, t in base.items()},
+        'noncontiguous': noncontiguous(base),
+        'shared': shared_storage(base),
+        'int32': {'i': torch.arange(6, dtype=torch.int32).reshape(2, 3)},
+        'empty': {'e': torch.zeros(0, 3)},
+    }
+    for name, sd in dicts.items():
+        path = os.path.join(zdir, name + '.bin')
+        torch.save(sd, path)
+        with zipfile.ZipFile(path) as z:
+            open(os.path.join(pdir, name + '.pkl'), 'wb').write(z.read(next(n for n in z.namelist() if n.endswith('/data.pkl'))))
+    rezip(os.path.join(zdir, 'f32.bin'), os.path.join(zdir, 'custom-root.bin'), rename_root='root')
+    rezip(os.path.join(zdir, 'f32.bin'), os.path.join(zdir, 'zip64.bin'), force_zip64=True)
+    hostile = os.path.join(OUT, 'hostile')
+    for f in sorted(os.listdir(hostile)):
+        if f.endswith('.bin') and os.path.getsize(os.path.join(hostile, f)) < 65536:
+            shutil.copy(os.path.join(hostile, f), os.path.join(zdir, 'hostile-' + f))
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '--seeds':
+        make_seeds(sys.argv[2])
+        return
     cases = sorted(d for d in os.listdir(FIXTURES) if os.path.isdir(os.path.join(FIXTURES, d)))
     for case in cases:
         make_case(case)

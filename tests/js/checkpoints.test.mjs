@@ -92,6 +92,7 @@ for (const [label, rp] of Object.entries(runtimes)) {
       }
       const files = { 'config.json': readFileSync(join(dir, 'config.json'), 'utf8'), [index]: readFileSync(join(dir, index), 'utf8') };
       files[shards[0]] = readFileSync(join(dir, shards[0]));
+      await assert.rejects(rp.loadModel({ 'config.json': files['config.json'], [index]: { weight_map: { x: '../x.bin' } } }), /'\.\.\/x\.bin' must be a plain file name|"\.\.\/x\.bin" must be a plain file name/);
       await assert.rejects(rp.loadModel(files), new RegExp(`${shards[1].replace(/\./g, '\\.')}: not found at .*named by ${index.replace(/\./g, '\\.')}`));
     }
   });

@@ -41,7 +41,7 @@ function progressReporter(onProgress, file) {
 async function readJson(src, name, report, { required }) {
   const text = await src.text(name);
   if (text === null) {
-    if (required) throw new Error(`${name}: not found at ${src.where(name)} (a model folder needs config.json and model.safetensors)`);
+    if (required) throw new Error(`${name}: not found at ${src.where(name)} (a model folder needs config.json and its weights)`);
     return null;
   }
   report(text.length, text.length);

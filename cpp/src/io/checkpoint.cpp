@@ -11,7 +11,6 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "io/torch_checkpoint.h"
 #include "relpos/error.h"
@@ -61,20 +60,22 @@ class ShardedWeights final : public Weights {
 std::unique_ptr<Weights> open_sharded(const CheckpointFile& index, std::vector<CheckpointFile> files) {
   const std::string& f = index.name;
   auto fail = [&](const std::string& m) -> void { fail_value(f + ": " + m); };
-  const auto json = nlohmann::json::parse(index.bytes.begin(), index.bytes.end(), nullptr, false);
+  // Parsed from a std::string: the same nlohmann parser instantiation as config.json (WASM size).
+  const auto json = nlohmann::json::parse(std::string(index.bytes.begin(), index.bytes.end()), nullptr, false);
   if (json.is_discarded()) fail("not valid JSON");
   if (!json.is_object()) fail("must be a JSON object with a \"weight_map\"");
   if (!json.contains("weight_map") || !json["weight_map"].is_object()) fail("missing \"weight_map\" object {tensor: shard file}");
-  std::map<std::string, std::string> map;  // tensor → shard file
-  std::set<std::string> shard_names;
+  // One map type (string → size_t) across the readers keeps the WASM binary small.
+  std::vector<std::pair<std::string, std::string>> map;  // tensor → shard file
+  std::map<std::string, std::size_t> shard_names;
   for (auto it = json["weight_map"].begin(); it != json["weight_map"].end(); ++it) {
     if (!it.value().is_string()) fail("weight_map['" + it.key() + "'] must be a shard file name (a string)");
     const std::string shard = it.value().get<std::string>();
     if (shard.empty() || shard == "." || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
         shard.find("..") != std::string::npos)
       fail("weight_map['" + it.key() + "']: shard '" + shard + "' must be a plain file name in the same folder (no '/', '\\', '..')");
-    map[it.key()] = shard;
-    shard_names.insert(shard);
+    map.emplace_back(it.key(), shard);
+    shard_names.emplace(shard, 0);
   }
   if (map.empty()) fail("weight_map is empty");
 
@@ -86,7 +87,7 @@ std::unique_ptr<Weights> open_sharded(const CheckpointFile& index, std::vector<C
     shard_index[file.name] = shards.size();
     shards.push_back(open_single(std::move(file)));
   }
-  for (const auto& s : shard_names)
+  for (const auto& [s, unused] : shard_names)
     if (!shard_index.count(s)) fail("shard '" + s + "' named by weight_map is missing");
 
   std::map<std::string, std::size_t> where;

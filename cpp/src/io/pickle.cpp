@@ -22,7 +22,6 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include "io/dtype_convert.h"
 #include "relpos/error.h"
@@ -292,14 +291,16 @@ class Unpickler {
     stack_.resize(mark);
     return out;
   }
+  // The memo: a vector indexed by memo number (torch.save numbers entries 0, 1, 2 …), bounded.
   void put(std::uint32_t index) {
-    if (memo_.size() >= kMaxMemo && !memo_.count(index)) fail("pickle memo larger than " + std::to_string(kMaxMemo));
+    if (index >= kMaxMemo) fail("pickle memo index " + std::to_string(index) + " beyond " + std::to_string(kMaxMemo));
+    if (index >= memo_.size()) memo_.resize(index + 1, kUnset);
     memo_[index] = top();
   }
   std::uint32_t get(std::uint32_t index) {
-    auto it = memo_.find(index);
-    if (it == memo_.end()) fail("pickle memo entry " + std::to_string(index) + " used before it was stored");
-    return it->second;
+    if (index >= memo_.size() || memo_[index] == kUnset)
+      fail("pickle memo entry " + std::to_string(index) + " used before it was stored");
+    return memo_[index];
   }
 
   void add_items(std::uint32_t target, const std::vector<std::uint32_t>& items, Kind kind, const char* op) {
@@ -322,15 +323,18 @@ class Unpickler {
     } else if (q == "torch._utils._rebuild_parameter") {
       value.i = static_cast<int>(Global::RebuildParameter);
     } else if (module == "torch" && name.size() > 7 && name.compare(name.size() - 7, 7, "Storage") == 0) {
-      static const std::map<std::string, DType> supported = {{"FloatStorage", DType::F32}, {"HalfStorage", DType::F16},
-                                                             {"BFloat16Storage", DType::BF16}, {"LongStorage", DType::I64},
-                                                             {"IntStorage", DType::I32}};
-      auto it = supported.find(name);
-      if (it == supported.end())
+      const std::string type = name.substr(0, name.size() - 7);
+      DType dtype;
+      if (type == "Float") dtype = DType::F32;
+      else if (type == "Half") dtype = DType::F16;
+      else if (type == "BFloat16") dtype = DType::BF16;
+      else if (type == "Long") dtype = DType::I64;
+      else if (type == "Int") dtype = DType::I32;
+      else
         fail("tensor storage type '" + q + "' is not supported (supported: torch.FloatStorage, HalfStorage, " +
              "BFloat16Storage, LongStorage, IntStorage — F32, F16, BF16, I64, I32)");
       value.i = static_cast<int>(Global::Storage);
-      value.dtype = it->second;
+      value.dtype = dtype;
     } else {
       fail("refused global '" + q + "': a checkpoint may only name collections.OrderedDict, " +
            "torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter and torch.*Storage types " +
@@ -458,7 +462,8 @@ class Unpickler {
   std::vector<Value> values_;
   std::vector<std::uint32_t> stack_;
   std::vector<std::size_t> marks_;
-  std::unordered_map<std::uint32_t, std::uint32_t> memo_;
+  static constexpr std::uint32_t kUnset = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> memo_;
   std::vector<PickledTensor> tensors_;
   std::vector<PickledStorage> storages_;
   std::map<std::string, std::size_t> storage_index_;

@@ -48,11 +48,12 @@ TorchCheckpoint TorchCheckpoint::parse(std::vector<std::uint8_t> bytes, const st
     }
   }
   if (!pkl) fail(f, "no <folder>/data.pkl entry: not a PyTorch checkpoint");
-  std::map<std::string, const ZipEntry*> by_name;
-  for (const auto& e : entries) by_name[e.name] = &e;
+  std::map<std::string, std::size_t> by_name;  // entry name → index in entries
+  for (std::size_t i = 0; i < entries.size(); ++i) by_name[entries[i].name] = i;
   auto bo = by_name.find(root + "byteorder");
   if (bo != by_name.end()) {
-    const std::string order(reinterpret_cast<const char*>(data + bo->second->offset), bo->second->size);
+    const ZipEntry& e = entries[bo->second];
+    const std::string order(reinterpret_cast<const char*>(data + e.offset), e.size);
     if (order != "little") fail(f, "byte order '" + order + "' is not supported (only little-endian checkpoints)");
   }
   const StateDict sd = unpickle_state_dict(data + pkl->offset, pkl->size, f + ": " + pkl->name);
@@ -61,11 +62,12 @@ TorchCheckpoint TorchCheckpoint::parse(std::vector<std::uint8_t> bytes, const st
   for (const auto& s : sd.storages) {
     auto it = by_name.find(root + "data/" + s.key);
     if (it == by_name.end()) fail(f, "storage '" + s.key + "' has no entry '" + root + "data/" + s.key + "' in the archive");
+    const ZipEntry& e = entries[it->second];
     const std::uint64_t es = dtype_size(s.dtype);
-    if (s.numel > kMax / es || s.numel * es > it->second->size)
-      fail(f, "storage '" + s.key + "' holds " + std::to_string(it->second->size) + " bytes, but " + std::to_string(s.numel) +
+    if (s.numel > kMax / es || s.numel * es > e.size)
+      fail(f, "storage '" + s.key + "' holds " + std::to_string(e.size) + " bytes, but " + std::to_string(s.numel) +
                   " × " + dtype_name(s.dtype) + " elements were declared");
-    storage_entry.push_back(it->second);
+    storage_entry.push_back(&e);
   }
 
   TorchCheckpoint ck;

@@ -8,7 +8,7 @@
 // never writes them, and relpos has no inflater.
 #include "io/torch_zip.h"
 
-#include <set>
+#include <map>
 
 #include "io/dtype_convert.h"
 #include "relpos/error.h"
@@ -61,7 +61,7 @@ std::vector<ZipEntry> read_zip(const std::uint8_t* data, std::size_t size, const
   if (entries > cd_size / 46) fail(file, "central directory claims " + std::to_string(entries) + " entries in " + std::to_string(cd_size) + " bytes");
 
   std::vector<ZipEntry> out;
-  std::set<std::string> names;
+  std::map<std::string, std::size_t> names;  // (one map type across the readers: WASM size)
   std::uint64_t at = cd_offset;
   const std::uint64_t cd_end = cd_offset + cd_size;
   for (std::uint64_t i = 0; i < entries; ++i) {
@@ -106,7 +106,7 @@ std::vector<ZipEntry> read_zip(const std::uint8_t* data, std::size_t size, const
     if (!inside(start, uncompressed, size))
       fail(file, "entry '" + name + "': data [" + std::to_string(start) + ", +" + std::to_string(uncompressed) +
                      ") runs past the end of the archive (" + std::to_string(size) + " bytes; truncated?)");
-    if (!names.insert(name).second) fail(file, "entry '" + name + "' appears twice");
+    if (!names.emplace(name, out.size()).second) fail(file, "entry '" + name + "' appears twice");
     out.push_back({std::move(name), static_cast<std::size_t>(start), static_cast<std::size_t>(uncompressed)});
     at += 46 + name_len + extra_len + comment_len;
   }

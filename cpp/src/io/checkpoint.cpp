@@ -60,9 +60,14 @@ class ShardedWeights final : public Weights {
 std::unique_ptr<Weights> open_sharded(const CheckpointFile& index, std::vector<CheckpointFile> files) {
   const std::string& f = index.name;
   auto fail = [&](const std::string& m) -> void { fail_value(f + ": " + m); };
-  // Parsed from a std::string: the same nlohmann parser instantiation as config.json (WASM size).
-  const auto json = nlohmann::json::parse(std::string(index.bytes.begin(), index.bytes.end()), nullptr, false);
-  if (json.is_discarded()) fail("not valid JSON");
+  // Parsed from a const std::string&: the same nlohmann parser instantiation as config.json (WASM size).
+  const std::string text(index.bytes.begin(), index.bytes.end());
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("not valid JSON: ") + e.what());
+  }
   if (!json.is_object()) fail("must be a JSON object with a \"weight_map\"");
   if (!json.contains("weight_map") || !json["weight_map"].is_object()) fail("missing \"weight_map\" object {tensor: shard file}");
   // One map type (string → size_t) across the readers keeps the WASM binary small.

@@ -226,7 +226,10 @@ export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert'
 
 /** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
 export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
-/** 'config.json', 'model.safetensors', optional 'tokenizer.json' and 'tokenizer_config.json'. */
+/**
+ * 'config.json', the weights ('model.safetensors', 'pytorch_model.bin', or an index
+ * '*.index.json' and its shards), optional 'tokenizer.json' and 'tokenizer_config.json'.
+ */
 export type ModelFiles = { [fileName: string]: ModelFile };
 /**
  * A URL prefix of a folder (http(s); relative URLs resolve against the page), under Node a folder path
@@ -235,7 +238,7 @@ export type ModelFiles = { [fileName: string]: ModelFile };
 export type ModelSource = string | URL | ModelFiles | { files: ModelFiles };
 
 export interface LoadProgress {
-  /** 'config.json', 'tokenizer.json', 'tokenizer_config.json' or 'model.safetensors'. */
+  /** 'config.json', 'tokenizer.json', 'tokenizer_config.json' or a weight file (each shard of a sharded set). */
   file: string;
   loaded: number;
   /** Bytes expected, or null when the server does not say (compressed or chunked responses). */

@@ -7,7 +7,9 @@ foreach(variant ${RELPOS_VARIANTS})
   add_executable(${target} ${RELPOS_TEST_SOURCES})
   target_link_libraries(${target} PRIVATE relpos_${variant})
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/cpp/src ${CMAKE_SOURCE_DIR}/tests/cpp)
+  # RELPOS_CHECKPOINT_DIR: written by scripts/make-checkpoint-variants.py (scripts/test.sh runs it first).
   target_compile_definitions(${target} PRIVATE RELPOS_SHARED_DIR="${RELPOS_SHARED_DIR}"
+                             RELPOS_CHECKPOINT_DIR="${CMAKE_SOURCE_DIR}/build/checkpoint-variants"
                              RELPOS_VARIANT="${variant}")
   if(EMSCRIPTEN)
     # .cjs: the root package.json says "type": "module", and Emscripten's output is CommonJS.

@@ -14,6 +14,9 @@ cmake -S fuzz -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelW
 cmake --build build/fuzz -j"$(nproc)"
 
 build/fuzz/make_seeds "$fixtures" build/fuzz/seeds
+# PyTorch checkpoint seeds (fuzz_torch_zip, fuzz_pickle) from Debian's python3-torch.
+[ -d build/checkpoint-variants/hostile ] || /usr/bin/python3 scripts/make-checkpoint-variants.py
+/usr/bin/python3 scripts/make-checkpoint-variants.py --seeds build/fuzz/seeds
 mkdir -p build/fuzz/corpus
 while read -r target; do
   [ -n "$target" ] || continue

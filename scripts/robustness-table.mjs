@@ -6,7 +6,7 @@
 // not throw.
 //
 //   node scripts/robustness-table.mjs > /tmp/table.md
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { init, pipeline } from '../web/index.js';
@@ -121,6 +121,7 @@ const cases = [
   ['tokenizer file', 'spm.model with normalization rule nfkc_cf', withSpm(proto(...goodPieces, bytesField(3, bytesField(1, str('nfkc_cf'))))), S, spmMalformed],
   ['tokenizer file', 'spiece.model for model_type bert (no special-token layout)', withSpm(proto(...goodPieces), { base: fx, file: 'spiece.model' }), S, spmLayout],
   ['tokenizer file', "tokenizer_config.json with split_by_punct: true", withSpm(proto(...goodPieces), { extra: { 'tokenizer_config.json': { split_by_punct: true } } }), S, spmLayout],
+  ...checkpointRows(),
   ['model input', 'text without tokenizer.json', () => model.forward({ text: 'hello' }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
   ['model input', 'token id outside the vocabulary', () => model.forward({ inputIds: [[1, 2, 100]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
   ['model input', 'non-integer token id', () => model.forward({ inputIds: [[1, 2.5]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
@@ -136,6 +137,34 @@ const cases = [
   ['disposed', 'forward() on a disposed model', () => disposedModel.forward({ inputIds: [1, 2] }), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
   ['disposed', 'encode() on a disposed model', () => disposedModel.encode('hi'), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
 ];
+
+// PyTorch checkpoint rows: the hostile files of scripts/make-checkpoint-variants.py.
+function checkpointRows() {
+  const dir = join(ROOT, 'build', 'checkpoint-variants', 'hostile');
+  if (!existsSync(dir)) {
+    console.error('robustness-table: run /usr/bin/python3 scripts/make-checkpoint-variants.py for the checkpoint rows');
+    process.exit(1);
+  }
+  const C = 'checkpoints.test.mjs';
+  const H = 'hostile and legacy checkpoints are Errors naming the problem; the runtime stays usable';
+  const bin = (file) => () => rp.loadModel({ 'config.json': fx.configText, 'pytorch_model.bin': readFileSync(join(dir, file)) });
+  return [
+    ['checkpoint', 'pickle global os.system', bin('os-system.bin'), C, H],
+    ['checkpoint', 'pickle global posix.system (a class with __reduce__)', bin('posix-system.bin'), C, H],
+    ['checkpoint', 'pickle global builtins.eval', bin('builtins-eval.bin'), C, H],
+    ['checkpoint', 'unknown pickle global', bin('unknown-global.bin'), C, H],
+    ['checkpoint', 'bad persistent id', bin('bad-persistent-id.bin'), C, H],
+    ['checkpoint', 'storage too small for the tensor view', bin('storage-too-small.bin'), C, H],
+    ['checkpoint', 'unsupported storage dtype (float64)', bin('unsupported-dtype.bin'), C, H],
+    ['checkpoint', 'truncated zip archive', bin('truncated.bin'), C, H],
+    ['checkpoint', 'compressed zip entries', bin('compressed.bin'), C, H],
+    ['checkpoint', 'legacy (pre-1.6) PyTorch format', bin('legacy.bin'), C, H],
+    ['checkpoint', 'shard named by the index missing', () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors.index.json': { weight_map: { [W]: 'model-00001-of-00002.safetensors' } } }),
+     C, 'a sharded set reports progress for the index and every shard; a missing shard is named'],
+    ['checkpoint', "shard name with '..'", () => rp.loadModel({ 'config.json': fx.configText, 'pytorch_model.bin.index.json': { weight_map: { [W]: '../x.bin' } } }),
+     C, 'a sharded set reports progress for the index and every shard; a missing shard is named'],
+  ];
+}
 
 const files = {};
 const source = (f) => (files[f] ??= readFileSync(join(ROOT, 'tests/js', f), 'utf8'));

@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 bash scripts/build.sh
+echo "== Checkpoint variants (pytorch_model.bin, shards, hostile files) from the HF fixtures =="
+/usr/bin/python3 scripts/make-checkpoint-variants.py
 
 echo "== Catch2 suite: native =="
 ctest --test-dir build/native --output-on-failure

@@ -226,7 +226,11 @@ export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert'
 
 /** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
 export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
-/** 'config.json', 'model.safetensors', optional 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json' and 'special_tokens_map.json'. */
+/**
+ * 'config.json', the weights ('model.safetensors', 'pytorch_model.bin', or an index
+ * '*.index.json' and its shards), optional 'tokenizer.json' (or 'spm.model' / 'spiece.model'),
+ * 'tokenizer_config.json' and 'special_tokens_map.json'.
+ */
 export type ModelFiles = { [fileName: string]: ModelFile };
 /**
  * A Hugging Face Hub id ('owner/name', 'name' or 'hf:owner/name'), a URL prefix of a folder (http(s);
@@ -238,7 +242,7 @@ export type ModelFiles = { [fileName: string]: ModelFile };
 export type ModelSource = string | URL | ModelFiles | { files: ModelFiles };
 
 export interface LoadProgress {
-  /** 'config.json', 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json', 'special_tokens_map.json' or 'model.safetensors'. */
+  /** 'config.json', 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json', 'special_tokens_map.json' or a weight file (each shard of a sharded set). */
   file: string;
   loaded: number;
   /** Bytes expected, or null when the server does not say (compressed or chunked responses). */

@@ -4,7 +4,8 @@
 //   const { lastHiddenState } = model.forward({ inputIds: [[101, 7592, 102]] });
 //   const out = model.forward({ text: 'hello world' }, { outputAttentions: true });  // needs a tokenizer
 //
-// Files of a model folder: config.json (required), model.safetensors (required), tokenizer.json or
+// Files of a model folder: config.json (required), the weights (model.safetensors, a sharded set or
+// pytorch_model.bin — see web/weights.js for the layouts and their order), tokenizer.json or
 // spm.model / spiece.model (optional unless text is given; see web/tokenizer.js),
 // tokenizer_config.json and special_tokens_map.json (optional). `source` is
 //   - a Hugging Face Hub id ('owner/name', options host/revision/cache; sources.js, hub.js, cache.js);
@@ -12,13 +13,14 @@
 //     Node a filesystem folder path or file: URL;
 //   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … } of files the
 //     user picked (also accepted wrapped as { files: { … } }).
-// Weights cross into the WebAssembly heap once: model.safetensors is streamed chunk by chunk into a
+// Weights cross into the WebAssembly heap once: each weight file is streamed chunk by chunk into a
 // heap buffer owned by C++ (ByteBuffer, cpp/bindings/models.cpp), parsed there, converted and packed;
 // the raw bytes are freed when loading ends. JS never holds a whole copy.
 import { unwrap } from './positions.js';
 import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
-import { CHUNK_BYTES, openSource } from './sources.js';
+import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
+import { readCheckpoint } from './weights.js';
 
 export const MODEL_FILES = Object.freeze({
   config: 'config.json',
@@ -42,7 +44,7 @@ function progressReporter(onProgress, file) {
 async function readJson(src, name, report, { required }) {
   const text = await src.text(name);
   if (text === null) {
-    if (required) throw new Error(`${name}: not found at ${src.where(name)} (a model folder needs config.json and model.safetensors)`);
+    if (required) throw new Error(`${name}: not found at ${src.where(name)} (a model folder needs config.json and its weights)`);
     return null;
   }
   report(text.length, text.length);
@@ -54,44 +56,6 @@ async function readJson(src, name, report, { required }) {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${name} must be a JSON object`);
   return { text, value };
-}
-
-/**
- * Streams model.safetensors into a C++ ByteBuffer in the heap. Returns the buffer (caller deletes it)
- * or null when the file is absent.
- */
-async function readWeights(mod, src, name, report) {
-  let buffer = null;
-  let used = 0;
-  let total = null;
-  const sink = {
-    start(size) {
-      if (size !== null && size !== undefined && size > MAX_HEAP_BYTES)
-        throw new RangeError(`${name}: the file has ${size} bytes, more than the WebAssembly memory limit of ${MAX_HEAP_BYTES} bytes`);
-      total = size;
-      buffer = unwrap(mod.allocateBytes(size ?? CHUNK_BYTES));
-      report(0, total);
-    },
-    write(chunk) {
-      if (used + chunk.length > MAX_HEAP_BYTES)
-        throw new RangeError(`${name}: more than ${used} bytes so far, beyond the WebAssembly memory limit of ${MAX_HEAP_BYTES} bytes`);
-      if (used + chunk.length > buffer.size()) unwrap(buffer.resize(Math.max(used + chunk.length, 2 * buffer.size())));
-      mod.HEAPU8.set(chunk, buffer.address() + used); // HEAPU8 re-read: the heap may have grown
-      used += chunk.length;
-      report(used, total);
-    },
-  };
-  try {
-    if (!(await src.bytes(name, sink))) {
-      if (buffer) buffer.delete();
-      return null;
-    }
-    if (used !== buffer.size()) unwrap(buffer.resize(used));
-    return buffer;
-  } catch (e) {
-    if (buffer) buffer.delete();
-    throw e;
-  }
 }
 
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
@@ -120,14 +84,12 @@ export async function loadModel(mod, source, options = {}) {
     tokenizers: options.tokenizers,
   });
 
-  const weights = MODEL_FILES.weights;
-  const buffer = await readWeights(mod, src, weights, progressReporter(onProgress, weights));
-  if (!buffer) throw new Error(`${weights}: not found at ${src.where(weights)} (a model folder needs config.json and model.safetensors)`);
+  const files = await readCheckpoint(mod, src, onProgress);
   let handle;
   try {
-    handle = unwrap(mod.loadModel(config.text, buffer, weights));
+    handle = unwrap(mod.loadModel(config.text, files, {}));
   } finally {
-    buffer.delete();
+    files.forEach((f) => f.buffer.delete());
   }
   return new Model(mod, handle, config.value, tokenizer);
 }

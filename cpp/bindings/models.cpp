@@ -4,10 +4,12 @@
 //   allocateBytes(n) → ByteBuffer | Error       a std::vector<uint8_t> of n bytes in the heap; JS
 //     ByteBuffer.address() / size() / resize(n)  writes model.safetensors straight into it (chunk
 //                                                by chunk), so the weights cross into the heap once
-//   loadModel(configText, buffer, fileName) → LoadedModel | Error
-//                                                moves the bytes into SafeTensors::parse (no copy;
-//                                                the buffer is left empty) and builds the model; the
-//                                                raw file is freed once the weights are packed
+//   loadModel(configText, files, options) → LoadedModel | Error
+//     files: [{ name, buffer: ByteBuffer }]      the checkpoint's weight files (one safetensors, one
+//                                                pytorch_model.bin, or an index + its shards; see
+//                                                relpos/checkpoint.h); the bytes are moved into C++
+//                                                (no copy; each buffer is left empty) and freed once
+//                                                the weights are packed. options: reserved (object)
 //   LoadedModel.config() → { modelType, vocabSize, hiddenSize, … }  (relpos::ModelConfig)
 //   LoadedModel.labels() → [label names] (empty: no classification head)
 //   LoadedModel.forward(batch, seq, ids, mask, hiddenStates, attentions, logits)
@@ -21,6 +23,7 @@
 #include <memory>
 
 #include "common.h"
+#include "relpos/checkpoint.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
 
@@ -125,13 +128,25 @@ class LoadedModel {
   std::unique_ptr<SequenceClassifier> head_;
 };
 
-val load(const std::string& config_text, ByteBuffer& buffer, const std::string& file_name) {
+val load(const std::string& config_text, val files, val options) {
   return guarded([&] {
-    std::vector<std::uint8_t> bytes = std::move(buffer.bytes);
-    buffer.bytes = {};
-    const SafeTensors weights = SafeTensors::parse(std::move(bytes), file_name);
-    auto model = load_model(config_text, weights);
-    auto head = load_sequence_classifier(config_text, model->config(), weights);
+    if (!files.isArray()) throw Error(ErrorKind::Type, "loadModel: files: expected an array of { name, buffer }");
+    if (!options.isUndefined() && !options.isNull() && options.typeOf().as<std::string>() != "object")
+      throw Error(ErrorKind::Type, "loadModel: options: expected an object");
+    std::vector<CheckpointFile> checkpoint;
+    const unsigned n = files["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      val entry = files[i];
+      if (entry.typeOf().as<std::string>() != "object" || entry.isNull() || !entry["name"].isString())
+        throw Error(ErrorKind::Type, "loadModel: files[" + std::to_string(i) + "]: expected { name, buffer }");
+      ByteBuffer* buffer = entry["buffer"].as<ByteBuffer*>(allow_raw_pointers());
+      if (!buffer) throw Error(ErrorKind::Type, "loadModel: files[" + std::to_string(i) + "].buffer: expected a ByteBuffer");
+      checkpoint.push_back({entry["name"].as<std::string>(), std::move(buffer->bytes)});
+      buffer->bytes = {};
+    }
+    const std::unique_ptr<Weights> weights = open_checkpoint(std::move(checkpoint));
+    auto model = load_model(config_text, *weights);
+    auto head = load_sequence_classifier(config_text, model->config(), *weights);
     return val(std::make_unique<LoadedModel>(std::move(model), std::move(head)));
   });
 }

@@ -33,6 +33,7 @@ const EXPECTED_FILES = [
   'web/sources.js',
   'web/tokenizer.js',
   'web/validation.js',
+  'web/weights.js',
 ];
 
 const EXAMPLE = `

@@ -17,21 +17,19 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "io/dtype_convert.h"
 #include "relpos/error.h"
 
 namespace relpos {
 namespace {
 
-std::size_t dtype_size(DType dtype) {
-  switch (dtype) {
-    case DType::F32: return 4;
-    case DType::F16: return 2;
-    case DType::BF16: return 2;
-    case DType::I64: return 8;
-    case DType::I32: return 4;
-  }
-  return 0;
-}
+using io::dtype_size;
+using io::load_u16;
+using io::load_u32;
+using io::load_u64;
+using io::bits_to_float;
+using io::half_to_float;
+
 
 [[noreturn]] void fail_file(const std::string& file, const std::string& message) {
   fail_value(file + ": " + message);
@@ -84,41 +82,6 @@ DType parse_dtype(const nlohmann::json& value, const std::string& file, const st
   if (s == "I64") return DType::I64;
   if (s == "I32") return DType::I32;
   fail_tensor(file, tensor, "unsupported dtype '" + s + "' (supported: F32, F16, BF16, I64, I32)");
-}
-
-std::uint16_t load_u16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
-std::uint32_t load_u32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-         (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
-std::uint64_t load_u64(const std::uint8_t* p) {
-  return static_cast<std::uint64_t>(load_u32(p)) | (static_cast<std::uint64_t>(load_u32(p + 4)) << 32);
-}
-float bits_to_float(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-// IEEE binary16 → binary32, exact (subnormals, ±inf and NaN included).
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1Fu;
-  std::uint32_t mantissa = h & 0x3FFu;
-  if (exponent == 0x1F) return bits_to_float(sign | 0x7F800000u | (mantissa << 13));  // inf / NaN
-  if (exponent == 0) {
-    if (mantissa == 0) return bits_to_float(sign);  // ±0
-    // Subnormal: value = mantissa · 2^−24; normalise.
-    int shift = 0;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      ++shift;
-    }
-    mantissa &= 0x3FFu;
-    exponent = static_cast<std::uint32_t>(127 - 15 + 1 - shift);
-    return bits_to_float(sign | (exponent << 23) | (mantissa << 13));
-  }
-  return bits_to_float(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
 }
 
 }  // namespace

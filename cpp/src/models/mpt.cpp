@@ -3,7 +3,7 @@
 //   block       h += out_proj · MHA_alibi(Wqkv · norm_1(h));  h += down_proj · gelu(up_proj · norm_2(h))
 //               (norms are LayerNorms without bias when no_bias; gelu is exact, erf)
 //   final       last = norm_f(h)   (hidden_states[n_layers] is taken after it, as in HF)
-//   attention   causal, AlibiParams{Mpt, alibi_bias_max}: logit = q·k/√d + m_h·(j − i); HF adds
+//   attention   causal, AlibiParams{Mpt, bias max 8 as in HF 4.34.1}: logit = q·k/√d + m_h·(j − i); HF adds
 //               m_h·(key index − (L − 1)), a per-row constant away.
 // Shapes: Wqkv [3H, H] with output [q | k | v], each split into heads of head_dim = H / n_heads;
 // up_proj [4H, H] (transformers 4.34 hard-codes 4·d_model and ignores expansion_ratio).
@@ -46,7 +46,9 @@ class Mpt final : public ModelBase {
     norm_f_ = LayerNorm::load(w, p + "norm_f", H, c.norm_eps, bias);
     AlibiParams alibi;
     alibi.slopes = AlibiSlopes::Mpt;
-    alibi.mpt_bias_max = c.alibi_bias_max;
+    // Transformers 4.34.1 builds the slopes with alibi_bias_max = 8 whatever attn_config says (MptModel
+    // never passes the config value to build_mpt_alibi_tensor); relpos matches the reference.
+    alibi.mpt_bias_max = 8.0f;
     scheme_ = make_scheme(alibi);
   }
 

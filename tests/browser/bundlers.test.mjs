@@ -1,0 +1,266 @@
+// The packed relpos tarball in production builds of a tiny app (tests/bundlers/app.js) made with Vite
+// and with webpack 5 (devDependencies of the repository, builds run with no network when the machine
+// allows it), each build served twice to Chromium:
+//   - with cross-origin isolation (COOP same-origin, COEP require-corp, CORP on every response): the
+//     SIMD threads build runs (rp.threads > 1), its .wasm and worker script come from the build output;
+//   - without: the single-thread SIMD build runs (rp.threads === 1) and rp.threadsReason says why.
+// Each time the app's attention output matches a float64 recomputation (≤ 1e-5) and its forward of the
+// bert-absolute fixture matches transformers' last_hidden_state (≤ 1e-4, valid positions). Files are
+// recognised by their bytes (bundlers rename them): every .wasm of the package must be in the output,
+// and every file the page fetched must have been served from the output (or /fixtures/).
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize, relative, sep } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { FIXTURES, haveFixtures, loadCase } from '../js/safetensors.mjs';
+import { ATTENTION, MODEL_CASE, attentionInputs } from '../bundlers/inputs.js';
+import { ROOT, checkPackage, launch } from './helpers.mjs';
+
+const HIDDEN_TOL = 1e-4;
+const ATTENTION_TOL = 1e-5;
+const THREADS_WASM = 'relpos-simd-threads.wasm';
+const THREADS_WORKER = 'relpos-simd-threads.worker.js';
+
+/** Requests allowed to miss: Chromium's favicon, loadModel's optional tokenizer files. */
+const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/tokenizer(_config)?\\.json)$`);
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const WORK = join(ROOT, 'build', 'bundlers');
+const BUNDLERS = {
+  vite: { cli: join(ROOT, 'node_modules/vite/bin/vite.js'), args: ['build'] },
+  webpack: { cli: join(ROOT, 'node_modules/webpack-cli/bin/cli.js'), args: ['--config', 'webpack.config.mjs'] },
+};
+// Builds run in a network namespace of their own (no network at all) where unshare(1) may make one.
+const OFFLINE = spawnSync('unshare', ['--net', 'true']).status === 0;
+
+const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+function walk(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+/** The installed package's web/dist files by content hash: sha256 → file name. */
+function packageFilesByHash(packageDir) {
+  const dist = join(packageDir, 'web', 'dist');
+  return new Map(readdirSync(dist).map((f) => [sha(readFileSync(join(dist, f))), f]));
+}
+
+/** Output files of a build: URL path ('/assets/x.wasm') → package file name it equals, or null. */
+function outputFiles(outDir, byHash) {
+  const files = new Map();
+  for (const f of walk(outDir)) files.set('/' + relative(outDir, f).split(sep).join('/'), byHash.get(sha(readFileSync(f))) ?? null);
+  return files;
+}
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
+
+/** Serves outDir at / and the HF fixtures at /fixtures/, logging every request; isolated adds COOP/COEP/CORP. */
+function serve(outDir, isolated) {
+  const log = [];
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const [base, rest] = path.startsWith('/fixtures/') ? [FIXTURES, path.slice('/fixtures/'.length)] : [outDir, path === '/' ? 'index.html' : path.slice(1)];
+    const file = normalize(join(base, rest));
+    let body = null;
+    if (file.startsWith(base + sep) && existsSync(file) && statSync(file).isFile()) body = readFileSync(file);
+    log.push({ path, status: body ? 200 : 404 });
+    const headers = { 'content-type': body ? (TYPES[extname(file)] ?? 'application/octet-stream') : 'text/plain', 'cache-control': 'no-store' };
+    if (isolated)
+      Object.assign(headers, {
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-embedder-policy': 'require-corp',
+        'cross-origin-resource-policy': 'same-origin',
+      });
+    res.writeHead(body ? 200 : 404, headers);
+    res.end(body ?? `not found: ${path}\n`);
+  });
+  return new Promise((resolveServer) =>
+    server.listen(0, '127.0.0.1', () => resolveServer({ url: `http://127.0.0.1:${server.address().port}`, log, close: () => server.close() })),
+  );
+}
+
+/** Float64 softmax(q·kᵀ/√d)·v per (batch, head). */
+function referenceAttention({ q, k, v }, { batch, heads, seqLen, headDim }) {
+  const out = new Float64Array(q.length);
+  for (let s = 0; s < batch * heads; ++s) {
+    const at = s * seqLen * headDim;
+    for (let i = 0; i < seqLen; ++i) {
+      const logits = [];
+      for (let j = 0; j < seqLen; ++j) {
+        let dot = 0;
+        for (let d = 0; d < headDim; ++d) dot += q[at + i * headDim + d] * k[at + j * headDim + d];
+        logits.push(dot / Math.sqrt(headDim));
+      }
+      const max = Math.max(...logits);
+      const w = logits.map((l) => Math.exp(l - max));
+      const sum = w.reduce((a, b) => a + b, 0);
+      for (let j = 0; j < seqLen; ++j)
+        for (let d = 0; d < headDim; ++d) out[at + i * headDim + d] += (w[j] / sum) * v[at + j * headDim + d];
+    }
+  }
+  return out;
+}
+
+function maxAbsError(actual, expected) {
+  assert.equal(actual.length, expected.length, 'length');
+  let worst = 0;
+  for (let i = 0; i < expected.length; ++i) {
+    const e = Math.abs(actual[i] - expected[i]);
+    worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
+  }
+  return worst;
+}
+
+/** Max |a − e| of [B, L, H] hidden states over valid positions [b, :lengths[b], :]. */
+function hiddenError(actual, expected, lengths) {
+  assert.deepEqual(actual.dims, expected.dims, 'lastHiddenState dims');
+  const [, L, H] = expected.dims;
+  let worst = 0;
+  lengths.forEach((n, b) => {
+    const from = b * L * H;
+    worst = Math.max(worst, maxAbsError(actual.data.slice(from, from + n * H), expected.data.subarray(from, from + n * H)));
+  });
+  return worst;
+}
+
+/** Opens the build in a fresh Chromium, waits for the app; results, worker URLs and every request URL. */
+async function runApp(outDir, isolated) {
+  const server = await serve(outDir, isolated);
+  const browser = await launch();
+  try {
+    const requests = [];
+    const workers = [];
+    browser.context.on('request', (r) => requests.push(r.url()));
+    browser.page.on('worker', (w) => workers.push(w.url()));
+    await browser.page.goto(`${server.url}/`);
+    await browser.page.waitForFunction(() => globalThis.relposApp?.done, null, { timeout: 120000 });
+    const result = await browser.page.evaluate(() => globalThis.relposApp);
+    const shown = await browser.page.textContent('#out');
+    return { result, shown, workers, requests, log: server.log, origin: server.url, errors: browser.errors };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+const missing = checkPackage();
+const fixture = haveFixtures ? loadCase(MODEL_CASE) : null;
+const expectedAttention = referenceAttention(attentionInputs(ATTENTION), ATTENTION);
+
+/** The app ran, its numbers match the references, nothing failed or came from elsewhere. */
+function checkResults(run) {
+  const { result } = run;
+  assert.equal(result.error, undefined, `the app failed: ${result.error}`);
+  // 404s show up as console errors too; the server log below says which paths they were.
+  assert.deepEqual(run.errors.filter((e) => !/Failed to load resource: .* 404/.test(e)), [], 'console errors');
+  assert.equal(result.simd, true, 'rp.simd');
+  assert.match(run.shown, /"simd": true/, 'the page shows the results');
+  const attentionError = maxAbsError(result.attention, expectedAttention);
+  assert.ok(attentionError <= ATTENTION_TOL, `attention: max abs error ${attentionError} > ${ATTENTION_TOL}`);
+  const hidden = hiddenError(result.lastHiddenState, fixture.expected.last_hidden_state, fixture.input.lengths);
+  assert.ok(hidden <= HIDDEN_TOL, `${MODEL_CASE} last_hidden_state: max abs error ${hidden} > ${HIDDEN_TOL}`);
+  for (const url of run.requests) assert.ok(url.startsWith(run.origin + '/') || url.startsWith('blob:') || url.startsWith('data:'), `request outside the test server: ${url}`);
+  const failed = run.log.filter((r) => r.status !== 200 && !OPTIONAL.test(r.path));
+  assert.deepEqual(failed, [], 'every request was served from the build output or /fixtures/');
+}
+
+/** The package files the page fetched, recognised by the content of what was served. */
+function fetchedPackageFiles(run, files) {
+  return new Set(run.log.filter((r) => r.status === 200 && files.get(r.path)).map((r) => files.get(r.path)));
+}
+
+/** Once per run: a fresh consumer project for both apps with the packed tarball installed as users get it. */
+let consumer = null;
+async function installConsumer() {
+  rmSync(WORK, { recursive: true, force: true });
+  mkdirSync(WORK, { recursive: true });
+  const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', WORK], { cwd: ROOT, encoding: 'utf8' }));
+  writeFileSync(join(WORK, 'package.json'), JSON.stringify({ name: 'relpos-bundler-apps', version: '1.0.0', private: true, type: 'module' }));
+  execFileSync(npm, ['install', join(WORK, info.filename), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: WORK, encoding: 'utf8' });
+  cpSync(join(ROOT, 'tests', 'bundlers'), WORK, { recursive: true });
+}
+
+for (const [name, bundler] of Object.entries(BUNDLERS)) {
+  describe(`${name} production build of an app using the packed tarball`, () => {
+    const appDir = join(WORK, `${name}-app`);
+    const outDir = join(appDir, 'dist');
+    let files;
+
+    before(async () => {
+      if (missing) throw new Error(missing);
+      if (!fixture) throw new Error(`no HF fixtures at ${FIXTURES}`);
+      if (!existsSync(bundler.cli)) throw new Error(`${bundler.cli} is missing: run npm ci`);
+      await (consumer ??= installConsumer());
+      const started = Date.now();
+      const command = OFFLINE ? ['unshare', ['--net', process.execPath, bundler.cli, ...bundler.args]] : [process.execPath, [bundler.cli, ...bundler.args]];
+      const built = spawnSync(command[0], command[1], { cwd: appDir, encoding: 'utf8' });
+      if (built.status !== 0) throw new Error(`${name} build failed (${built.status}):\n${built.stdout}\n${built.stderr}`);
+      console.log(`${name} production build: ${Date.now() - started} ms${OFFLINE ? ', no network' : ''}`);
+      files = outputFiles(outDir, packageFilesByHash(join(WORK, 'node_modules', 'relpos')));
+    });
+
+    it('ran with no network', { skip: OFFLINE ? false : 'unshare --net is not permitted here: the build ran with the network' }, () => {
+      assert.ok(OFFLINE);
+    });
+
+    it('emits the SIMD and scalar .wasm into the output', () => {
+      const emitted = new Set(files.values());
+      for (const wasm of ['relpos-simd.wasm', 'relpos-scalar.wasm']) assert.ok(emitted.has(wasm), `${wasm} is not in ${outDir} (files: ${[...files.keys()].join(', ')})`);
+    });
+
+    it('emits the threads build (.wasm and worker script) into the output', () => {
+      const emitted = new Set(files.values());
+      for (const file of [THREADS_WASM, THREADS_WORKER]) assert.ok(emitted.has(file), `${file} is not in ${outDir} (files: ${[...files.keys()].join(', ')})`);
+    });
+
+    describe('served with cross-origin isolation (COOP, COEP, CORP)', () => {
+      let run;
+      before(async () => {
+        run = await runApp(outDir, true);
+      });
+
+      it('attention and the bert-absolute forward match the references; every request served from the output or /fixtures/', () => {
+        checkResults(run);
+        assert.equal(run.result.crossOriginIsolated, true, 'crossOriginIsolated');
+      });
+
+      it('the SIMD threads build runs on several threads; its .wasm and worker script were fetched from the output', () => {
+        assert.ok(run.result.threads > 1, `rp.threads = ${run.result.threads} (rp.threadsReason: ${run.result.threadsReason})`);
+        const fetched = fetchedPackageFiles(run, files);
+        assert.deepEqual([...fetched].filter((f) => f.endsWith('.wasm')), [THREADS_WASM], 'the one .wasm fetched');
+        assert.ok(run.workers.length >= 1, 'no worker started');
+        for (const w of run.workers) {
+          const { origin, pathname } = new URL(w);
+          assert.ok(origin === run.origin && files.has(pathname), `worker script ${w} is not a file of the build output`);
+        }
+      });
+    });
+
+    describe('served without cross-origin isolation', () => {
+      let run;
+      before(async () => {
+        run = await runApp(outDir, false);
+      });
+
+      it('attention and the bert-absolute forward match the references; every request served from the output or /fixtures/', () => {
+        checkResults(run);
+        assert.equal(run.result.crossOriginIsolated, false, 'crossOriginIsolated');
+      });
+
+      it('the single-thread SIMD build runs (relpos-simd.wasm fetched from the output, no worker) and rp.threadsReason says why', () => {
+        const fetched = fetchedPackageFiles(run, files);
+        assert.deepEqual([...fetched].filter((f) => f.endsWith('.wasm')), ['relpos-simd.wasm'], 'the one .wasm fetched');
+        assert.deepEqual(run.workers, [], 'workers started');
+        assert.equal(run.result.threads, 1, 'rp.threads');
+        assert.equal(typeof run.result.threadsReason, 'string', 'rp.threadsReason');
+        assert.match(run.result.threadsReason, /cross-?origin ?isolat/i);
+      });
+    });
+  });
+}

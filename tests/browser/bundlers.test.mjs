@@ -9,7 +9,7 @@
 // recognised by their bytes (bundlers rename them): every .wasm of the package must be in the output,
 // and every file the page fetched must have been served from the output (or /fixtures/).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -132,20 +132,39 @@ function hiddenError(actual, expected, lengths) {
 /** Opens the build in a fresh Chromium, waits for the app; results, worker URLs and every request URL. */
 async function runApp(outDir, isolated) {
   const server = await serve(outDir, isolated);
+  try {
+    return { ...(await openApp(server.url)), log: server.log };
+  } finally {
+    server.close();
+  }
+}
+
+/**
+ * Opens the app at origin in a fresh Chromium; with routeFixtures the page gets /fixtures/ from
+ * Playwright (for servers that do not serve them) and log is what the page received.
+ */
+async function openApp(origin, { routeFixtures = false } = {}) {
   const browser = await launch();
   try {
     const requests = [];
     const workers = [];
+    const log = [];
     browser.context.on('request', (r) => requests.push(r.url()));
+    browser.context.on('response', (r) => log.push({ path: new URL(r.url()).pathname, status: r.status() }));
     browser.page.on('worker', (w) => workers.push(w.url()));
-    await browser.page.goto(`${server.url}/`);
+    if (routeFixtures)
+      await browser.page.route(`${origin}/fixtures/**`, (route) => {
+        const file = normalize(join(FIXTURES, decodeURIComponent(new URL(route.request().url()).pathname).slice('/fixtures/'.length)));
+        if (file.startsWith(FIXTURES + sep) && existsSync(file)) return route.fulfill({ status: 200, body: readFileSync(file), contentType: TYPES[extname(file)] ?? 'application/octet-stream' });
+        return route.fulfill({ status: 404, body: 'not found' });
+      });
+    await browser.page.goto(`${origin}/`);
     await browser.page.waitForFunction(() => globalThis.relposApp?.done, null, { timeout: 120000 });
     const result = await browser.page.evaluate(() => globalThis.relposApp);
     const shown = await browser.page.textContent('#out');
-    return { result, shown, workers, requests, log: server.log, origin: server.url, errors: browser.errors };
+    return { result, shown, workers, requests, log, origin, errors: browser.errors };
   } finally {
     await browser.close();
-    server.close();
   }
 }
 
@@ -264,3 +283,74 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
     });
   });
 }
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolvePort) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** `vite` (the dev server) in the Vite app's folder; resolves once it answers. */
+async function startViteDev(config) {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [BUNDLERS.vite.cli, '--config', config, '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+    cwd: join(WORK, 'vite-app'),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  const origin = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 30000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    if (proc.exitCode !== null) throw new Error(`vite dev server exited with ${proc.exitCode}: ${stderr}`);
+    try {
+      if ((await fetch(`${origin}/`)).ok) return { origin, close: () => proc.kill('SIGTERM') };
+    } catch {
+      // not listening yet
+    }
+  }
+  proc.kill('SIGTERM');
+  throw new Error(`vite dev server did not answer in 30 s: ${stderr}`);
+}
+
+describe('vite dev server (dependency pre-bundling on, nothing configured for relpos)', () => {
+  for (const isolated of [true, false]) {
+    describe(isolated ? 'with cross-origin isolation headers (server.headers)' : 'without cross-origin isolation', () => {
+      let run;
+      before(async () => {
+        if (missing) throw new Error(missing);
+        if (!fixture) throw new Error(`no HF fixtures at ${FIXTURES}`);
+        await (consumer ??= installConsumer());
+        const dev = await startViteDev(isolated ? 'vite.isolated.config.mjs' : 'vite.config.mjs');
+        try {
+          run = await openApp(dev.origin, { routeFixtures: true });
+        } finally {
+          dev.close();
+        }
+      });
+
+      it('attention and the bert-absolute forward match the references', () => {
+        checkResults(run);
+        assert.equal(run.result.crossOriginIsolated, isolated, 'crossOriginIsolated');
+      });
+
+      const wasm = isolated ? THREADS_WASM : 'relpos-simd.wasm';
+      it(isolated ? `runs on several threads (${wasm} and a worker loaded)` : `runs on one thread (${wasm} loaded, no worker) and rp.threadsReason says why`, () => {
+        const fetched = run.log.filter((r) => r.status === 200 && r.path.endsWith('.wasm')).map((r) => r.path.split('/').pop());
+        assert.deepEqual(fetched, [wasm], 'the one .wasm fetched');
+        if (isolated) {
+          assert.ok(run.result.threads > 1, `rp.threads = ${run.result.threads} (rp.threadsReason: ${run.result.threadsReason})`);
+          assert.ok(run.workers.length >= 1, 'no worker started');
+        } else {
+          assert.deepEqual(run.workers, [], 'workers started');
+          assert.equal(run.result.threads, 1, 'rp.threads');
+          assert.match(String(run.result.threadsReason), /cross-?origin ?isolat/i);
+        }
+      });
+    });
+  }
+});

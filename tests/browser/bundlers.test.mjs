@@ -24,6 +24,10 @@ const HIDDEN_TOL = 1e-4;
 const ATTENTION_TOL = 1e-5;
 const THREADS_WASM = 'relpos-simd-threads.wasm';
 const THREADS_WORKER = 'relpos-simd-threads.worker.js';
+// Bundlers rebuild the pthread worker script (Emscripten's `new Worker(new URL('….worker.js',
+// import.meta.url))` makes it a worker entry of its own), so it is recognised by this string literal
+// of the package's worker file instead of by its bytes.
+const WORKER_MARKER = 'worker.js received unknown command';
 
 /** Requests allowed to miss: Chromium's favicon, loadModel's optional tokenizer files. */
 const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/tokenizer(_config)?\\.json)$`);
@@ -209,7 +213,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   describe(`${name} production build of an app using the packed tarball`, () => {
     const appDir = join(WORK, `${name}-app`);
     const outDir = join(appDir, 'dist');
-    let files;
+    let files, workerScripts;
 
     before(async () => {
       if (missing) throw new Error(missing);
@@ -222,6 +226,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
       if (built.status !== 0) throw new Error(`${name} build failed (${built.status}):\n${built.stdout}\n${built.stderr}`);
       console.log(`${name} production build: ${Date.now() - started} ms${OFFLINE ? ', no network' : ''}`);
       files = outputFiles(outDir, packageFilesByHash(join(WORK, 'node_modules', 'relpos')));
+      workerScripts = new Set([...files.keys()].filter((f) => f.endsWith('.js') && readFileSync(join(outDir, f), 'utf8').includes(WORKER_MARKER)));
     });
 
     it('ran with no network', { skip: OFFLINE ? false : 'unshare --net is not permitted here: the build ran with the network' }, () => {
@@ -235,7 +240,10 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
 
     it('emits the threads build (.wasm and worker script) into the output', () => {
       const emitted = new Set(files.values());
-      for (const file of [THREADS_WASM, THREADS_WORKER]) assert.ok(emitted.has(file), `${file} is not in ${outDir} (files: ${[...files.keys()].join(', ')})`);
+      assert.ok(emitted.has(THREADS_WASM), `${THREADS_WASM} is not in ${outDir} (files: ${[...files.keys()].join(', ')})`);
+      const worker = join(WORK, 'node_modules', 'relpos', 'web', 'dist', THREADS_WORKER);
+      assert.ok(existsSync(worker) && readFileSync(worker, 'utf8').includes(WORKER_MARKER), `the package has no ${THREADS_WORKER} with "${WORKER_MARKER}"`);
+      assert.ok(workerScripts.size >= 1, `no script with the threads worker's code in ${outDir} (files: ${[...files.keys()].join(', ')})`);
     });
 
     describe('served with cross-origin isolation (COOP, COEP, CORP)', () => {
@@ -256,7 +264,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
         assert.ok(run.workers.length >= 1, 'no worker started');
         for (const w of run.workers) {
           const { origin, pathname } = new URL(w);
-          assert.ok(origin === run.origin && files.has(pathname), `worker script ${w} is not a file of the build output`);
+          assert.ok(origin === run.origin && workerScripts.has(pathname), `worker script ${w} is not the threads worker in the build output (${[...workerScripts].join(', ')})`);
         }
       });
     });
@@ -345,6 +353,7 @@ describe('vite dev server (dependency pre-bundling on, nothing configured for re
         if (isolated) {
           assert.ok(run.result.threads > 1, `rp.threads = ${run.result.threads} (rp.threadsReason: ${run.result.threadsReason})`);
           assert.ok(run.workers.length >= 1, 'no worker started');
+          for (const w of run.workers) assert.match(new URL(w).pathname, /relpos-simd-threads\.worker\.js$/, 'worker script');
         } else {
           assert.deepEqual(run.workers, [], 'workers started');
           assert.equal(run.result.threads, 1, 'rp.threads');

@@ -225,6 +225,8 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
       const built = spawnSync(command[0], command[1], { cwd: appDir, encoding: 'utf8' });
       if (built.status !== 0) throw new Error(`${name} build failed (${built.status}):\n${built.stdout}\n${built.stderr}`);
       console.log(`${name} production build: ${Date.now() - started} ms${OFFLINE ? ', no network' : ''}`);
+      const warnings = `${built.stdout}\n${built.stderr}`.trim();
+      if (warnings) console.log(`${name} build output:\n${warnings}`);
       files = outputFiles(outDir, packageFilesByHash(join(WORK, 'node_modules', 'relpos')));
       workerScripts = new Set([...files.keys()].filter((f) => f.endsWith('.js') && readFileSync(join(outDir, f), 'utf8').includes(WORKER_MARKER)));
     });

@@ -1,7 +1,8 @@
 // The attention driver: validation, workspace layout, and the per-(batch, head) block loop that
 // composes packed GEMMs, a scheme's terms, masking and the split softmax. See relpos/attention.h.
-// (batch, head) slices run in parallel (parallel_for, one slice per chunk), each on one thread with
-// that thread's scratch; the scheme's shared per-call tables are built once, before the slices.
+// (batch, head) slices run in parallel (parallel_for, one slice per chunk — or runs of a slice's query
+// blocks when there are fewer slices than threads), each on one thread with that thread's scratch; the
+// scheme's shared per-call tables are built once, before the slices.
 #include "relpos/attention.h"
 
 #include <algorithm>
@@ -136,9 +137,23 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
   const std::size_t n_shared = scheme.shared_floats(dims, in.causal);
   float* shared = n_shared ? workspace.floats(n_shared) : nullptr;
   if (shared) scheme.begin_call(dims, in.causal, shared);
-  // Per-thread workspaces exist before the region (thread(t) then only touches its own object).
-  const int threads = num_threads();
-  for (int t = 0; t < threads; ++t) (void)workspace.thread(t);
+  // Per-thread scratch is allocated here, on the calling thread, for every thread that can take part
+  // (at most one per slice): inside the region each thread only reads its own, so nothing allocates
+  // concurrently — and WebAssembly memory never grows on a Worker, whose growth the main thread's
+  // JavaScript heap views would miss.
+  // Work units: one per slice, or — when there are fewer slices than threads — each slice's query
+  // blocks cut into `groups` runs, every run preparing the slice itself (rewrite, packs, begin_head:
+  // the same values on every thread). Each query row is still computed by the same code from the same
+  // inputs, so the split changes no result.
+  const long long n_slices_call = slice_end - options.slice_begin;
+  const int n_blocks = (seq + block - 1) / block;
+  const int pool_threads = num_threads();
+  const int groups = n_slices_call >= pool_threads
+                         ? 1
+                         : static_cast<int>(std::min<long long>(n_blocks, (pool_threads + n_slices_call - 1) / n_slices_call));
+  const long long units = n_slices_call * groups;
+  const int threads = static_cast<int>(std::min<long long>(pool_threads, units));
+  for (int t = 0; t < threads; ++t) (void)workspace.thread(t).floats(n_thread);
 
   const float content_scale = scheme.content_scale(d);
   constexpr std::size_t kMaxTerms = 8;
@@ -146,7 +161,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
 
   // One (batch, head) slice, start to end, on one thread: every output element of the slice is
   // computed here, whatever the thread count (bitwise identical results).
-  auto compute_slice = [&](long long s, int thread) {
+  auto compute_slice = [&](long long s, int block_begin, int block_end, int thread) {
     float* base = workspace.thread(thread).floats(n_thread);
     float* qkv_copy = base;
     float* kpack = qkv_copy + n_qkv;
@@ -185,7 +200,8 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
     scheme.begin_head(head, scheme_scratch);
     float* out_head = out.output + local * head_elems;
 
-    for (int i0 = 0; i0 < seq; i0 += block) {
+    for (int blk = block_begin; blk < block_end; ++blk) {
+      const int i0 = blk * block;
       const int i1 = std::min(seq, i0 + block);
       const int rows = i1 - i0;
       const int key_cols = in.causal ? i1 : seq;  // keys beyond i1 − 1 are masked for every row
@@ -217,8 +233,12 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
     }
   };
 
-  parallel::parallel_for(options.slice_begin, slice_end, 1, [&](parallel::Index s0, parallel::Index s1, int thread) {
-    for (parallel::Index s = s0; s < s1; ++s) compute_slice(s, thread);
+  parallel::parallel_for(0, units, 1, [&](parallel::Index u0, parallel::Index u1, int thread) {
+    for (parallel::Index u = u0; u < u1; ++u) {
+      const int g = static_cast<int>(u % groups);
+      compute_slice(options.slice_begin + u / groups, static_cast<int>(static_cast<long long>(g) * n_blocks / groups),
+                    static_cast<int>(static_cast<long long>(g + 1) * n_blocks / groups), thread);
+    }
   });
 }
 

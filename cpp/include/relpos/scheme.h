@@ -1,7 +1,8 @@
 // The extension point: how a position scheme takes part in attention.
 //
 // The attention driver (attention.cpp) calls begin_call(dims, causal, shared) once per call, then,
-// for every (batch, head) slice — slices in parallel on the pool's threads (parallel/parallel_for.h):
+// for every (batch, head) slice — slices in parallel on the pool's threads (parallel/parallel_for.h),
+// see "Threads" below:
 //   1. rewrite_qkv(head, q, k, v)       — only if rewrites_qkv(): on private copies (RoPE, absolute)
 //   2. begin_head(head, scratch)        — per-head precomputation into the scheme's scratch
 //   3. for each block of query rows [i0, i1):
@@ -17,9 +18,12 @@
 //   shared  (shared_floats, written by begin_call before any slice, then read-only, HeadView::shared):
 //           tables that depend only on the call (dims, causal) — e.g. Transformer-XL's sinusoid R.
 //   scratch (scratch_floats, one buffer per thread): everything begin_head, rewrite_qkv_with_scratch,
-//           add_logit_terms and add_value_term write. A slice's calls run on one thread, in the order
-//           above, with nothing else touching that scratch in between; different slices run
-//           concurrently on other threads with other scratch, in no particular order.
+//           add_logit_terms and add_value_term write. One run of a slice — rewrite, begin_head, then
+//           some of its query blocks in order — is on one thread, with nothing else touching that
+//           scratch in between; other runs go concurrently on other threads with other scratch, in
+//           no particular order. With fewer slices than threads a slice is cut into several runs
+//           (each calls begin_head, then different blocks), so a block's terms may depend only on
+//           begin_head's scratch and the block itself — never on state left by an earlier block.
 // Scheme methods are const and must not write the scheme's members: one Scheme serves all threads.
 // Each output element is computed by one slice, so results do not depend on the thread count.
 #pragma once

@@ -10,7 +10,8 @@ namespace relpos {
 constexpr int kMaxThreads = 64;
 
 // Sets the pool size (threads including the caller's) and returns the count now in effect: n in
-// threaded builds, 1 in single-thread builds. RangeError unless 1 ≤ n ≤ kMaxThreads. Not to be called
+// threaded builds (fewer when the system cannot start more threads: in WebAssembly, 1 + the Workers
+// created at start-up), 1 in single-thread builds. RangeError unless 1 ≤ n ≤ kMaxThreads. Not to be called
 // while another thread is inside relpos.
 int set_num_threads(int n);
 int num_threads();

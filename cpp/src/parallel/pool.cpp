@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 #endif
@@ -126,7 +127,9 @@ class Pool {
     }
   }
 
-  // Caller holds owner_. Joins the old workers, starts n − 1 new ones.
+  // Caller holds owner_. Joins the old workers, starts n − 1 new ones — fewer when the system refuses
+  // a thread (the WebAssembly build can only use the Workers it created at start-up,
+  // -sPTHREAD_POOL_SIZE_STRICT=2 makes it say so instead of waiting for a new Worker forever).
   void resize(int n) {
     if (n == size_) return;
     {
@@ -138,8 +141,14 @@ class Pool {
     workers_.clear();
     stop_ = false;
     generation_ = 0;
-    size_ = n;
-    for (int t = 1; t < n; ++t) workers_.emplace_back([this, t] { worker(t); });
+    for (int t = 1; t < n; ++t) {
+      try {
+        workers_.emplace_back([this, t] { worker(t); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    size_ = static_cast<int>(workers_.size()) + 1;
   }
 
   std::mutex owner_;  // held by the thread running a region (and by resize)
@@ -172,7 +181,7 @@ int set_num_threads(int n) {
   if (n < 1 || n > kMaxThreads)
     fail_range("set_num_threads: expected 1 ≤ n ≤ " + std::to_string(kMaxThreads) + ", got " + std::to_string(n));
   parallel::pool().set_size(n);
-  return n;
+  return parallel::pool().size();
 }
 int num_threads() { return parallel::pool().size(); }
 bool threads_available() { return true; }

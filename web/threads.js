@@ -26,7 +26,6 @@ export async function requestedThreads(threads) {
       const n = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
       return Math.max(1, Math.min(AUTO_CAP, n));
     }
-    if (!globalThis.crossOriginIsolated) return 1;
     return Math.max(1, Math.min(AUTO_CAP, globalThis.navigator?.hardwareConcurrency ?? 1));
   }
   if (typeof threads !== 'number') throw new TypeError(`init: threads: expected 'auto' or an integer, got ${describe(threads)}`);

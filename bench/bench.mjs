@@ -14,13 +14,14 @@ import { debertaBucket, t5Bucket, table2d } from './lib/positions.mjs';
 import { writeReports } from './lib/report.mjs';
 import { makeBenchData, packageSchemes, SHAW_K } from './lib/data.mjs';
 import { updateReadme } from './lib/readme.mjs';
+import { threadScaling } from './lib/threads.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size,heap').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size,heap,threads').split(',');
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
 const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 15, 2048: QUICK ? 3 : 9, 8192: 3 }; // seq 8192: no warm-up round (one call is seconds long)
@@ -532,6 +533,14 @@ if (SECTIONS.includes('size')) {
   log(`startup: ${JSON.stringify(results.startup)}`);
 }
 if (SECTIONS.includes('heap')) results.package_heap = bigHeap();
+if (SECTIONS.includes('threads')) {
+  try {
+    const mod = rpModule ?? (await import(path.join(ROOT, 'web/index.js')));
+    results.threads = await threadScaling({ rpModule: mod, models: MODELS, seqs: QUICK ? [512] : [512, 2048], reps: { 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 7 }, log });
+  } catch (e) {
+    results.notes.push(`threads: ${e.message}`);
+  }
+}
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
 results.meta.duration_s = +((performance.now() - t0) / 1000).toFixed(1);
 writeReports(results, process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(HERE, 'results'));

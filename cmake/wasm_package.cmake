@@ -1,6 +1,6 @@
-# The npm package's WebAssembly: two Embind modules with identical exports, built from
+# The npm package's WebAssembly: three Embind modules (relpos-simd-threads below) with identical exports, built from
 # cpp/bindings/*.cpp against relpos_simd (SIMD128) and relpos_scalar, written to
-# web/dist/relpos-{simd,scalar}.{js,wasm}. Included by CMakeLists.txt when configured with emcmake.
+# web/dist/relpos-{simd,scalar,simd-threads}.{js,wasm} (+ relpos-simd-threads.worker.js). Included by CMakeLists.txt when configured with emcmake.
 #
 # Output format: ES module factory `createRelposModule(moduleArg)` (MODULARIZE + EXPORT_ES6).
 # ENVIRONMENT=web,worker: Emscripten 3.1.6's Node code path uses require/__dirname (absent in ES
@@ -24,17 +24,32 @@ set(RELPOS_PACKAGE_LINK_FLAGS
     -sFILESYSTEM=0 -sEXPORTED_FUNCTIONS=_malloc,_free
     -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr)
 
-foreach(variant simd scalar)
+# relpos-simd-threads: the SIMD build on a thread pool (Emscripten pthreads, SharedArrayBuffer
+# memory). Workers are created at start-up, as many as the factory argument's relposWorkers says
+# (web/loader.js: threads − 1), so no thread ever waits for a Worker to load; asking for more fails
+# (PTHREAD_POOL_SIZE_STRICT=2) and set_num_threads reports the count it got. The glue names its
+# worker literally: new Worker(new URL('relpos-simd-threads.worker.js', import.meta.url)).
+set(RELPOS_PACKAGE_EXTRA_LINK_FLAGS_simd_threads
+    -sPTHREAD_POOL_SIZE=Module.relposWorkers -sPTHREAD_POOL_SIZE_STRICT=2)
+set(RELPOS_PACKAGE_NAME_simd relpos-simd)
+set(RELPOS_PACKAGE_NAME_scalar relpos-scalar)
+set(RELPOS_PACKAGE_NAME_simd_threads relpos-simd-threads)
+
+foreach(variant simd scalar simd_threads)
   set(target relpos_package_${variant})
+  set(name ${RELPOS_PACKAGE_NAME_${variant}})
   add_executable(${target} ${RELPOS_BINDING_SOURCES})
   target_link_libraries(${target} PRIVATE relpos_${variant})
   target_compile_definitions(${target} PRIVATE ${RELPOS_AVAILABLE_DEFS})
   target_compile_options(${target} PRIVATE -Oz)  # bindings: glue, not hot (see RELPOS_SIZE_OPTIMIZED_SOURCES)
-  target_link_options(${target} PRIVATE ${RELPOS_PACKAGE_LINK_FLAGS})
-  set_target_properties(${target} PROPERTIES OUTPUT_NAME relpos-${variant} SUFFIX ".js")
+  target_link_options(${target} PRIVATE ${RELPOS_PACKAGE_LINK_FLAGS} ${RELPOS_PACKAGE_EXTRA_LINK_FLAGS_${variant}})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name} SUFFIX ".js")
+  set(files $<TARGET_FILE_DIR:${target}>/${name}.js $<TARGET_FILE_DIR:${target}>/${name}.wasm)
+  if(variant STREQUAL "simd_threads")
+    list(APPEND files $<TARGET_FILE_DIR:${target}>/${name}.worker.js)
+  endif()
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND ${CMAKE_COMMAND} -E make_directory ${RELPOS_PACKAGE_DIST}
-    COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE_DIR:${target}>/relpos-${variant}.js
-            $<TARGET_FILE_DIR:${target}>/relpos-${variant}.wasm ${RELPOS_PACKAGE_DIST}/
-    COMMENT "relpos: web/dist/relpos-${variant}.{js,wasm}")
+    COMMAND ${CMAKE_COMMAND} -E copy ${files} ${RELPOS_PACKAGE_DIST}/
+    COMMENT "relpos: web/dist/${name}.{js,wasm}")
 endforeach()

@@ -17,12 +17,14 @@ let rpPromise = null;
 function relpos(build) {
   rpPromise ??= import(PACKAGE_URL).then((m) => {
     const init = m.init ?? m.default?.init ?? m.default;
-    return init({ simd: build === 'simd' ? true : build === 'scalar' ? false : 'auto', wasmPaths: WASM_DIR });
+    // threads: 'auto' — every core when the page is cross-origin isolated (npm start sends COOP/COEP).
+    return init({ simd: build === 'simd' ? true : build === 'scalar' ? false : 'auto', wasmPaths: WASM_DIR, threads: 'auto' });
   });
   return rpPromise;
 }
 
-const info = (rp) => ({ simd: !!rp.simd, standIn: !!rp.standIn, version: rp.version ?? null, hasLoadModel: typeof rp.loadModel === 'function' });
+const info = (rp) => ({ simd: !!rp.simd, standIn: !!rp.standIn, version: rp.version ?? null, hasLoadModel: typeof rp.loadModel === 'function',
+  threads: rp.threads ?? 1, threadsReason: rp.threadsReason ?? null });
 let encoder = null;
 let model = null;
 

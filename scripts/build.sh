@@ -9,7 +9,7 @@ jobs=$(nproc)
 
 wasm_targets=()
 if [ "${1:-}" = "--package" ]; then
-  wasm_targets=(--target relpos_package_simd relpos_package_scalar)
+  wasm_targets=(--target relpos_package_simd relpos_package_scalar relpos_package_simd_threads)
 else
   [ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/native -j"$jobs"

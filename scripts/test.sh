@@ -11,6 +11,8 @@ echo "== Catch2 suite: native =="
 ctest --test-dir build/native --output-on-failure
 echo "== Catch2 suite: native, AddressSanitizer + UndefinedBehaviorSanitizer =="
 bash scripts/test-sanitize.sh
+echo "== Catch2 suite: native, ThreadSanitizer (3 threads) =="
+bash scripts/test-tsan.sh
 echo "== Fuzzing: libFuzzer targets (fuzz/), 45 s each =="
 bash scripts/fuzz.sh 45
 echo "== Catch2 suite: WebAssembly (SIMD128 and scalar, under node) =="

@@ -2,12 +2,20 @@
 
 /** Where the .wasm files are hosted, like tfjs's setWasmPaths: a prefix (URL or directory, with or
  * without a trailing '/') or a map from file name to URL. Default: next to this package's dist/. */
-export type WasmPaths = string | URL | { 'relpos-simd.wasm'?: string | URL; 'relpos-scalar.wasm'?: string | URL };
+export type WasmPaths =
+  | string
+  | URL
+  | { 'relpos-simd.wasm'?: string | URL; 'relpos-scalar.wasm'?: string | URL; 'relpos-simd-threads.wasm'?: string | URL };
 
 export interface InitOptions {
   /** true: the SIMD128 build (throws if unsupported); false: scalar; 'auto' (default): detect. */
   simd?: boolean | 'auto';
   wasmPaths?: WasmPaths;
+  /** Threads to compute with: 'auto' (Node: os.availableParallelism(); browsers: navigator.hardwareConcurrency
+   * on cross-origin isolated pages, else 1; capped at 8) or an integer in [1, 64]. Default 1. More than one
+   * loads relpos-simd-threads when SIMD and SharedArrayBuffer are available; otherwise the single-thread
+   * build runs and `threadsReason` says why. TypeError/RangeError for anything else. */
+  threads?: 'auto' | number;
 }
 
 export type SchemeType =
@@ -402,6 +410,11 @@ export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, opt
 export interface Relpos {
   /** True when the SIMD128 build was loaded. */
   readonly simd: boolean;
+  /** Threads this runtime computes with. Results are bitwise identical for every count. */
+  readonly threads: number;
+  /** Why fewer threads run than `init({ threads })` asked for (e.g. 'not cross-origin isolated
+   * (SharedArrayBuffer unavailable)', 'no SIMD (…)'), or null. */
+  readonly threadsReason: string | null;
   /** The package version. */
   readonly version: string;
   /** Scheme types this build provides. */

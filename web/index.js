@@ -10,6 +10,7 @@
 // sequence needs little heap beyond one head's worth. Bad arguments throw
 // TypeError / RangeError / Error before any WebAssembly memory is touched (validation.js).
 import { loadModule, simdSupported } from './loader.js';
+import { planThreads, requestedThreads } from './threads.js';
 import { loadModel as loadModelInto } from './model.js';
 import { createPositions, unwrap } from './positions.js';
 import { normalizeScheme, SCHEME_TYPES } from './schemes.js';
@@ -31,17 +32,23 @@ const FACTORY_BY_TYPE = {};
 /**
  * Loads the SIMD128 or scalar build. `simd`: true, false or 'auto' (default: SIMD when the engine
  * validates a SIMD128 module). `wasmPaths`: where the .wasm files are hosted (see index.d.ts).
+ * `threads`: 'auto' or a count (default 1): more than one loads relpos-simd-threads when the engine
+ * can run it (threads.js), else the single-thread build; rp.threads / rp.threadsReason say which.
  */
 export async function init(options = {}) {
   checkObject(options, 'init: options');
   const simd = options.simd === undefined ? 'auto' : options.simd;
   if (simd !== true && simd !== false && simd !== 'auto')
     throw new TypeError(`init: simd: expected true, false or 'auto', got ${describe(simd)}`);
+  const requested = await requestedThreads(options.threads);
   const useSimd = simd === 'auto' ? simdSupported() : simd;
   if (useSimd && !simdSupported())
     throw new Error('init: simd: true was requested but this engine cannot compile WebAssembly SIMD128');
-  const mod = await loadModule(useSimd ? 'simd' : 'scalar', options.wasmPaths);
-  return new Runtime(mod, useSimd);
+  const plan = planThreads(requested, useSimd);
+  const mod = await loadModule(plan.variant, options.wasmPaths, plan.variant === 'simd-threads' ? requested - 1 : 0);
+  const threads = mod.setNumThreads(plan.variant === 'simd-threads' ? requested : 1);
+  const reason = threads < requested ? plan.reason ?? `only ${threads} of ${requested} threads could be started` : null;
+  return new Runtime(mod, useSimd, threads, reason);
 }
 
 const align16 = (n) => (n + 15) & ~15;
@@ -64,11 +71,15 @@ class Runtime {
   #workspace;
   #disposed = false;
 
-  constructor(mod, simd) {
+  constructor(mod, simd, threads = 1, threadsReason = null) {
     this.#mod = mod;
     this.#workspace = new mod.Workspace();
     /** True when the SIMD128 build was loaded. */
     this.simd = simd;
+    /** Threads this runtime computes with (1 unless init({ threads }) asked for more and got them). */
+    this.threads = threads;
+    /** Why fewer threads run than init({ threads }) asked for, or null. */
+    this.threadsReason = threadsReason;
     /** The package version. */
     this.version = version;
     /** Scheme types this build provides. */

@@ -1,4 +1,5 @@
-// Finds, fetches and instantiates one of the two builds (relpos-simd / relpos-scalar).
+// Finds, fetches and instantiates one of the three builds (relpos-simd / relpos-scalar /
+// relpos-simd-threads, whose glue also starts its Workers from relpos-simd-threads.worker.js).
 //
 // The Emscripten glue (dist/relpos-*.js) is an ES module factory built for web and worker only; we
 // always instantiate the .wasm ourselves through its `instantiateWasm` hook:
@@ -31,18 +32,25 @@ export function simdSupported() {
   }
 }
 
-export const WASM_FILES = Object.freeze({ simd: 'relpos-simd.wasm', scalar: 'relpos-scalar.wasm' });
+export const WASM_FILES = Object.freeze({
+  simd: 'relpos-simd.wasm',
+  scalar: 'relpos-scalar.wasm',
+  'simd-threads': 'relpos-simd-threads.wasm',
+});
 
 const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 
 function defaultWasmUrl(variant) {
   // Literal URLs so bundlers (webpack 5, Vite, Rollup, esbuild) pick the assets up.
+  if (variant === 'simd-threads') return new URL('./dist/relpos-simd-threads.wasm', import.meta.url);
   return variant === 'simd'
     ? new URL('./dist/relpos-simd.wasm', import.meta.url)
     : new URL('./dist/relpos-scalar.wasm', import.meta.url);
 }
 
 function importFactory(variant) {
+  // The threads glue itself names its worker file literally: new URL('relpos-simd-threads.worker.js', import.meta.url).
+  if (variant === 'simd-threads') return import('./dist/relpos-simd-threads.js');
   return variant === 'simd' ? import('./dist/relpos-simd.js') : import('./dist/relpos-scalar.js');
 }
 
@@ -94,9 +102,18 @@ async function instantiate(location, imports) {
   return WebAssembly.instantiate(await response.arrayBuffer(), imports);
 }
 
-/** Loads and instantiates one build; resolves to the Emscripten module object. */
-export async function loadModule(variant, wasmPaths) {
+/**
+ * Loads and instantiates one build; resolves to the Emscripten module object. `workers`: for the
+ * threads build, how many Workers its glue creates at start-up (threads − 1).
+ */
+export async function loadModule(variant, wasmPaths, workers = 0) {
   const location = resolveWasmLocation(variant, wasmPaths);
+  let releaseWorkers = () => {};
+  if (variant === 'simd-threads' && isNode) {
+    const nodeWorkers = await import('./node-worker.js');
+    if (typeof globalThis.Worker === 'undefined') globalThis.Worker = await nodeWorkers.nodeWorkerClass();
+    releaseWorkers = nodeWorkers.releaseNodeWorkers;
+  }
   const { default: createRelposModule } = await importFactory(variant);
   let fail;
   const failed = new Promise((_, reject) => {
@@ -111,7 +128,12 @@ export async function loadModule(variant, wasmPaths) {
       return {}; // asynchronous instantiation
     },
     print: (text) => console.log(text),
-    printErr: (text) => console.warn(text),
+    // Node's main thread may block (Atomics.wait): Emscripten's warning about blocking on a browser's
+    // main thread does not apply there (README: Threads).
+    printErr: (text) => (isNode && /^Blocking on the main thread/.test(text) ? undefined : console.warn(text)),
+    relposWorkers: workers, // -sPTHREAD_POOL_SIZE=Module.relposWorkers (threads build only)
   });
-  return Promise.race([ready, failed]);
+  const mod = await Promise.race([ready, failed]);
+  releaseWorkers();
+  return mod;
 }

@@ -57,6 +57,21 @@ export function targets(r) {
     add(`every scheme within 1.25× of plain at seq ${seq}`, bad.length === 0,
       bad.length ? 'over: ' + bad.map((x) => `${x.scheme} ${x.ratio_to_none == null ? 'failed' : fmt(x.ratio_to_none) + '×'} (multiply-add floor ${fmt(flopBound(x.scheme, seq))}×)`).join(', ') : `worst ${fmt(Math.max(...rows.map((x) => x.ratio_to_none)))}×`);
   }
+  // thread scaling (lib/threads.mjs): 1 vs 2 threads of the npm package, wall clock
+  for (const seq of [512, 2048]) {
+    const rows = (r.threads?.attention || []).filter((x) => x.seq === seq);
+    const worst = rows.length ? rows.reduce((a, b) => (b.speedup < a.speedup ? b : a)) : null;
+    add(`attention 2 threads ≥ 1.8× 1 thread at seq ${seq}, every scheme`, rows.length ? rows.every((x) => x.speedup >= 1.8) : null,
+      worst ? `worst ${worst.scheme} ${fmt(worst.speedup)}×; ` + rows.map((x) => `${x.scheme} ${fmt(x.speedup)}×`).join(', ') : r.threads?.threads_reason ?? '');
+  }
+  for (const seq of [128, 512]) {
+    const rows = (r.threads?.end_to_end || []).filter((x) => x.seq === seq);
+    add(`end-to-end layers 2 threads ≥ 1.7× 1 thread at seq ${seq}`, rows.length ? rows.every((x) => x.speedup >= 1.7) : null,
+      rows.map((x) => `${x.model} ${fmt(x.speedup)}×`).join(', '));
+  }
+  if (r.threads?.serial_fraction != null)
+    t.push({ target: 'serial fraction of a forward pass (from the 2-thread speedup)', status: 'measured', detail:
+      `≈ ${fmt(r.threads.serial_fraction, 3)}; projected (Amdahl, not measured): ${fmt(r.threads.projected_speedup[4])}× on 4 cores, ${fmt(r.threads.projected_speedup[8])}× on 8` });
   for (const scheme of ['shaw_keys', 'deberta']) {
     const rows = (r.peer || []).filter((x) => x.scheme === scheme && x.ort_speedup != null);
     add(`${scheme} ≥ 3× faster than onnxruntime-web`, rows.length ? rows.every((x) => x.ort_speedup >= 3) : null,

@@ -1,5 +1,8 @@
 // The attention driver: validation, workspace layout, and the per-(batch, head) block loop that
 // composes packed GEMMs, a scheme's terms, masking and the split softmax. See relpos/attention.h.
+// (batch, head) slices run in parallel (parallel_for, one slice per chunk — or runs of a slice's query
+// blocks when there are fewer slices than threads), each on one thread with that thread's scratch; the
+// scheme's shared per-call tables are built once, before the slices.
 #include "relpos/attention.h"
 
 #include <algorithm>
@@ -10,7 +13,9 @@
 #include "kernels/gemm_f32.h"
 #include "kernels/softmax_f32.h"
 #include "relpos/error.h"
+#include "parallel/parallel_for.h"
 #include "relpos/scheme.h"
+#include "relpos/threads.h"
 
 namespace relpos {
 namespace {
@@ -67,6 +72,23 @@ void AttentionDims::check() const {
   positive(head_dim, "head_dim");
 }
 
+Workspace& Workspace::thread(int index) {
+  if (index < 0) fail_range("Workspace::thread: index must be ≥ 0, got " + std::to_string(index));
+  while (threads_.size() <= static_cast<std::size_t>(index)) threads_.push_back(std::make_unique<Workspace>());
+  return *threads_[static_cast<std::size_t>(index)];
+}
+
+std::size_t Workspace::capacity_bytes() const {
+  std::size_t bytes = storage_.size() * sizeof(float);
+  for (const auto& t : threads_) bytes += t->capacity_bytes();
+  return bytes;
+}
+
+void Workspace::release() {
+  storage_ = {};
+  threads_.clear();
+}
+
 float* Workspace::floats(std::size_t count) {
   const std::size_t need = count + 16;
   if (storage_.size() < need) storage_.resize(need);
@@ -102,24 +124,52 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
   const std::size_t head_elems = static_cast<std::size_t>(seq) * d;
   const std::size_t score_head = static_cast<std::size_t>(seq) * seq;
 
-  // Workspace layout, one allocation per call.
+  // Per-thread scratch layout (one allocation per thread, reused across calls).
   const bool rewrite = scheme.rewrites_qkv();
   const std::size_t n_qkv = rewrite ? 3 * round_up16(head_elems) : 0;
   const std::size_t n_kpack = round_up16(kernels::packed_b_floats(d, seq));
   const std::size_t n_vpack = round_up16(kernels::packed_b_floats(seq, d));
   const std::size_t n_logits = materialise ? 0 : round_up16(checked_mul(block, seq, "block_rows·seq"));
   const std::size_t n_scheme = round_up16(scheme.scratch_floats(dims, block));
-  float* base = workspace.floats(n_qkv + n_kpack + n_vpack + n_logits + n_scheme);
-  float* qkv_copy = base;
-  float* kpack = qkv_copy + n_qkv;
-  float* vpack = kpack + n_kpack;
-  float* logits_scratch = vpack + n_vpack;
-  float* scheme_scratch = logits_scratch + n_logits;
+  const std::size_t n_thread = n_qkv + n_kpack + n_vpack + n_logits + n_scheme;
+
+  // The call's shared, read-only scheme state, computed once before the slices.
+  const std::size_t n_shared = scheme.shared_floats(dims, in.causal);
+  float* shared = n_shared ? workspace.floats(n_shared) : nullptr;
+  if (shared) scheme.begin_call(dims, in.causal, shared);
+  // Per-thread scratch is allocated here, on the calling thread, for every thread that can take part
+  // (at most one per slice): inside the region each thread only reads its own, so nothing allocates
+  // concurrently — and WebAssembly memory never grows on a Worker, whose growth the main thread's
+  // JavaScript heap views would miss.
+  // Work units: one per slice, or — when there are fewer slices than threads — each slice's query
+  // blocks cut into `groups` runs, every run preparing the slice itself (rewrite, packs, begin_head:
+  // the same values on every thread). Each query row is still computed by the same code from the same
+  // inputs, so the split changes no result.
+  const long long n_slices_call = slice_end - options.slice_begin;
+  const int n_blocks = (seq + block - 1) / block;
+  const int pool_threads = num_threads();
+  const int groups = n_slices_call >= pool_threads
+                         ? 1
+                         : static_cast<int>(std::min<long long>(n_blocks, (pool_threads + n_slices_call - 1) / n_slices_call));
+  const long long units = n_slices_call * groups;
+  const int threads = static_cast<int>(std::min<long long>(pool_threads, units));
+  for (int t = 0; t < threads; ++t) (void)workspace.thread(t).floats(n_thread);
 
   const float content_scale = scheme.content_scale(d);
-  std::vector<float*> term_rows(n_terms > 1 ? n_terms - 1 : 0);
+  constexpr std::size_t kMaxTerms = 8;
+  if (n_terms > kMaxTerms) fail_value("attention: a scheme may report at most 7 terms");
 
-  for (long long s = options.slice_begin; s < slice_end; ++s) {
+  // One (batch, head) slice, start to end, on one thread: every output element of the slice is
+  // computed here, whatever the thread count (bitwise identical results).
+  auto compute_slice = [&](long long s, int block_begin, int block_end, int thread) {
+    float* base = workspace.thread(thread).floats(n_thread);
+    float* qkv_copy = base;
+    float* kpack = qkv_copy + n_qkv;
+    float* vpack = kpack + n_kpack;
+    float* logits_scratch = vpack + n_vpack;
+    float* scheme_scratch = logits_scratch + n_logits;
+    float* term_rows[kMaxTerms] = {};
+
     const int b = static_cast<int>(s / dims.heads), h = static_cast<int>(s % dims.heads);
     const std::uint8_t* key_mask = in.key_mask ? in.key_mask + static_cast<std::size_t>(b) * seq : nullptr;
     const std::size_t local = static_cast<std::size_t>(s - options.slice_begin);  // slices from the pointers
@@ -127,7 +177,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
     head.dims = &dims;
     head.batch_index = b;
     head.head_index = h;
-    head.first_of_call = s == options.slice_begin;
+    head.shared = shared;
     head.q = in.q + local * head_elems;
     head.k = in.k + local * head_elems;
     head.v = in.v + local * head_elems;
@@ -150,7 +200,8 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
     scheme.begin_head(head, scheme_scratch);
     float* out_head = out.output + local * head_elems;
 
-    for (int i0 = 0; i0 < seq; i0 += block) {
+    for (int blk = block_begin; blk < block_end; ++blk) {
+      const int i0 = blk * block;
       const int i1 = std::min(seq, i0 + block);
       const int rows = i1 - i0;
       const int key_cols = in.causal ? i1 : seq;  // keys beyond i1 − 1 are masked for every row
@@ -168,7 +219,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
           std::fill(dst + key_cols, dst + seq, 0.0f);
         }
         for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset;
-        terms_ptr = term_rows.data();
+        terms_ptr = term_rows;
       }
       scheme.add_logit_terms(head, scheme_scratch, i0, i1, logits, ld, terms_ptr);
       for (int r = 0; r < rows; ++r) {
@@ -180,7 +231,15 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
       if (scheme.has_value_term())
         scheme.add_value_term(head, scheme_scratch, i0, i1, logits, ld, out_head + static_cast<std::size_t>(i0) * d);
     }
-  }
+  };
+
+  parallel::parallel_for(0, units, 1, [&](parallel::Index u0, parallel::Index u1, int thread) {
+    for (parallel::Index u = u0; u < u1; ++u) {
+      const int g = static_cast<int>(u % groups);
+      compute_slice(options.slice_begin + u / groups, static_cast<int>(static_cast<long long>(g) * n_blocks / groups),
+                    static_cast<int>(static_cast<long long>(g + 1) * n_blocks / groups), thread);
+    }
+  });
 }
 
 }  // namespace relpos

@@ -1,4 +1,4 @@
-// Default behaviour of relpos::Scheme: no rewrite, no scratch, no terms, 1/sqrt(head_dim).
+// Default behaviour of relpos::Scheme: no rewrite, no shared state or scratch, no terms, 1/sqrt(head_dim).
 #include "relpos/scheme.h"
 
 #include <cmath>
@@ -12,6 +12,10 @@ void Scheme::rewrite_qkv(const HeadView&, float*, float*, float*) const {}
 void Scheme::rewrite_qkv_with_scratch(const HeadView& head, float*, float* q, float* k, float* v) const {
   rewrite_qkv(head, q, k, v);
 }
+
+std::size_t Scheme::shared_floats(const AttentionDims&, bool) const { return 0; }
+
+void Scheme::begin_call(const AttentionDims&, bool, float*) const {}
 
 std::size_t Scheme::scratch_floats(const AttentionDims&, int) const { return 0; }
 

@@ -1,4 +1,4 @@
-// Both WebAssembly builds reproduce the native C++ build's results for every scheme (reference:
+// The WebAssembly builds (SIMD, scalar, SIMD on 2 threads) reproduce the native C++ build's results for every scheme (reference:
 // cpp/tools/golden.cpp → build/native/relpos-golden.json), and agree with each other to 1e-5.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -14,6 +14,8 @@ const runtimes = {};
 before(async () => {
   runtimes.simd = await init({ simd: true });
   runtimes.scalar = await init({ simd: false });
+  runtimes['simd-threads'] = await init({ threads: 2 });
+  assert.equal(runtimes['simd-threads'].threads, 2);
 });
 
 test('the native reference covers every scheme the WebAssembly builds offer', () => {
@@ -26,7 +28,7 @@ test('the native reference covers every scheme the WebAssembly builds offer', ()
 for (const c of golden.cases) {
   describe(`scheme ${c.name}`, () => {
     const results = {};
-    for (const variant of ['simd', 'scalar']) {
+    for (const variant of ['simd', 'scalar', 'simd-threads']) {
       test(`${variant} build matches the native output, probs and terms`, (t) => {
         const rp = runtimes[variant];
         if (!rp.schemes.includes(c.scheme.type)) return t.skip(`${c.scheme.type} not in this build`);
@@ -46,6 +48,13 @@ for (const c of golden.cases) {
         assert.ok(maxError(plain.output, c.output) <= NATIVE_TOLERANCE);
       });
     }
+    test('the threads build (2 threads) gives bitwise the SIMD build\'s output, probs and terms', (t) => {
+      if (!results.simd || !results['simd-threads']) return t.skip('scheme not in both builds');
+      const same = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+      assert.ok(same(results['simd-threads'].output, results.simd.output));
+      assert.ok(same(results['simd-threads'].probs, results.simd.probs));
+      for (const name of Object.keys(results.simd.terms)) assert.ok(same(results['simd-threads'].terms[name], results.simd.terms[name]), name);
+    });
     test('SIMD and scalar builds agree within 1e-5', (t) => {
       if (!results.simd || !results.scalar) return t.skip('scheme not in both builds');
       assert.ok(maxError(results.simd.output, results.scalar.output) <= SIMD_SCALAR_TOLERANCE);

@@ -15,7 +15,7 @@ import { FIXTURES, haveFixtures, loadCase, manifest } from './safetensors.mjs';
 const HIDDEN_TOL = 1e-4;
 const PROB_TOL = 1e-5;
 
-const runtimes = { SIMD: await init({ simd: true }), scalar: await init({ simd: false }) };
+const runtimes = { SIMD: await init({ simd: true }), scalar: await init({ simd: false }), 'SIMD, 2 threads': await init({ threads: 2 }) };
 
 /** Max |a − b| over [b, :n_b, :] of two [B, L, H] tensors (or [B, H] when lengths is null). */
 function hiddenError(actual, expected, lengths) {

@@ -1,6 +1,6 @@
 // `npm pack` ships only the package files, and the tarball installs into an empty project (its one
 // dependency from npm's cache when there, else the registry: a fresh machine has only the tarballs
-// `npm ci` fetched, not the metadata an install needs) where a plain Node ES module example runs both builds.
+// `npm ci` fetched, not the metadata an install needs) where a plain Node ES module example runs all three builds.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +19,9 @@ const EXPECTED_FILES = [
   'web/cache.js',
   'web/dist/relpos-scalar.js',
   'web/dist/relpos-scalar.wasm',
+  'web/dist/relpos-simd-threads.js',
+  'web/dist/relpos-simd-threads.wasm',
+  'web/dist/relpos-simd-threads.worker.js',
   'web/dist/relpos-simd.js',
   'web/dist/relpos-simd.wasm',
   'web/hub.js',
@@ -26,11 +29,13 @@ const EXPECTED_FILES = [
   'web/index.js',
   'web/loader.js',
   'web/model.js',
+  'web/node-worker.js',
   'web/pipelines.js',
   'web/positions.js',
   'web/schemes.js',
   'web/sentencepiece.js',
   'web/sources.js',
+  'web/threads.js',
   'web/tokenizer.js',
   'web/validation.js',
   'web/weights.js',
@@ -46,6 +51,12 @@ for (const simd of [true, false]) {
   const { output, probs } = rp.attention({ q: x, k: x, v: x, batch, heads, seqLen, headDim, causal: true,
                                            scheme: { type: 'none' }, returnProbs: true });
   results[simd ? 'simd' : 'scalar'] = { simd: rp.simd, n: output.length, row0: Array.from(probs.slice(0, seqLen)), schemes: rp.schemes };
+  rp.dispose();
+}
+{
+  const rp = await init({ threads: 2 });
+  const { output } = rp.attention({ q: x, k: x, v: x, batch, heads, seqLen, headDim, scheme: { type: 'none' } });
+  results.threads = { threads: rp.threads, reason: rp.threadsReason, n: output.length };
   rp.dispose();
 }
 console.log(JSON.stringify(results));
@@ -73,4 +84,5 @@ test('the packed tarball installs into an empty project and its Node example run
   assert.deepEqual(out.simd.row0, [1, 0, 0, 0, 0, 0]);
   assert.deepEqual(out.scalar.row0, [1, 0, 0, 0, 0, 0]);
   assert.ok(out.simd.schemes.includes('none'));
+  assert.deepEqual(out.threads, { threads: 2, reason: null, n: 96 });  // the threads build and its worker file
 });

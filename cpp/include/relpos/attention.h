@@ -51,16 +51,19 @@ struct AttentionOutputs {
   std::vector<float*> terms;   // optional: empty, or one buffer per Scheme::term_names() entry
 };
 
-// Reusable scratch memory: keep one per thread and pass it to every call so that repeated calls
-// allocate nothing after the first.
+// Reusable scratch memory: keep one per caller and pass it to every call so that repeated calls
+// allocate nothing after the first. A threaded call uses this object's storage for the call's shared
+// tables and thread t's scratch from thread(t) (owned here, created on first use).
 class Workspace {
  public:
   float* floats(std::size_t count);    // 64-byte aligned, valid until the next floats() call
-  std::size_t capacity_bytes() const { return storage_.size() * sizeof(float); }
-  void release() { storage_ = {}; }
+  Workspace& thread(int index);        // per-thread scratch of a parallel call (index ≥ 0)
+  std::size_t capacity_bytes() const;  // this and every thread's storage
+  void release();
 
  private:
   std::vector<float> storage_;
+  std::vector<std::unique_ptr<Workspace>> threads_;
 };
 
 struct AttentionOptions {

@@ -1,6 +1,8 @@
 // The extension point: how a position scheme takes part in attention.
 //
-// The attention driver (attention.cpp) calls, for every (batch, head):
+// The attention driver (attention.cpp) calls begin_call(dims, causal, shared) once per call, then,
+// for every (batch, head) slice — slices in parallel on the pool's threads (parallel/parallel_for.h),
+// see "Threads" below:
 //   1. rewrite_qkv(head, q, k, v)       — only if rewrites_qkv(): on private copies (RoPE, absolute)
 //   2. begin_head(head, scratch)        — per-head precomputation into the scheme's scratch
 //   3. for each block of query rows [i0, i1):
@@ -11,6 +13,19 @@
 //        add_value_term(head, scratch, i0, i1, P, ld, out)  — only if has_value_term()
 // Distances are written d = j − i (key − query) unless a scheme's file says otherwise.
 // Schemes hold non-owning pointers to their tables: the tables must outlive the call.
+//
+// Threads: shared per-call state vs per-thread scratch.
+//   shared  (shared_floats, written by begin_call before any slice, then read-only, HeadView::shared):
+//           tables that depend only on the call (dims, causal) — e.g. Transformer-XL's sinusoid R.
+//   scratch (scratch_floats, one buffer per thread): everything begin_head, rewrite_qkv_with_scratch,
+//           add_logit_terms and add_value_term write. One run of a slice — rewrite, begin_head, then
+//           some of its query blocks in order — is on one thread, with nothing else touching that
+//           scratch in between; other runs go concurrently on other threads with other scratch, in
+//           no particular order. With fewer slices than threads a slice is cut into several runs
+//           (each calls begin_head, then different blocks), so a block's terms may depend only on
+//           begin_head's scratch and the block itself — never on state left by an earlier block.
+// Scheme methods are const and must not write the scheme's members: one Scheme serves all threads.
+// Each output element is computed by one slice, so results do not depend on the thread count.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +42,7 @@ struct HeadView {
   const AttentionDims* dims = nullptr;
   int batch_index = 0;
   int head_index = 0;
-  bool first_of_call = false;  // the first (batch, head) slice this attention call computes
+  const float* shared = nullptr;  // the call's shared tables (begin_call), read-only
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
@@ -60,10 +75,12 @@ class Scheme {
   // per-head tables; begin_head may overwrite that scratch afterwards. Default: rewrite_qkv(head, q, k, v).
   virtual void rewrite_qkv_with_scratch(const HeadView& head, float* scratch, float* q, float* k, float* v) const;
 
-  // Floats of scratch the scheme needs per head for a given block size. Within one attention call
-  // begin_head runs for the (batch, head) slices in row-major order starting at the one marked
-  // head.first_of_call (not always (0, 0): see AttentionOptions::slice_begin), and nothing else
-  // touches the scratch in between, so per-call tables may be built at that head and reused.
+  // Floats of the call's shared, read-only state and its computation (default: none). begin_call runs
+  // once per attention call, before any slice, on the calling thread.
+  virtual std::size_t shared_floats(const AttentionDims& dims, bool causal) const;
+  virtual void begin_call(const AttentionDims& dims, bool causal, float* shared) const;
+
+  // Floats of per-thread scratch the scheme needs for a given block size (see "Threads" above).
   virtual std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const;
   virtual void begin_head(const HeadView& head, float* scratch) const;
 

@@ -10,7 +10,7 @@
 // Per head: the distances |r| ≤ c = min(clamp_len, seq − 1) (c = seq − 1 without clamp) are held in
 // δ order (row t ↔ δ = j − i = t − c, r = c − t; causal calls keep only δ ≤ 0, halving the work, and
 // their term outputs above the diagonal are unspecified, as the entries are masked): Rk = R·W_kR[h]ᵀ by
-// packed GEMM (R [T, d_model] generated once per call while ≤ 8 MiB, else 256 rows at a time per
+// packed GEMM (R [T, d_model] generated once per call by begin_call and shared by the threads while ≤ 8 MiB, else 256 rows at a time per
 // head), Rk packed for the per-block product, ub[j] = u_h·k_j/sqrt(d).
 // Per block: (Q_block + v_h)·Rkᵀ over the distances the block touches, then each row adds its
 // contiguous slice (clamped tails constant) and ub.
@@ -45,10 +45,22 @@ class TransformerXLScheme final : public Scheme {
     if (!p_.w_kr) fail_value("transformer_xl: w_kr (r_net weight, [heads·head_dim, d_model]) is missing");
   }
 
+  // The whole R [T, d_model] (row t: r = c − t), shared by every slice of the call, while it is at
+  // most kWholeRFloats; beyond, none (each head generates R in chunks in its scratch).
+  std::size_t shared_floats(const AttentionDims& dims, bool causal) const override {
+    return whole_r(dims.seq) ? static_cast<std::size_t>(layout(dims.seq, causal).T) * p_.d_model : 0;
+  }
+  void begin_call(const AttentionDims& dims, bool causal, float* shared) const override {
+    if (!whole_r(dims.seq)) return;
+    const Layout l = layout(dims.seq, causal);
+    detail::sinusoid_rows(l.c, -1, l.T, p_.d_model, 10000.0f, shared, p_.d_model);
+  }
+
   std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {
     const Layout l = layout(dims.seq, false);  // the larger, bidirectional table
     const int d = dims.head_dim, dm = p_.d_model;
-    return round16(kernels::packed_b_floats(d, l.T)) + round16(dims.seq) + round16(r_rows(dims.seq) * dm) +
+    const std::size_t r_chunk = whole_r(dims.seq) ? 0 : static_cast<std::size_t>(kRowChunk) * dm;
+    return round16(kernels::packed_b_floats(d, l.T)) + round16(dims.seq) + round16(r_chunk) +
            round16(kernels::packed_b_floats(dm, d)) + round16(static_cast<std::size_t>(l.T) * d) +
            round16(static_cast<std::size_t>(block_rows) * d) + round16(block_rows * l.ldp) + 64;
   }
@@ -59,18 +71,17 @@ class TransformerXLScheme final : public Scheme {
     ScratchCursor s(scratch);
     float* packed_rk = s.take(kernels::packed_b_floats(d, l.T));
     float* ub = s.take(seq);
-    float* R = s.take(r_rows(seq) * dm);
+    float* R = s.take(whole_r(seq) ? 0 : static_cast<std::size_t>(kRowChunk) * dm);
     float* packed_w = s.take(kernels::packed_b_floats(dm, d));
     float* rk = s.take(static_cast<std::size_t>(l.T) * d);
     // Rk = R·W_kR[h]ᵀ (row t: r = c − t). R depends only on (seq, causal): while it is small it is
-    // generated once, at the call's first head, and kept in the scratch; past kWholeRFloats (seq
-    // 2048 at d_model 512) each head generates it kRowChunk rows at a time instead (+~10 % time,
+    // generated once per call by begin_call and shared by every slice and thread; past kWholeRFloats
+    // (seq 2048 at d_model 512) each head generates it kRowChunk rows at a time instead (+~10 % time,
     // but never the whole R: 32 MiB at seq 8192). Chunks start on multiples of sinusoid_rows'
     // anchor spacing, so both ways give the same values.
     kernels::pack_b_nk(dm, d, p_.w_kr + static_cast<std::size_t>(h) * d * dm, dm, packed_w);
-    if (r_rows(seq) >= static_cast<std::size_t>(l.T)) {
-      if (head.first_of_call) detail::sinusoid_rows(l.c, -1, l.T, dm, 10000.0f, R, dm);
-      kernels::gemm_f32_packed(l.T, d, dm, 1.0f, R, dm, packed_w, rk, d, false);
+    if (whole_r(seq)) {
+      kernels::gemm_f32_packed(l.T, d, dm, 1.0f, head.shared, dm, packed_w, rk, d, false);
     } else {
       for (int t0 = 0; t0 < l.T; t0 += kRowChunk) {
         const int rows = std::min(kRowChunk, l.T - t0);
@@ -96,7 +107,7 @@ class TransformerXLScheme final : public Scheme {
     ScratchCursor s(scratch);
     const float* packed_rk = s.take(kernels::packed_b_floats(d, l.T));
     const float* ub = s.take(seq);
-    s.take(r_rows(seq) * dm);
+    s.take(whole_r(seq) ? 0 : static_cast<std::size_t>(kRowChunk) * dm);
     s.take(kernels::packed_b_floats(dm, d));
     s.take(static_cast<std::size_t>(l.T) * d);
     float* qv = s.take(static_cast<std::size_t>(rows) * d);
@@ -119,11 +130,9 @@ class TransformerXLScheme final : public Scheme {
   static constexpr int kRowChunk = 256;  // sinusoid rows generated and projected at a time (multiple of 64)
   static constexpr std::size_t kWholeRFloats = std::size_t{1} << 21;  // 8 MiB: the largest R kept per call
 
-  // Rows of R the scratch holds: all of the bidirectional table's when they fit kWholeRFloats
-  // (then begin_head keeps R for the call), else one chunk.
-  std::size_t r_rows(int seq) const {
-    const std::size_t all = static_cast<std::size_t>(layout(seq, false).T);
-    return all * static_cast<std::size_t>(p_.d_model) <= kWholeRFloats ? all : static_cast<std::size_t>(kRowChunk);
+  // True when the bidirectional table's R fits kWholeRFloats: then begin_call builds it once per call.
+  bool whole_r(int seq) const {
+    return static_cast<std::size_t>(layout(seq, false).T) * static_cast<std::size_t>(p_.d_model) <= kWholeRFloats;
   }
 
   struct Layout {

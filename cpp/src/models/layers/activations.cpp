@@ -8,6 +8,7 @@
 //   plain: y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (W1 x))
 #include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
+#include "models/layers/parallel_rows.h"
 #include "relpos/error.h"
 
 namespace relpos::models {
@@ -20,7 +21,8 @@ Activation parse_activation(const std::string& name) {
   fail_value("unsupported activation '" + name + "' (supported: relu, gelu, gelu_new, gelu_pytorch_tanh, silu)");
 }
 
-void activate(Activation act, std::size_t n, float* x) {
+namespace {
+void activate_span(Activation act, std::size_t n, float* x) {
   switch (act) {
     case Activation::Relu:
       for (std::size_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
@@ -36,6 +38,11 @@ void activate(Activation act, std::size_t n, float* x) {
       break;
   }
 }
+}  // namespace
+
+void activate(Activation act, std::size_t n, float* x) {
+  for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) { activate_span(act, i1 - i0, x + i0); });
+}
 
 std::size_t FeedForward::scratch_floats(int rows) const {
   return 2 * static_cast<std::size_t>(rows) * static_cast<std::size_t>(w1.out());
@@ -49,7 +56,9 @@ void FeedForward::forward(int rows, const float* x, float* y, float* scratch) co
     float* g = scratch + n;
     gate.forward(rows, x, g);
     activate(act, n, g);
-    for (std::size_t i = 0; i < n; ++i) h[i] *= g[i];
+    for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
+      for (std::size_t i = i0; i < i1; ++i) h[i] *= g[i];
+    });
   } else {
     activate(act, n, h);
   }

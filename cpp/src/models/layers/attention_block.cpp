@@ -2,10 +2,12 @@
 //   q, k, v (b, l, h, e) → head-major [B, heads, L, d] copies → relpos::attention(scheme)
 //   → context [B, heads, L, d] → token-major ctx[(b·L + l), h·d + e].
 // Grouped-query attention: query head h reads key/value head h / (heads / kv_heads).
+// Gathers, scatters and element-wise helpers run in parallel pieces (parallel_rows.h).
 #include <cstring>
 #include <string>
 
 #include "models/layers/layers.h"
+#include "models/layers/parallel_rows.h"
 #include "relpos/error.h"
 #include "relpos/scheme.h"
 
@@ -26,7 +28,9 @@ std::vector<float> load_tensor(const Weights& weights, const std::string& name, 
 }
 
 void add_inplace(std::size_t n, float* x, const float* y) {
-  for (std::size_t i = 0; i < n; ++i) x[i] += y[i];
+  for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
+  });
 }
 
 void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out) {
@@ -35,9 +39,12 @@ void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& ta
     if (id < 0 || id >= vocab)
       fail_range("input_ids: token id " + std::to_string(id) + " at position " + std::to_string(r) +
                  " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
-    std::memcpy(out + static_cast<std::size_t>(r) * dim, table.data() + static_cast<std::size_t>(id) * dim,
-                sizeof(float) * static_cast<std::size_t>(dim));
   }
+  for_each_span(static_cast<std::size_t>(rows), 64, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r)
+      std::memcpy(out + r * dim, table.data() + static_cast<std::size_t>(ids[r]) * dim,
+                  sizeof(float) * static_cast<std::size_t>(dim));
+  });
 }
 
 void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
@@ -53,8 +60,9 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
   }
   const int group = heads / kv_heads;
   const std::size_t row_bytes = sizeof(float) * static_cast<std::size_t>(head_dim);
-  for (int b = 0; b < batch; ++b)
-    for (int h = 0; h < heads; ++h)
+  for_each_span(static_cast<std::size_t>(batch) * heads, 1, [&](std::size_t s0, std::size_t s1) {
+    for (std::size_t slice = s0; slice < s1; ++slice) {
+      const int b = static_cast<int>(slice / heads), h = static_cast<int>(slice % heads);
       for (int l = 0; l < seq; ++l) {
         const std::size_t token = static_cast<std::size_t>(b) * seq + l;
         const std::size_t dst = ((static_cast<std::size_t>(b) * heads + h) * seq + l) * head_dim;
@@ -62,18 +70,23 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
         std::memcpy(s.k.data() + dst, k.data + token * k.row_stride + (h / group) * k.head_stride, row_bytes);
         std::memcpy(s.v.data() + dst, v.data + token * v.row_stride + (h / group) * v.head_stride, row_bytes);
       }
+    }
+  });
   AttentionOutputs out;
   out.output = s.ctx.data();
   out.probs = probs;
   attention(dims, {s.q.data(), s.k.data(), s.v.data(), key_mask, causal}, scheme, out, s.workspace);
   const std::size_t width = static_cast<std::size_t>(heads) * head_dim;
-  for (int b = 0; b < batch; ++b)
-    for (int h = 0; h < heads; ++h)
+  for_each_span(static_cast<std::size_t>(batch) * heads, 1, [&](std::size_t s0, std::size_t s1) {
+    for (std::size_t slice = s0; slice < s1; ++slice) {
+      const int b = static_cast<int>(slice / heads), h = static_cast<int>(slice % heads);
       for (int l = 0; l < seq; ++l) {
         const std::size_t token = static_cast<std::size_t>(b) * seq + l;
         const std::size_t src = ((static_cast<std::size_t>(b) * heads + h) * seq + l) * head_dim;
         std::memcpy(ctx + token * width + static_cast<std::size_t>(h) * head_dim, s.ctx.data() + src, row_bytes);
       }
+    }
+  });
 }
 
 }  // namespace relpos::models

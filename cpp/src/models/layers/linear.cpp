@@ -1,10 +1,11 @@
 // Linear layer: y[rows, out] = x[rows, in] · Wᵀ + b with W [out, in] (nn.Linear layout).
 // Wᵀ is the GEMM's B (K = in, N = out); since W is Bᵀ row-major, it is packed with pack_b_nk once at
-// load, and forward is one kernels::gemm_f32_packed call plus a bias pass.
+// load, and forward is one packed GEMM with the bias, split over output tiles (gemm_packed_parallel).
 #include <string>
 
 #include "kernels/gemm_f32.h"
 #include "models/layers/layers.h"
+#include "models/layers/parallel_rows.h"
 
 namespace relpos::models {
 
@@ -22,10 +23,8 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
 }
 
 void Linear::forward(int rows, const float* x, float* y) const {
-  kernels::gemm_f32_packed(rows, out_, in_, 1.0f, x, static_cast<std::size_t>(in_), packed_.data(), y,
-                           static_cast<std::size_t>(out_), false);
-  if (bias_.empty()) return;
-  for (int r = 0; r < rows; ++r) add_inplace(static_cast<std::size_t>(out_), y + static_cast<std::size_t>(r) * out_, bias_.data());
+  gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
+                       static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());
 }
 
 }  // namespace relpos::models

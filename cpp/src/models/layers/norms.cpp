@@ -1,10 +1,15 @@
 // LayerNorm and RMS norm over the last dimension of [rows, dim].
 //   LayerNorm: y = (x − μ) / sqrt(σ² + eps) · γ + β,  μ = mean(x), σ² = mean((x − μ)²)  (biased)
 //   RmsNorm:   y = x / sqrt(mean(x²) + eps) · w          (T5LayerNorm / LlamaRMSNorm, no mean removal)
-// Sums accumulate in double so eps as small as 1e-12 stays meaningful.
+// Sums accumulate in double so eps as small as 1e-12 stays meaningful. Rows in parallel pieces.
 #include <cmath>
 
 #include "models/layers/layers.h"
+#include "models/layers/parallel_rows.h"
+
+namespace {
+constexpr std::size_t kNormRows = 16;  // rows per parallel piece (each row is normalised alone)
+}
 
 namespace relpos::models {
 
@@ -18,7 +23,8 @@ LayerNorm LayerNorm::load(const Weights& weights, const std::string& prefix, int
 
 void LayerNorm::forward(int rows, const float* x, float* y) const {
   const int dim = static_cast<int>(gamma.size());
-  for (int r = 0; r < rows; ++r) {
+  for_each_span(static_cast<std::size_t>(rows), kNormRows, [&](std::size_t r0, std::size_t r1) {
+  for (std::size_t r = r0; r < r1; ++r) {
     const float* xr = x + static_cast<std::size_t>(r) * dim;
     float* yr = y + static_cast<std::size_t>(r) * dim;
     double sum = 0;
@@ -32,6 +38,7 @@ void LayerNorm::forward(int rows, const float* x, float* y) const {
       yr[i] = beta.empty() ? v : v + beta[i];
     }
   }
+  });
 }
 
 RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, float eps) {
@@ -43,7 +50,8 @@ RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, 
 
 void RmsNorm::forward(int rows, const float* x, float* y) const {
   const int dim = static_cast<int>(weight.size());
-  for (int r = 0; r < rows; ++r) {
+  for_each_span(static_cast<std::size_t>(rows), kNormRows, [&](std::size_t r0, std::size_t r1) {
+  for (std::size_t r = r0; r < r1; ++r) {
     const float* xr = x + static_cast<std::size_t>(r) * dim;
     float* yr = y + static_cast<std::size_t>(r) * dim;
     double ss = 0;
@@ -51,6 +59,7 @@ void RmsNorm::forward(int rows, const float* x, float* y) const {
     const float inv = static_cast<float>(1.0 / std::sqrt(ss / dim + static_cast<double>(eps)));
     for (int i = 0; i < dim; ++i) yr[i] = weight[i] * (xr[i] * inv);
   }
+  });
 }
 
 }  // namespace relpos::models

@@ -1,0 +1,50 @@
+// parallel_for: the one way relpos code runs in parallel (attention driver, model layers).
+//
+//   parallel_for(begin, end, grain, fn)  calls fn(b, e, thread) for the chunks
+//   [begin + k·grain, min(end, begin + (k+1)·grain)), k = 0, 1, …, each exactly once, spread over the
+//   pool's threads; returns when all have run. `thread` ∈ [0, num_threads()) names the thread running
+//   the chunk (index into per-thread scratch); no two chunks with the same index run at once.
+//
+// Determinism contract: the chunk boundaries depend only on (begin, end, grain), never on the thread
+// count, so code that computes each output element inside one chunk gives bitwise identical results
+// for any number of threads. Chunks run in no particular order and may run concurrently: fn must
+// write disjoint outputs and keep scratch per `thread`.
+// Nested calls (fn calling parallel_for) and calls while another thread owns the pool run inline on
+// the calling thread, with its thread index. An exception thrown by fn is rethrown to the caller after
+// every started chunk has finished.
+// Single-thread builds (no RELPOS_THREADS): an inline loop, no threading code linked.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+namespace relpos::parallel {
+
+using Index = std::ptrdiff_t;
+using ChunkFn = void (*)(void* context, Index b, Index e, int thread);
+
+#ifdef RELPOS_THREADS
+// Runs the chunks on the pool (parallel/pool.cpp).
+void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context);
+#else
+inline void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context) {
+  for (Index b = begin; b < end; b += grain) fn(context, b, b + grain < end ? b + grain : end, 0);
+}
+#endif
+
+template <class F>
+void parallel_for(Index begin, Index end, Index grain, F&& fn) {
+  if (end <= begin) return;
+  if (grain < 1) grain = 1;
+  using Fn = std::remove_reference_t<F>;
+  run_chunks(begin, end, grain,
+             [](void* context, Index b, Index e, int thread) { (*static_cast<Fn*>(context))(b, e, thread); },
+             const_cast<void*>(static_cast<const void*>(&fn)));
+}
+
+// Number of chunks parallel_for makes of [begin, end) with this grain.
+inline Index chunk_count(Index begin, Index end, Index grain) {
+  return end <= begin ? 0 : (end - begin + grain - 1) / grain;
+}
+
+}  // namespace relpos::parallel

@@ -1,0 +1,201 @@
+// The thread pool behind parallel_for (threaded builds only: RELPOS_THREADS, natively std::thread,
+// in WebAssembly Emscripten pthreads — the same code). num_threads() − 1 workers are started when the
+// size is set (or at the first parallel_for) and then reused; each region wakes them through one
+// condition variable, the caller works as thread 0, and chunks are handed out by an atomic counter.
+// Single-thread builds compile only set_num_threads/num_threads (count fixed at 1).
+#include <algorithm>
+#include <string>
+
+#include "parallel/parallel_for.h"
+#include "relpos/error.h"
+#include "relpos/threads.h"
+
+#ifdef RELPOS_THREADS
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+#endif
+
+namespace relpos {
+
+#ifdef RELPOS_THREADS
+namespace parallel {
+namespace {
+
+thread_local int tls_thread = -1;  // ≥ 0 while this thread runs a chunk (nested calls run inline)
+
+int default_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return std::clamp(static_cast<int>(hw == 0 ? 1 : hw), 1, kMaxThreads);
+}
+
+class Pool {
+ public:
+  ~Pool() { resize(1); }
+
+  int size() {
+    std::lock_guard<std::mutex> lock(owner_);
+    if (size_ == 0) resize(default_threads());
+    return size_;
+  }
+
+  void set_size(int n) {
+    std::lock_guard<std::mutex> lock(owner_);
+    resize(n);
+  }
+
+  void run(Index begin, Index end, Index grain, ChunkFn fn, void* context) {
+    const Index chunks = chunk_count(begin, end, grain);
+    std::unique_lock<std::mutex> owner(owner_, std::defer_lock);
+    if (tls_thread >= 0 || chunks == 1 || !owner.try_lock()) {
+      inline_loop(begin, end, grain, fn, context, tls_thread < 0 ? 0 : tls_thread);
+      return;
+    }
+    if (size_ == 0) resize(default_threads());
+    const int helpers = static_cast<int>(std::min<Index>(size_ - 1, chunks - 1));
+    if (helpers == 0) {
+      inline_loop(begin, end, grain, fn, context, 0);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      job_ = {begin, end, grain, chunks, fn, context};
+      next_.store(0, std::memory_order_relaxed);
+      helpers_ = helpers;
+      pending_ = helpers;
+      error_ = nullptr;
+      ++generation_;
+    }
+    work_.notify_all();
+    work_on_job(0);
+    std::exception_ptr error;
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      done_.wait(lock, [&] { return pending_ == 0; });
+      error = error_;
+      error_ = nullptr;
+    }
+    if (error) std::rethrow_exception(error);
+  }
+
+ private:
+  struct Job {
+    Index begin = 0, end = 0, grain = 1, chunks = 0;
+    ChunkFn fn = nullptr;
+    void* context = nullptr;
+  };
+
+  static void inline_loop(Index begin, Index end, Index grain, ChunkFn fn, void* context, int thread) {
+    for (Index b = begin; b < end; b += grain) fn(context, b, std::min(end, b + grain), thread);
+  }
+
+  // Takes chunks until none is left; records the first exception and skips the rest after it.
+  void work_on_job(int thread) {
+    tls_thread = thread;
+    for (;;) {
+      const Index k = next_.fetch_add(1, std::memory_order_relaxed);
+      if (k >= job_.chunks) break;
+      const Index b = job_.begin + k * job_.grain;
+      try {
+        job_.fn(job_.context, b, std::min(job_.end, b + job_.grain), thread);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(job_.chunks, std::memory_order_relaxed);
+      }
+    }
+    tls_thread = -1;
+  }
+
+  void worker(int thread) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        work_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        if (thread > helpers_) continue;  // this region needs fewer threads
+      }
+      work_on_job(thread);
+      std::lock_guard<std::mutex> lock(m_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  // Caller holds owner_. Joins the old workers, starts n − 1 new ones — fewer when the system refuses
+  // a thread (the WebAssembly build can only use the Workers it created at start-up,
+  // -sPTHREAD_POOL_SIZE_STRICT=2 makes it say so instead of waiting for a new Worker forever).
+  void resize(int n) {
+    if (n == size_) return;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    work_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+    stop_ = false;
+    generation_ = 0;
+    for (int t = 1; t < n; ++t) {
+      try {
+        workers_.emplace_back([this, t] { worker(t); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    size_ = static_cast<int>(workers_.size()) + 1;
+  }
+
+  std::mutex owner_;  // held by the thread running a region (and by resize)
+  std::mutex m_;
+  std::condition_variable work_, done_;
+  std::vector<std::thread> workers_;
+  int size_ = 0;  // 0 = not started yet
+  bool stop_ = false;
+  std::uint64_t generation_ = 0;
+  Job job_;
+  std::atomic<Index> next_{0};
+  int helpers_ = 0, pending_ = 0;
+  std::exception_ptr error_;
+};
+
+Pool& pool() {
+  static Pool instance;
+  return instance;
+}
+
+}  // namespace
+
+void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context) {
+  pool().run(begin, end, grain, fn, context);
+}
+
+}  // namespace parallel
+
+int set_num_threads(int n) {
+  if (n < 1 || n > kMaxThreads)
+    fail_range("set_num_threads: expected 1 ≤ n ≤ " + std::to_string(kMaxThreads) + ", got " + std::to_string(n));
+  parallel::pool().set_size(n);
+  return parallel::pool().size();
+}
+int num_threads() { return parallel::pool().size(); }
+bool threads_available() { return true; }
+
+#else
+
+int set_num_threads(int n) {
+  if (n < 1 || n > kMaxThreads)
+    fail_range("set_num_threads: expected 1 ≤ n ≤ " + std::to_string(kMaxThreads) + ", got " + std::to_string(n));
+  return 1;
+}
+int num_threads() { return 1; }
+bool threads_available() { return false; }
+
+#endif
+
+}  // namespace relpos

@@ -1,0 +1,68 @@
+// init({ threads }): the threads build (relpos-simd-threads) in Node, results bitwise equal to the
+// single-thread SIMD build, the fallback with its readable reason when SharedArrayBuffer is missing
+// (a child process deletes it, as a page that is not cross-origin isolated lacks it) or without SIMD,
+// and the validation of the option.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { test } from 'node:test';
+
+import { init } from '../../web/index.js';
+import { randomArray, ROOT } from './helpers.mjs';
+
+const bitwise = (a, b) =>
+  a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+
+test('threads: 2 runs the threads build on 2 threads, bitwise equal to the single-thread SIMD build', async () => {
+  const one = await init();
+  const two = await init({ threads: 2 });
+  assert.equal(one.threads, 1);
+  assert.equal(one.threadsReason, null);
+  assert.equal(two.threads, 2);
+  assert.equal(two.threadsReason, null);
+  assert.equal(two.simd, true);
+  const [batch, heads, seqLen, headDim] = [2, 3, 40, 16];
+  const n = batch * heads * seqLen * headDim;
+  const q = randomArray(n, 1), k = randomArray(n, 2), v = randomArray(n, 3);
+  const tables = { type: 't5', numBuckets: 8, maxDistance: 16, bidirectional: true, biasTable: randomArray(8 * heads, 4) };
+  for (const scheme of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi' }, tables]) {
+    const args = { q, k, v, batch, heads, seqLen, headDim, scheme, returnProbs: true };
+    const a = one.attention(args), b = two.attention(args);
+    assert.ok(bitwise(a.output, b.output), `${scheme.type}: output`);
+    assert.ok(bitwise(a.probs, b.probs), `${scheme.type}: probs`);
+  }
+  one.dispose();
+  two.dispose();
+});
+
+test("threads: 'auto' in Node uses os.availableParallelism(), at most 8", async () => {
+  const rp = await init({ threads: 'auto' });
+  assert.equal(rp.threads, Math.min(8, availableParallelism()));
+  rp.dispose();
+});
+
+test('threads: 2 without SharedArrayBuffer falls back to the single-thread build, says why, and works', () => {
+  const script = `
+    delete globalThis.SharedArrayBuffer;
+    const { init } = await import(${JSON.stringify(new URL('../../web/index.js', import.meta.url).href)});
+    const rp = await init({ threads: 2 });
+    const x = new Float32Array(2 * 4 * 8).fill(0.5);
+    const { output } = rp.attention({ q: x, k: x, v: x, batch: 1, heads: 2, seqLen: 4, headDim: 8, scheme: { type: 'none' } });
+    console.log(JSON.stringify({ threads: rp.threads, reason: rp.threadsReason, simd: rp.simd, out: output[0] }));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }));
+  assert.deepEqual(out, { threads: 1, reason: 'not cross-origin isolated (SharedArrayBuffer unavailable)', simd: true, out: 0.5 });
+});
+
+test('threads: 2 with simd: false runs the scalar build on one thread and says there is no SIMD', async () => {
+  const rp = await init({ simd: false, threads: 2 });
+  assert.equal(rp.threads, 1);
+  assert.match(rp.threadsReason, /^no SIMD/);
+  rp.dispose();
+});
+
+test('an invalid threads option is a TypeError or RangeError naming the option', async () => {
+  for (const bad of ['2', true, null, {}])
+    await assert.rejects(init({ threads: bad }), (e) => e instanceof TypeError && /^init: threads: expected 'auto' or an integer/.test(e.message));
+  for (const bad of [0, -1, 1.5, 65, NaN, Infinity])
+    await assert.rejects(init({ threads: bad }), (e) => e instanceof RangeError && /^init: threads: expected 'auto' or an integer in \[1, 64\]/.test(e.message));
+});

@@ -5,6 +5,7 @@
 
 #include "kernels/gemm_f32.h"
 #include "models/layers/layers.h"
+#include "models/layers/load_context.h"
 
 namespace relpos::models {
 
@@ -18,10 +19,20 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
   const auto w = load_tensor(weights, prefix + ".weight", {out, in});
   std::vector<float> b;
   if (with_bias) b = load_tensor(weights, prefix + ".bias", {out});
+  if (load_options_of(weights).dtype == WeightFormat::Q8) {
+    Linear q;
+    q.in_ = in;
+    q.out_ = out;
+    q.q8_ = QuantizedMatrix(in, out, w.data());
+    q.bias_ = std::move(b);
+    static_cast<const LoadContext&>(weights).replace_held(w.size(), q.q8_.bytes());
+    return q;
+  }
   return Linear(in, out, w.data(), with_bias ? b.data() : nullptr);
 }
 
 void Linear::forward(int rows, const float* x, float* y) const {
+  if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   kernels::gemm_f32_packed(rows, out_, in_, 1.0f, x, static_cast<std::size_t>(in_), packed_.data(), y,
                            static_cast<std::size_t>(out_), false);
   if (bias_.empty()) return;

@@ -104,12 +104,22 @@ async function tokenizerModule(override) {
   }
 }
 
+const DTYPES = ['fp32', 'q8'];
+/** options.dtype: 'fp32' (default) or 'q8' (8-bit linear-layer weights). */
+function checkDtype(dtype) {
+  if (dtype === undefined || dtype === null) return 'fp32';
+  if (typeof dtype !== 'string') throw new TypeError(`loadModel: dtype: expected one of 'fp32', 'q8', got ${describe(dtype)}`);
+  if (!DTYPES.includes(dtype)) throw new RangeError(`loadModel: dtype: expected one of 'fp32', 'q8', got '${dtype}'`);
+  return dtype;
+}
+
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
   const { onProgress } = options;
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
+  const dtype = checkDtype(options.dtype);
   const src = await openSource(source);
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
@@ -141,7 +151,7 @@ export async function loadModel(mod, source, options = {}) {
   if (!buffer) throw new Error(`${weights}: not found at ${src.where(weights)} (a model folder needs config.json and model.safetensors)`);
   let handle;
   try {
-    handle = unwrap(mod.loadModel(config.text, buffer, weights));
+    handle = unwrap(mod.loadModel(config.text, buffer, weights, { dtype }));
   } finally {
     buffer.delete();
   }

@@ -4,11 +4,13 @@
 //   allocateBytes(n) → ByteBuffer | Error       a std::vector<uint8_t> of n bytes in the heap; JS
 //     ByteBuffer.address() / size() / resize(n)  writes model.safetensors straight into it (chunk
 //                                                by chunk), so the weights cross into the heap once
-//   loadModel(configText, buffer, fileName) → LoadedModel | Error
+//   loadModel(configText, buffer, fileName, options) → LoadedModel | Error
 //                                                moves the bytes into SafeTensors::parse (no copy;
 //                                                the buffer is left empty) and builds the model; the
-//                                                raw file is freed once the weights are packed
-//   LoadedModel.config() → { modelType, vocabSize, hiddenSize, … }  (relpos::ModelConfig)
+//                                                raw file is freed once the weights are packed.
+//                                                options: { dtype: 'fp32' | 'q8' } (undefined = fp32)
+//   LoadedModel.config() → { modelType, vocabSize, hiddenSize, …, dtype, weightBytes }
+//                                                (relpos::ModelConfig; weightBytes: model + head)
 //   LoadedModel.labels() → [label names] (empty: no classification head)
 //   LoadedModel.forward(batch, seq, ids, mask, hiddenStates, attentions, logits)
 //     ids, mask: heap addresses of int32 [batch, seq] (mask 0 = every token real)
@@ -79,6 +81,8 @@ class LoadedModel {
     o.set("intermediateSize", c.intermediate_size);
     o.set("maxPositionEmbeddings", c.max_position_embeddings);
     o.set("hiddenAct", c.hidden_act);
+    o.set("dtype", std::string(weight_format_name(model_->dtype())));
+    o.set("weightBytes", static_cast<double>(model_->weight_bytes() + (head_ ? head_->weight_bytes() : 0)));
     return o;
   }
 
@@ -125,13 +129,25 @@ class LoadedModel {
   std::unique_ptr<SequenceClassifier> head_;
 };
 
-val load(const std::string& config_text, ByteBuffer& buffer, const std::string& file_name) {
+// The load options of a JS options object (the last argument of loadModel): { dtype } or undefined.
+LoadOptions load_options(const val& options) {
+  LoadOptions out;
+  if (options.isUndefined() || options.isNull()) return out;
+  const val dtype = options["dtype"];
+  if (dtype.isUndefined() || dtype.isNull()) return out;
+  if (!dtype.isString()) throw Error(ErrorKind::Type, "loadModel: dtype: expected 'fp32' or 'q8'");
+  out.dtype = parse_weight_format(dtype.as<std::string>());
+  return out;
+}
+
+val load(const std::string& config_text, ByteBuffer& buffer, const std::string& file_name, const val& js_options) {
   return guarded([&] {
+    const LoadOptions options = load_options(js_options);
     std::vector<std::uint8_t> bytes = std::move(buffer.bytes);
     buffer.bytes = {};
     const SafeTensors weights = SafeTensors::parse(std::move(bytes), file_name);
-    auto model = load_model(config_text, weights);
-    auto head = load_sequence_classifier(config_text, model->config(), weights);
+    auto model = load_model(config_text, weights, options);
+    auto head = load_sequence_classifier(config_text, model->config(), weights, options);
     return val(std::make_unique<LoadedModel>(std::move(model), std::move(head)));
   });
 }

@@ -25,10 +25,12 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
     q.out_ = out;
     q.q8_ = QuantizedMatrix(in, out, w.data());
     q.bias_ = std::move(b);
-    static_cast<const LoadContext&>(weights).replace_held(w.size(), q.q8_.bytes());
+    replace_held(weights, w.size(), q.q8_.bytes());
     return q;
   }
-  return Linear(in, out, w.data(), with_bias ? b.data() : nullptr);
+  Linear l(in, out, w.data(), with_bias ? b.data() : nullptr);
+  replace_held(weights, w.size(), l.packed_.size() * sizeof(float));  // panels padded to NR columns
+  return l;
 }
 
 void Linear::forward(int rows, const float* x, float* y) const {

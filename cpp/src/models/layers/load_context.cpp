@@ -31,5 +31,9 @@ const LoadOptions& load_options_of(const Weights& weights) {
   return context ? context->options() : defaults;
 }
 
+void replace_held(const Weights& weights, std::size_t read_floats, std::size_t kept_bytes) {
+  if (const auto* context = dynamic_cast<const LoadContext*>(&weights)) context->replace_held(read_floats, kept_bytes);
+}
+
 }  // namespace models
 }  // namespace relpos

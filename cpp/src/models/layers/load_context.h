@@ -37,5 +37,7 @@ class LoadContext final : public Weights {
 
 // The options of the load `weights` belong to (defaults when it is not a LoadContext).
 const LoadOptions& load_options_of(const Weights& weights);
+// LoadContext::replace_held when `weights` is a LoadContext, else nothing.
+void replace_held(const Weights& weights, std::size_t read_floats, std::size_t kept_bytes);
 
 }  // namespace relpos::models

@@ -151,8 +151,6 @@ void row_tail(int rows, int K2, const std::int16_t* A, std::size_t ldq, const fl
 
 inline int pairs(int K) { return (K + 1) / 2; }
 
-// round(x) to the nearest integer, halves away from zero (|x| is already within the int16 range).
-inline int round_int(float x) { return static_cast<int>(x + (x >= 0.0f ? 0.5f : -0.5f)); }
 
 }  // namespace
 
@@ -175,7 +173,7 @@ void pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* p
     std::int8_t* panel = packed + static_cast<std::size_t>(n / NR) * K2 * NR * 2;
     const int c = n % NR;
     for (int k = 0; k < K; ++k) {
-      const int q = std::clamp(round_int(row[k] * inv), -127, 127);
+      const int q = quantize_value(row[k], inv, 127);
       panel[(static_cast<std::size_t>(k / 2) * NR + c) * 2 + (k & 1)] = static_cast<std::int8_t>(q);
     }
   }
@@ -204,7 +202,8 @@ void quantize_rows_qs8(int M, int K, const float* A, std::size_t lda, std::int16
     for (; k < K; ++k) amax = std::max(amax, std::fabs(a[k]));
     scales[r] = amax / qmax;
     const float inv = amax > 0.0f ? qmax / amax : 0.0f;
-    for (k = 0; k < K; ++k) q[k] = static_cast<std::int16_t>(std::clamp(round_int(a[k] * inv), -32767, 32767));
+    const int qm = static_cast<int>(qmax);
+    for (k = 0; k < K; ++k) q[k] = static_cast<std::int16_t>(quantize_value(a[k], inv, qm));
     if (K & 1) q[K] = 0;
   }
 }

@@ -16,6 +16,16 @@
 
 namespace relpos::kernels {
 
+// round(x · inv) to the nearest integer (halves away from zero), clamped to [−qmax, qmax]; NaN → 0.
+// Never converts an out-of-range float to int (non-finite weights or inputs give garbage, not UB).
+inline int quantize_value(float x, float inv, int qmax) {
+  float v = x * inv;
+  const float m = static_cast<float>(qmax);
+  if (!(v >= -m)) v = v != v ? 0.0f : -m;  // NaN or below
+  if (v > m) v = m;
+  return static_cast<int>(v + (v >= 0.0f ? 0.5f : -0.5f));
+}
+
 // Bytes of a packed K × N int8 matrix.
 std::size_t packed_qs8_bytes(int K, int N);
 

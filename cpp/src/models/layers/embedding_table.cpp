@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/gemm_qs8.h"
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
 #include "relpos/error.h"
@@ -29,7 +30,7 @@ EmbeddingTable EmbeddingTable::load(const Weights& weights, const std::string& n
     t.scales_[r] = amax / 127.0f;
     const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
     std::int8_t* q = t.q8_.data() + static_cast<std::size_t>(r) * dim;
-    for (int c = 0; c < dim; ++c) q[c] = static_cast<std::int8_t>(std::clamp(static_cast<int>(std::lround(row[c] * inv)), -127, 127));
+    for (int c = 0; c < dim; ++c) q[c] = static_cast<std::int8_t>(kernels::quantize_value(row[c], inv, 127));
   }
   replace_held(weights, values.size(), t.q8_.size() + t.scales_.size() * sizeof(float));
   return t;

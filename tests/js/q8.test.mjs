@@ -2,7 +2,7 @@
 // every shared fixture and bench model stays close to its fp32 load (scripts/q8-accuracy.mjs
 // measures): mean-pooled embeddings' cosine ≥ 0.999, last hidden state max error ≤ 0.15 × max |fp32|
 // on the tiny fixtures (hidden 32) and ≤ 0.01 × on the bench models; model.info reports dtype and
-// weightBytes, q8 ≤ 0.27× fp32 on the bench models (DeBERTa ≤ 0.33: its relative table stays fp32),
+// weightBytes, q8 ≤ 0.27× fp32 on the bench models (DeBERTa ≤ 0.40: its projected relative tables stay fp32),
 // and the WebAssembly heap holding four q8 copies stays well under the one holding four fp32 copies.
 // A dtype other than 'fp32' / 'q8' is a TypeError / RangeError naming the allowed values.
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ for (const simd of [true, false]) {
       assert.deepEqual(r.dtypes, ['fp32', 'q8'], msg);
       assert.ok(r.cosine >= 0.999, msg);
       assert.ok(r.rel <= (bench ? 0.01 : 0.15), msg);
-      assert.ok(r.bytesRatio < (bench ? (name.startsWith('deberta') ? 0.33 : 0.27) : 0.5), msg);
+      assert.ok(r.bytesRatio < (bench ? (name.startsWith('deberta') ? 0.40 : 0.27) : 0.5), msg);
     }
     rp.dispose();
   });

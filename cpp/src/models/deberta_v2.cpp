@@ -14,6 +14,7 @@
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
+#include "models/layers/load_context.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
 #include "relpos/schemes.h"
@@ -81,6 +82,11 @@ class DebertaV2 final : public ModelBase {
       params.pos_query = p2c ? pos_query_.back().data() : nullptr;
       schemes_.push_back(make_scheme(params));
     }
+    // Held: the projected tables (float32 in every dtype), not the relative embeddings they came from.
+    std::size_t held = 0;
+    for (const auto& t : pos_key_) held += t.size() * sizeof(float);
+    for (const auto& t : pos_query_) held += t.size() * sizeof(float);
+    replace_held(w, rel.size(), held);
   }
 
  private:

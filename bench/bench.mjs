@@ -21,7 +21,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,size,heap,threads').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads').split(',');
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
 const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 15, 2048: QUICK ? 3 : 9, 8192: 3 }; // seq 8192: no warm-up round (one call is seconds long)
@@ -389,7 +389,7 @@ async function loadModelHarness(dir) {
 async function endToEnd(ort, rpModule, rp) {
   const rows = [];
   const models = ['bert-minilm-layer', 'bert-relative-key-layer', 't5-small-encoder-layer', 'deberta-v3-xsmall-layer'];
-  const loadModel = typeof rp?.loadModel === 'function' ? (src) => rp.loadModel(src) : rpModule?.loadModel;
+  const loadModel = typeof rp?.loadModel === 'function' ? (src, o) => rp.loadModel(src, o) : rpModule?.loadModel;
   if (typeof loadModel !== 'function')
     results.notes.push('end to end: the npm package has no loadModel yet, so relpos is timed through its C++ model layer (relpos::load_model + Model::forward) compiled to WASM SIMD128 by bench/src/model_harness.cpp: token ids copied in, last_hidden_state copied out to a fresh Float32Array — the same work a JS loadModel wrapper would do, minus its argument checks');
   for (const m of models) {
@@ -402,13 +402,19 @@ async function endToEnd(ort, rpModule, rp) {
       executionProviders: ['wasm'], graphOptimizationLevel: 'all',
       externalData: [{ path: 'model.safetensors', data: fs.readFileSync(path.join(dir, 'model.safetensors')) }],
     });
-    let model = null;
+    let model = null, modelQ8 = null;
     let via = null;
     try {
       if (typeof loadModel === 'function') {
         const lm = await loadModel(dir);
-        model = { forward: (ids) => lm.forward({ inputIds: ids }).lastHiddenState.data };
+        model = { forward: (ids) => lm.forward({ inputIds: ids }).lastHiddenState.data, info: lm.info };
         via = 'npm package rp.loadModel + model.forward';
+        try {
+          const lq = await loadModel(dir, { dtype: 'q8' });
+          if (lq.info?.dtype === 'q8') modelQ8 = { forward: (ids) => lq.forward({ inputIds: ids }).lastHiddenState.data, info: lq.info };
+        } catch (e) {
+          results.notes.push(`end to end ${m}: q8 load failed: ${e.message}`);
+        }
       } else {
         const mh = await loadModelHarness(dir);
         if (mh.error) results.notes.push(`end to end ${m}: relpos model layer: ${mh.error}`);
@@ -426,6 +432,7 @@ async function endToEnd(ort, rpModule, rp) {
         attention_mask: new ort.Tensor('int64', new BigInt64Array(512).fill(1n), [1, 512]) };
       const w = { ort: () => session.run(feeds) };
       if (model) w.relpos = () => model.forward(ids);
+      if (modelQ8) w.relpos_q8 = () => modelQ8.forward(ids);
       await interleave(w, { reps: 0, warm: 3, warmMs: 6000 });
     }
     const expected = Object.values(readSafetensors(path.join(dir, 'expected.safetensors')))[0].data;
@@ -445,6 +452,15 @@ async function endToEnd(ort, rpModule, rp) {
           if (S === 128) row.relpos_max_abs_diff = maxAbsDiff(o, expected);
           else row.relpos_vs_ort_max_abs_diff = maxAbsDiff(o, out);
           contestants.relpos = () => model.forward(ids);
+          if (modelQ8) {
+            // 8-bit weights (rp.loadModel(dir, { dtype: 'q8' })): its distance from fp32 and its weight bytes
+            const oq = await modelQ8.forward(ids);
+            row.q8_max_abs_diff_vs_fp32 = maxAbsDiff(oq, o);
+            row.q8_rel_diff_vs_fp32 = row.q8_max_abs_diff_vs_fp32 / o.reduce((a, x) => Math.max(a, Math.abs(x)), 0);
+            row.fp32_weight_bytes = model.info.weightBytes;
+            row.q8_weight_bytes = modelQ8.info.weightBytes;
+            contestants.relpos_q8 = () => modelQ8.forward(ids);
+          }
         } catch (e) {
           row.relpos_error = e.message;
         }
@@ -455,11 +471,45 @@ async function endToEnd(ort, rpModule, rp) {
       row.relpos_ms = r.relpos?.median != null ? +r.relpos.median.toFixed(3) : null;
       row.relpos_wall_ms = r.relpos?.wall_median != null ? +r.relpos.wall_median.toFixed(3) : null;
       row.relpos_over_ort = row.relpos_ms ? +(row.relpos_ms / row.ort_ms).toFixed(3) : null;
+      if (r.relpos_q8?.median != null) {
+        row.relpos_q8_ms = +r.relpos_q8.median.toFixed(3);
+        row.q8_over_fp32 = row.relpos_ms ? +(row.relpos_q8_ms / row.relpos_ms).toFixed(3) : null;
+        row.q8_over_ort = +(row.relpos_q8_ms / row.ort_ms).toFixed(3);
+      }
       if (!model) row.relpos = 'pending';
-      log(`e2e ${m} seq ${S}: ORT ${row.ort_ms} ms${row.relpos_ms ? `, relpos ${row.relpos_ms} ms (×${row.relpos_over_ort})` : ', relpos pending'}${row.ort_max_abs_diff !== undefined ? `, vs expected ORT ${row.ort_max_abs_diff.toExponential(1)} relpos ${row.relpos_max_abs_diff?.toExponential(1)}` : ''}${row.relpos_error ? ' relpos error: ' + row.relpos_error : ''}`);
+      log(`e2e ${m} seq ${S}: ORT ${row.ort_ms} ms${row.relpos_q8_ms ? `, relpos q8 ${row.relpos_q8_ms} ms (×${row.q8_over_fp32} of fp32)` : ''}${row.relpos_ms ? `, relpos ${row.relpos_ms} ms (×${row.relpos_over_ort})` : ', relpos pending'}${row.ort_max_abs_diff !== undefined ? `, vs expected ORT ${row.ort_max_abs_diff.toExponential(1)} relpos ${row.relpos_max_abs_diff?.toExponential(1)}` : ''}${row.relpos_error ? ' relpos error: ' + row.relpos_error : ''}`);
       rows.push(row);
     }
     await session.release();
+  }
+  return rows;
+}
+
+// ---------- 4b. 8-bit linear layers: one Linear forward, fp32 vs q8, at the bench models' shapes ----------
+// bench/src/linear_harness.cpp (SIMD128): fp32 = packed f32 GEMM + bias; q8 = per-row activation
+// quantization + int8 GEMM (bias fused). M = tokens; K → N = H→H (attention), H→I, I→H (feed-forward).
+async function q8Linear() {
+  const file = path.join(BUILD, 'linear_harness.cjs');
+  if (!fs.existsSync(file)) return [{ error: 'linear harness not built (bench/run.sh)' }];
+  const mod = await require(file)({ wasmBinary: fs.readFileSync(path.join(BUILD, 'linear_harness.wasm')) });
+  const shapes = [];
+  for (const [models, H, I] of [['bert-minilm / bert-relative-key / deberta-v3-xsmall', 384, 1536], ['t5-small', 512, 2048]])
+    for (const M of QUICK ? [128] : [128, 512])
+      for (const [K, N] of [[H, H], [H, I], [I, H]]) shapes.push({ models, M, K, N });
+  const rows = [];
+  for (const s of shapes) {
+    const c = mod._linear_setup(s.M, s.N, s.K);
+    const out = (q) => { mod._linear_run(c, q); return Float32Array.from({ length: s.M * s.N }, (_, i) => mod._linear_out(c, i)); };
+    const ref = out(0), q = out(1);
+    const scale = ref.reduce((a, x) => Math.max(a, Math.abs(x)), 0);
+    const r = await interleave({ fp32: () => mod._linear_run(c, 0), q8: () => mod._linear_run(c, 1) }, { reps: QUICK ? 7 : 21, warm: 3, warmMs: 300 });
+    const row = { ...s, fp32_ms: +r.fp32.median.toFixed(4), q8_ms: +r.q8.median.toFixed(4), q8_rel_diff: +(maxAbsDiff(q, ref) / scale).toExponential(2) };
+    row.speedup = +(row.fp32_ms / row.q8_ms).toFixed(3);
+    row.fp32_gflops = +((2 * s.M * s.N * s.K) / (row.fp32_ms * 1e6)).toFixed(2);
+    row.q8_gops = +((2 * s.M * s.N * s.K) / (row.q8_ms * 1e6)).toFixed(2);
+    log(`q8 linear M ${s.M} ${s.K}→${s.N}: fp32 ${row.fp32_ms} ms, q8 ${row.q8_ms} ms (×${row.speedup}), q8 rel diff ${row.q8_rel_diff}`);
+    rows.push(row);
+    mod._linear_teardown(c);
   }
   return rows;
 }
@@ -527,6 +577,7 @@ if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {
 }
 if (SECTIONS.includes('ort')) results.peer = await peer(ort, rp);
 if (SECTIONS.includes('e2e')) results.end_to_end = await endToEnd(ort, rpModule, rp);
+if (SECTIONS.includes('q8')) results.q8_linear = await q8Linear();
 if (SECTIONS.includes('size')) {
   results.sizes = sizes();
   results.startup = startup();

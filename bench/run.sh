@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
-# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,size,heap (default all; heap: every scheme at seq 8192 through the npm package),
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,heap (default all; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +63,11 @@ if emnm $out/librelpos_simd.a 2>/dev/null | grep -q " T .*load_model"; then
   emcc "${link[@]}" "${eh_simd[@]}" -sEXPORT_NAME=createModelHarness $out/bench/model_harness.o $out/librelpos_simd.a -o $out/bench/model_harness.js
   mv -f $out/bench/model_harness.js $out/bench/model_harness.cjs
 fi
+
+# one linear layer, fp32 vs 8-bit weights (bench/src/linear_harness.cpp; kernels from cpp/src)
+emcc -O3 -std=c++17 -msimd128 -msse4.1 -fwasm-exceptions -Icpp/src -I$out/shim-include -c bench/src/linear_harness.cpp -o $out/bench/linear_harness.o
+emcc "${link[@]}" "${eh_simd[@]}" -sEXPORT_NAME=createLinearHarness $out/bench/linear_harness.o $out/librelpos_simd.a -o $out/bench/linear_harness.js
+mv -f $out/bench/linear_harness.js $out/bench/linear_harness.cjs
 
 # proposal experiment: the harness with a WASM-SIMD exp in raddstoreexpminusmax_f32 (bench/src/softmax_wasm_exp.cpp
 # linked ahead of the archive, which then does not pull in its own definition)

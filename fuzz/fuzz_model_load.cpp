@@ -2,7 +2,7 @@
 // forward pass.
 //
 // Input: byte 0 picks the fixture case ((byte 0 & 0x7F) modulo the number of cases, folders sorted
-// by name) and the mode:
+// by name), the weight format (LoadOptions::dtype = Q8 when (byte 0 & 0x7F) / cases is odd) and the mode:
 //   byte 0 < 0x80, "raw":    bytes 1… are the safetensors file, the case's config.json is used;
 //   byte 0 ≥ 0x80, "header": bytes 1… are a safetensors header (JSON text), optionally followed by
 //     a NUL byte and a config.json text replacing the case's. The target lays the data out itself:
@@ -146,7 +146,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const relpos::SafeTensors weights = relpos::SafeTensors::parse(std::move(file), "fuzz.safetensors");
-    std::unique_ptr<relpos::Model> model = relpos::load_model(config, weights);
+    // 8-bit weights when (byte 0 & 0x7F) / cases is odd (seeds: 0 → fp32; the fuzzer reaches q8)
+    relpos::LoadOptions options;
+    if (((data[0] & 0x7F) / configs.size()) & 1) options.dtype = relpos::WeightFormat::Q8;
+    std::unique_ptr<relpos::Model> model = relpos::load_model(config, weights, options);
     const relpos::ModelConfig& c = model->config();
     const int batch = 2, seq = 5;
     std::vector<std::int32_t> ids(batch * seq), mask(batch * seq, 1);

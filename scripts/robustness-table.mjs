@@ -136,6 +136,8 @@ const cases = [
   ['disposed', 'loadModel() on a disposed runtime', () => disposedRuntime.loadModel({}), R, 'a disposed runtime refuses attention() and loadModel() with an Error; other runtimes are unaffected'],
   ['disposed', 'forward() on a disposed model', () => disposedModel.forward({ inputIds: [1, 2] }), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
   ['disposed', 'encode() on a disposed model', () => disposedModel.encode('hi'), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
+  ['argument type', "loadModel(src, { dtype: 8 })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 8 }), 'q8.test.mjs', 'loadModel rejects a dtype other than fp32 or q8, naming the allowed values'],
+  ['argument value', "loadModel(src, { dtype: 'int4' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 'int4' }), 'q8.test.mjs', 'loadModel rejects a dtype other than fp32 or q8, naming the allowed values'],
 ];
 
 // PyTorch checkpoint rows: the hostile files of scripts/make-checkpoint-variants.py.

@@ -58,12 +58,22 @@ async function readJson(src, name, report, { required }) {
   return { text, value };
 }
 
+const DTYPES = ['fp32', 'q8'];
+/** options.dtype: 'fp32' (default) or 'q8' (8-bit linear-layer weights). */
+function checkDtype(dtype) {
+  if (dtype === undefined || dtype === null) return 'fp32';
+  if (typeof dtype !== 'string') throw new TypeError(`loadModel: dtype: expected one of 'fp32', 'q8', got ${describe(dtype)}`);
+  if (!DTYPES.includes(dtype)) throw new RangeError(`loadModel: dtype: expected one of 'fp32', 'q8', got '${dtype}'`);
+  return dtype;
+}
+
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
   let { onProgress } = options;
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
+  const dtype = checkDtype(options.dtype);
   const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
 
@@ -87,7 +97,7 @@ export async function loadModel(mod, source, options = {}) {
   const files = await readCheckpoint(mod, src, onProgress);
   let handle;
   try {
-    handle = unwrap(mod.loadModel(config.text, files, {}));
+    handle = unwrap(mod.loadModel(config.text, files, { dtype }));
   } finally {
     files.forEach((f) => f.buffer.delete());
   }

@@ -69,6 +69,20 @@ export function performanceSection(r, resultsDir) {
     L.push('');
   }
 
+  const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
+  const eq = (r.end_to_end || []).filter((x) => x.relpos_q8_ms != null);
+  if (ql.length || eq.length) {
+    L.push('8-bit weights (`dtype: \'q8\'`): one linear layer at the bench models\' shapes, fp32 ms / q8 ms (speed-up), and end to end',
+      'relpos q8 ms against relpos fp32 and onnxruntime-web fp32 (same process):', '');
+    if (ql.length) L.push(ql.map((x) => `M ${x.M} ${x.K}→${x.N}: ${f(x.fp32_ms, 3)} / ${f(x.q8_ms, 3)} ms (${f(x.speedup)}×)`).join('; ') + '.', '');
+    if (eq.length) {
+      L.push('| model | seq | q8 ms | ÷ relpos fp32 | ÷ ORT fp32 | weight bytes q8 / fp32 |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+      for (const x of eq)
+        L.push(`| ${x.model} | ${x.seq} | ${f(x.relpos_q8_ms, 1)} | ${f(x.q8_over_fp32, 3)} | ${f(x.q8_over_ort, 3)} | ${x.q8_weight_bytes ? f(x.q8_weight_bytes / x.fp32_weight_bytes, 3) : '–'} |`);
+      L.push('');
+    }
+  }
+
   const wasm = r.sizes?.find((x) => x.file === 'web/dist/relpos-simd.wasm');
   const glue = r.sizes?.find((x) => x.file === 'web/dist/relpos-simd.js');
   const facts = [];

@@ -104,6 +104,15 @@ export function targets(r) {
     add('end to end: faster than onnxruntime-web on all four layers', null, '');
     add('end to end: DeBERTa ≥ 2× faster than onnxruntime-web', null, '');
   }
+  const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
+  add('q8 linear layer ≥ 1.5× the fp32 one at every bench-model shape (SIMD128)', ql.length ? ql.every((x) => x.speedup >= 1.5) : null,
+    ql.map((x) => `M ${x.M} ${x.K}→${x.N}: ${fmt(x.speedup)}×`).join(', '));
+  const qb = (r.end_to_end || []).filter((x) => x.q8_weight_bytes && x.seq === 128);
+  add('q8 weight bytes ≤ 0.27× fp32 on every bench model (model.info.weightBytes)', qb.length ? qb.every((x) => x.q8_weight_bytes <= 0.27 * x.fp32_weight_bytes) : null,
+    qb.map((x) => `${x.model} ${fmt(x.q8_weight_bytes / x.fp32_weight_bytes, 3)}`).join(', '));
+  const qe = (r.end_to_end || []).filter((x) => x.q8_over_fp32 != null);
+  add('end to end: q8 faster than fp32 on all four layers', qe.length ? qe.every((x) => x.q8_over_fp32 < 1) : null,
+    qe.map((x) => `${x.model} seq ${x.seq}: q8 ${fmt(x.relpos_q8_ms)} ms = ${fmt(1 / x.q8_over_fp32)}× fp32, ${fmt(1 / x.q8_over_ort)}× ORT`).join(', '));
   const wasm = r.sizes?.find((x) => x.file === 'web/dist/relpos-simd.wasm');
   const glue = r.sizes?.find((x) => x.file === 'web/dist/relpos-simd.js');
   if (wasm && glue) {
@@ -229,6 +238,20 @@ function markdown(r) {
     const e = (v) => (v !== undefined ? v.toExponential(1) : '–');
     for (const x of r.end_to_end)
       L.push(`| ${x.model} | ${x.seq} | ${fmt(x.ort_ms)} | ${x.relpos_ms != null ? fmt(x.relpos_ms) : x.relpos_error ? 'error: ' + x.relpos_error.slice(0, 60) : 'pending'} | ${fmt(x.relpos_over_ort, 3)} | ${e(x.ort_max_abs_diff)} | ${x.seq === 128 ? e(x.relpos_max_abs_diff) : e(x.relpos_vs_ort_max_abs_diff)}${(x.relpos_max_abs_diff ?? 0) > 1e-4 || (x.relpos_vs_ort_max_abs_diff ?? 0) > 1e-4 ? ' **> 1e-4**' : ''} | ${x.relpos_via ?? '–'} |`);
+    L.push('');
+  }
+  if (r.q8_linear?.length) {
+    L.push('## 8-bit linear layer (bench/src/linear_harness.cpp, SIMD128): fp32 vs q8 weights', '');
+    L.push('| models | M | K → N | fp32 ms | q8 ms | q8 speed-up | fp32 GFLOP/s | q8 GOP/s | q8 vs fp32 max rel diff |', '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const x of r.q8_linear)
+      L.push(x.error ? `| error: ${x.error} | | | | | | | | |` : `| ${x.models} | ${x.M} | ${x.K} → ${x.N} | ${fmt(x.fp32_ms, 3)} | ${fmt(x.q8_ms, 3)} | ${fmt(x.speedup)}× | ${fmt(x.fp32_gflops)} | ${fmt(x.q8_gops)} | ${x.q8_rel_diff} |`);
+    L.push('');
+  }
+  if ((r.end_to_end || []).some((x) => x.relpos_q8_ms != null)) {
+    L.push('## End to end with 8-bit weights (rp.loadModel(dir, { dtype: \'q8\' }))', '');
+    L.push('| model | seq | ORT fp32 ms | relpos fp32 ms | relpos q8 ms | q8 ÷ fp32 | q8 ÷ ORT | q8 vs fp32 max abs (rel) | weight bytes q8 / fp32 |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+    for (const x of r.end_to_end.filter((y) => y.relpos_q8_ms != null))
+      L.push(`| ${x.model} | ${x.seq} | ${fmt(x.ort_ms)} | ${fmt(x.relpos_ms)} | ${fmt(x.relpos_q8_ms)} | ${fmt(x.q8_over_fp32, 3)} | ${fmt(x.q8_over_ort, 3)} | ${x.q8_max_abs_diff_vs_fp32?.toExponential(1) ?? '–'} (${x.q8_rel_diff_vs_fp32?.toExponential(1) ?? '–'}) | ${x.q8_weight_bytes ? `${x.q8_weight_bytes.toLocaleString('en')} / ${x.fp32_weight_bytes.toLocaleString('en')}` : '–'} |`);
     L.push('');
   }
   if (r.sizes?.length) {

@@ -9,8 +9,10 @@
 //                                                pytorch_model.bin, or an index + its shards; see
 //                                                relpos/checkpoint.h); the bytes are moved into C++
 //                                                (no copy; each buffer is left empty) and freed once
-//                                                the weights are packed. options: reserved (object)
-//   LoadedModel.config() → { modelType, vocabSize, hiddenSize, … }  (relpos::ModelConfig)
+//                                                the weights are packed.
+//                                                options: { dtype: 'fp32' | 'q8' } (undefined = fp32)
+//   LoadedModel.config() → { modelType, vocabSize, hiddenSize, …, dtype, weightBytes }
+//                                                (relpos::ModelConfig; weightBytes: model + head)
 //   LoadedModel.labels() → [label names] (empty: no classification head)
 //   LoadedModel.forward(batch, seq, ids, mask, hiddenStates, attentions, logits)
 //     ids, mask: heap addresses of int32 [batch, seq] (mask 0 = every token real)
@@ -82,6 +84,8 @@ class LoadedModel {
     o.set("intermediateSize", c.intermediate_size);
     o.set("maxPositionEmbeddings", c.max_position_embeddings);
     o.set("hiddenAct", c.hidden_act);
+    o.set("dtype", std::string(weight_format_name(model_->dtype())));
+    o.set("weightBytes", static_cast<double>(model_->weight_bytes() + (head_ ? head_->weight_bytes() : 0)));
     return o;
   }
 
@@ -128,11 +132,22 @@ class LoadedModel {
   std::unique_ptr<SequenceClassifier> head_;
 };
 
-val load(const std::string& config_text, val files, val options) {
+// The load options of a JS options object (the last argument of loadModel): { dtype } or undefined.
+LoadOptions load_options(const val& options) {
+  LoadOptions out;
+  if (options.isUndefined() || options.isNull()) return out;
+  if (options.typeOf().as<std::string>() != "object") throw Error(ErrorKind::Type, "loadModel: options: expected an object");
+  const val dtype = options["dtype"];
+  if (dtype.isUndefined() || dtype.isNull()) return out;
+  if (!dtype.isString()) throw Error(ErrorKind::Type, "loadModel: dtype: expected 'fp32' or 'q8'");
+  out.dtype = parse_weight_format(dtype.as<std::string>());
+  return out;
+}
+
+val load(const std::string& config_text, val files, val js_options) {
   return guarded([&] {
     if (!files.isArray()) throw Error(ErrorKind::Type, "loadModel: files: expected an array of { name, buffer }");
-    if (!options.isUndefined() && !options.isNull() && options.typeOf().as<std::string>() != "object")
-      throw Error(ErrorKind::Type, "loadModel: options: expected an object");
+    const LoadOptions options = load_options(js_options);
     std::vector<CheckpointFile> checkpoint;
     const unsigned n = files["length"].as<unsigned>();
     for (unsigned i = 0; i < n; ++i) {
@@ -145,8 +160,8 @@ val load(const std::string& config_text, val files, val options) {
       buffer->bytes = {};
     }
     const std::unique_ptr<Weights> weights = open_checkpoint(std::move(checkpoint));
-    auto model = load_model(config_text, *weights);
-    auto head = load_sequence_classifier(config_text, model->config(), *weights);
+    auto model = load_model(config_text, *weights, options);
+    auto head = load_sequence_classifier(config_text, model->config(), *weights, options);
     return val(std::make_unique<LoadedModel>(std::move(model), std::move(head)));
   });
 }

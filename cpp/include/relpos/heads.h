@@ -31,15 +31,20 @@ class SequenceClassifier {
   // logits [batch, num_labels] from the encoder's outputs of one forward (last_hidden_state
   // [B, L, H], and pooler_output for BERT). Throws relpos::Error when an output it needs is absent.
   virtual std::vector<float> logits(const ModelOutput& outputs) const = 0;
+  // Bytes of weights the head holds (as Model::weight_bytes).
+  std::size_t weight_bytes() const { return weight_bytes_; }
 
  protected:
   std::vector<std::string> labels_;
+  std::size_t weight_bytes_ = 0;
 };
 
 // The checkpoint's sequence-classification head, or null when it has none (no classifier weights,
 // or a model family without a supported head). Errors (relpos::Error) for a head whose tensors
 // are mis-shaped or whose config fields have the wrong JSON type, naming the file and tensor.
+// options.dtype = Q8 quantizes the head's linear layers as load_model does the model's.
 std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& config_json_text,
-                                                             const ModelConfig& config, const Weights& weights);
+                                                             const ModelConfig& config, const Weights& weights,
+                                                             const LoadOptions& options = {});
 
 }  // namespace relpos

@@ -10,10 +10,12 @@
 //   last_hidden_state [B, L, H];  hidden_states: n_layers + 1 tensors [B, L, H] (embeddings first;
 //   the last one after the final norm for T5 / BLOOM / MPT / LLaMA);  attentions: n_layers tensors
 //   [B, heads, L, L] of probabilities;  pooler_output [B, H] (BERT only, else empty).
-// Values at padded positions are unspecified. Weights are converted to float32 and packed at load;
+// Values at padded positions are unspecified. Weights are converted to float32 and packed at load
+// (LoadOptions::dtype = Q8: the linear layers' weights are quantized to int8 instead, see below);
 // forward() reuses the model's scratch memory, so one Model must not run two forwards at once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,10 +43,26 @@ struct ModelOutput {
   Tensor pooler_output;
 };
 
+// How a model holds its weights. F32 ("fp32"): float32, as in the checkpoint. Q8 ("q8"): every linear
+// layer's weight as symmetric int8 with one float32 scale per output channel, quantized tensor by
+// tensor as it is read (biases, norms, embeddings and position tables stay float32); at every
+// forward those layers quantize their input per row to int16 and multiply in exact integer sums.
+enum class WeightFormat { F32, Q8 };
+const char* weight_format_name(WeightFormat format);  // "fp32" | "q8"
+// "fp32" → F32, "q8" → Q8; RangeError naming the allowed values otherwise.
+WeightFormat parse_weight_format(const std::string& name);
+
+struct LoadOptions {
+  WeightFormat dtype = WeightFormat::F32;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
   virtual const ModelConfig& config() const = 0;
+  virtual WeightFormat dtype() const = 0;
+  // Bytes of weights the model holds: 4 per float32 value, 1 per int8 weight + 4 per scale.
+  virtual std::size_t weight_bytes() const = 0;
   // Throws relpos::Error (RangeError: bad sizes or token ids; Error: sequence longer than the model's tables).
   virtual ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
                               const ForwardOptions& options = {}) = 0;
@@ -52,6 +70,7 @@ class Model {
 
 // Parses config.json and builds the model named by its model_type. Throws relpos::Error on an
 // unsupported model_type or setting, and on a missing or mis-shaped weight (naming the tensor).
-std::unique_ptr<Model> load_model(const std::string& config_json_text, const Weights& weights);
+std::unique_ptr<Model> load_model(const std::string& config_json_text, const Weights& weights,
+                                  const LoadOptions& options = {});
 
 }  // namespace relpos

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
@@ -28,8 +29,8 @@ class Bert final : public ModelBase {
       fail_value("bert: unsupported position_embedding_type '" + type +
                  "' (supported: absolute, relative_key, relative_key_query)");
     relative_ = type != "absolute";
-    word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, H});
-    if (!relative_) position_ = load_tensor(w, p + "embeddings.position_embeddings.weight", {c.max_position_embeddings, H});
+    word_ = EmbeddingTable::load(w, p + "embeddings.word_embeddings.weight", c.vocab_size, H);
+    if (!relative_) position_ = EmbeddingTable::load(w, p + "embeddings.position_embeddings.weight", c.max_position_embeddings, H);
     if (c.type_vocab_size > 0) token_type_ = load_tensor(w, p + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, H});
     emb_ln_ = LayerNorm::load(w, p + "embeddings.LayerNorm", H, c.norm_eps);
     const Activation act = parse_activation(c.hidden_act);
@@ -64,7 +65,7 @@ class Bert final : public ModelBase {
     for (int t = 0; t < rows; ++t) {
       float* row = h + static_cast<std::size_t>(t) * H;
       if (!token_type_.empty()) add_inplace(H, row, token_type_.data());  // token_type_ids = 0
-      if (!relative_) add_inplace(H, row, position_.data() + static_cast<std::size_t>(t % r.seq) * H);
+      if (!relative_) position_.add_row(t % r.seq, row);
     }
     emb_ln_.forward(rows, h, h);
     r.record_hidden(h, H);
@@ -87,7 +88,8 @@ class Bert final : public ModelBase {
   }
 
   bool relative_ = false, has_pooler_ = false;
-  std::vector<float> word_, position_, token_type_;
+  EmbeddingTable word_, position_;
+  std::vector<float> token_type_;
   LayerNorm emb_ln_;
   std::vector<PostLnLayer> layers_;
   std::vector<std::vector<float>> distance_;  // per layer, owned: the schemes point into them

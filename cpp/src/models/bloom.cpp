@@ -7,6 +7,7 @@
 //   attention   causal, AlibiParams{Bloom}: logit = q·k/√d + m_h·(j − i); HF adds m_h·(key index), which
 //               differs by a per-row constant that softmax ignores.
 // Shapes: query_key_value [3H, H] whose output is laid out per head as [q_h | k_h | v_h] (head_dim each).
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/schemes.h"
@@ -25,7 +26,7 @@ class Bloom final : public ModelBase {
   Bloom(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const std::string p = detect_prefix(w, "word_embeddings.weight", {"transformer."});
     const int H = c.hidden_size;
-    word_ = load_tensor(w, p + "word_embeddings.weight", {c.vocab_size, H});
+    word_ = EmbeddingTable::load(w, p + "word_embeddings.weight", c.vocab_size, H);
     emb_ln_ = LayerNorm::load(w, p + "word_embeddings_layernorm", H, c.norm_eps);
     for (int i = 0; i < c.num_layers; ++i) {
       const std::string b = p + "h." + std::to_string(i) + ".";
@@ -77,7 +78,7 @@ class Bloom final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> word_;
+  EmbeddingTable word_;
   LayerNorm emb_ln_, ln_f_;
   std::vector<BloomBlock> blocks_;
   std::unique_ptr<Scheme> scheme_;

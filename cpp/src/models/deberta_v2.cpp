@@ -12,7 +12,9 @@
 // The encoder's conv layer (conv_kernel_size > 0) is not supported.
 #include <cstring>
 
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
+#include "models/layers/load_context.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
 #include "relpos/schemes.h"
@@ -26,7 +28,7 @@ class DebertaV2 final : public ModelBase {
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"deberta."});
     const int H = c.hidden_size, E = c.embedding_size, heads = c.num_heads, d = c.head_dim;
     if (w.contains(p + "encoder.conv.conv.weight")) fail_value("deberta-v2: the convolution layer (conv_kernel_size > 0) is not supported");
-    word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, E});
+    word_ = EmbeddingTable::load(w, p + "embeddings.word_embeddings.weight", c.vocab_size, E);
     if (c.position_biased_input)
       position_ = load_tensor(w, p + "embeddings.position_embeddings.weight", {c.max_position_embeddings, E});
     if (c.type_vocab_size > 0) token_type_ = load_tensor(w, p + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, E});
@@ -80,6 +82,11 @@ class DebertaV2 final : public ModelBase {
       params.pos_query = p2c ? pos_query_.back().data() : nullptr;
       schemes_.push_back(make_scheme(params));
     }
+    // Held: the projected tables (float32 in every dtype), not the relative embeddings they came from.
+    std::size_t held = 0;
+    for (const auto& t : pos_key_) held += t.size() * sizeof(float);
+    for (const auto& t : pos_query_) held += t.size() * sizeof(float);
+    replace_held(w, rel.size(), held);
   }
 
  private:
@@ -112,7 +119,8 @@ class DebertaV2 final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> word_, position_, token_type_;
+  EmbeddingTable word_;
+  std::vector<float> position_, token_type_;
   Linear embed_proj_;
   LayerNorm emb_ln_;
   std::vector<PostLnLayer> layers_;

@@ -6,6 +6,7 @@
 //               h' = output_layer_norm(a + lin2 · act(lin1 a)), LayerNorm eps 1e-12
 //   attention   scheme none (q/√d · k, positions live in the embeddings)
 // Shapes: H = dim, heads = n_heads, FF hidden = hidden_dim; seq ≤ max_position_embeddings.
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/positions.h"
@@ -19,7 +20,7 @@ class DistilBert final : public ModelBase {
   DistilBert(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"distilbert."});
     const int H = c.hidden_size, P = c.max_position_embeddings;
-    word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, H});
+    word_ = EmbeddingTable::load(w, p + "embeddings.word_embeddings.weight", c.vocab_size, H);
     if (c.sinusoidal_pos_embds && !w.contains(p + "embeddings.position_embeddings.weight"))
       position_ = sinusoid_table(P, H, SinusoidLayout::Interleaved);
     else
@@ -52,7 +53,8 @@ class DistilBert final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> word_, position_;
+  EmbeddingTable word_;
+  std::vector<float> position_;
   LayerNorm emb_ln_;
   std::vector<PostLnLayer> layers_;
   std::unique_ptr<Scheme> scheme_;

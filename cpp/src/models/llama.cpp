@@ -6,6 +6,7 @@
 //   attention   causal, RopeParams{Half, rope_theta}: q, k of position p rotated on pairs (i, i + d/2)
 //               (rotate_half) by p·θ^(−2i/d); grouped-query heads when num_key_value_heads < heads.
 // Shapes: q_proj [H, H], k_proj/v_proj [kv_heads·d, H], gate/up [I, H], down [H, I].
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
@@ -27,7 +28,7 @@ class Llama final : public ModelBase {
     const std::string p = detect_prefix(w, "embed_tokens.weight", {"model."});
     const int H = c.hidden_size, I = c.intermediate_size, kv = c.num_kv_heads * c.head_dim;
     const bool bias = c.attention_bias;
-    embed_ = load_tensor(w, p + "embed_tokens.weight", {c.vocab_size, H});
+    embed_ = EmbeddingTable::load(w, p + "embed_tokens.weight", c.vocab_size, H);
     const Activation act = parse_activation(c.hidden_act);
     for (int i = 0; i < c.num_layers; ++i) {
       const std::string b = p + "layers." + std::to_string(i) + ".";
@@ -86,7 +87,7 @@ class Llama final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> embed_;
+  EmbeddingTable embed_;
   std::vector<LlamaBlock> blocks_;
   RmsNorm norm_;
   std::unique_ptr<Scheme> scheme_;

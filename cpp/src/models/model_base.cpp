@@ -1,5 +1,6 @@
 // ModelBase::forward (validation, key mask, outputs) and relpos::load_model (dispatch on model_type).
 #include "models/model_base.h"
+#include "models/layers/load_context.h"
 
 #include <cstring>
 
@@ -75,8 +76,9 @@ void ModelBase::Run::set_last_hidden(const float* h, int width) const {
 
 }  // namespace models
 
-std::unique_ptr<Model> load_model(const std::string& config_json_text, const Weights& weights) {
-  const ModelConfig c = parse_model_config(config_json_text);
+namespace {
+
+std::unique_ptr<Model> make_model(const ModelConfig& c, const Weights& weights) {
   const std::string& t = c.model_type;
   if (t == "bert") return models::make_bert(c, weights);
   if (t == "distilbert") return models::make_distilbert(c, weights);
@@ -88,6 +90,16 @@ std::unique_ptr<Model> load_model(const std::string& config_json_text, const Wei
   if (t == "mpt") return models::make_mpt(c, weights);
   if (t == "llama") return models::make_llama(c, weights);
   fail_value("load_model: model_type '" + t + "' has no implementation");
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_model(const std::string& config_json_text, const Weights& weights, const LoadOptions& options) {
+  const ModelConfig c = parse_model_config(config_json_text);
+  const models::LoadContext context(weights, options);
+  std::unique_ptr<Model> model = make_model(c, context);
+  static_cast<models::ModelBase&>(*model).set_weights_held(options.dtype, context.held_bytes());
+  return model;
 }
 
 }  // namespace relpos

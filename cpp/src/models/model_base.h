@@ -20,6 +20,13 @@ class ModelBase : public Model {
  public:
   explicit ModelBase(ModelConfig config) : cfg_(std::move(config)) {}
   const ModelConfig& config() const override { return cfg_; }
+  WeightFormat dtype() const override { return dtype_; }
+  std::size_t weight_bytes() const override { return weight_bytes_; }
+  // Set by load_model once the family is built (models/layers/load_context.h counts the bytes).
+  void set_weights_held(WeightFormat dtype, std::size_t bytes) {
+    dtype_ = dtype;
+    weight_bytes_ = bytes;
+  }
   ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
                       const ForwardOptions& options) final;
 
@@ -44,6 +51,8 @@ class ModelBase : public Model {
 
  private:
   std::vector<std::uint8_t> key_mask_;
+  WeightFormat dtype_ = WeightFormat::F32;
+  std::size_t weight_bytes_ = 0;
 };
 
 std::unique_ptr<Model> make_bert(const ModelConfig&, const Weights&);

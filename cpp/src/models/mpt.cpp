@@ -7,6 +7,7 @@
 //               m_h·(key index − (L − 1)), a per-row constant away.
 // Shapes: Wqkv [3H, H] with output [q | k | v], each split into heads of head_dim = H / n_heads;
 // up_proj [4H, H] (transformers 4.34 hard-codes 4·d_model and ignores expansion_ratio).
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
@@ -30,7 +31,7 @@ class Mpt final : public ModelBase {
     const std::string p = detect_prefix(w, "wte.weight", {"transformer."});
     const int H = c.hidden_size, F = c.intermediate_size;
     const bool bias = !c.no_bias;
-    wte_ = load_tensor(w, p + "wte.weight", {c.vocab_size, H});
+    wte_ = EmbeddingTable::load(w, p + "wte.weight", c.vocab_size, H);
     for (int i = 0; i < c.num_layers; ++i) {
       const std::string b = p + "blocks." + std::to_string(i) + ".";
       MptBlock blk;
@@ -83,7 +84,7 @@ class Mpt final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> wte_;
+  EmbeddingTable wte_;
   std::vector<MptBlock> blocks_;
   LayerNorm norm_f_;
   std::unique_ptr<Scheme> scheme_;

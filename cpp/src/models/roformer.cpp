@@ -6,6 +6,7 @@
 //               rotated pairwise (2i, 2i+1) by p·10000^(−2i/head_dim) — HF's
 //               apply_rotary_position_embeddings with encoder.embed_positions (rotary_value = false).
 // Shapes: H = hidden_size, heads · head_dim = H; seq ≤ max_position_embeddings.
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
@@ -20,7 +21,7 @@ class RoFormer final : public ModelBase {
     if (c.rotary_value) fail_value("roformer: rotary_value = true is not supported (values are not rotated)");
     const std::string p = detect_prefix(w, "embeddings.word_embeddings.weight", {"roformer."});
     const int H = c.hidden_size, E = c.embedding_size;
-    word_ = load_tensor(w, p + "embeddings.word_embeddings.weight", {c.vocab_size, E});
+    word_ = EmbeddingTable::load(w, p + "embeddings.word_embeddings.weight", c.vocab_size, E);
     if (c.type_vocab_size > 0) token_type_ = load_tensor(w, p + "embeddings.token_type_embeddings.weight", {c.type_vocab_size, E});
     emb_ln_ = LayerNorm::load(w, p + "embeddings.LayerNorm", E, c.norm_eps);
     if (E != H) project_ = Linear::load(w, p + "embeddings_project", E, H, true);
@@ -61,7 +62,8 @@ class RoFormer final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> word_, token_type_;
+  EmbeddingTable word_;
+  std::vector<float> token_type_;
   LayerNorm emb_ln_;
   Linear project_;
   std::vector<PostLnLayer> layers_;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/layers/layers.h"
+#include "models/layers/load_context.h"
 #include "relpos/error.h"
 #include "relpos/heads.h"
 
@@ -62,6 +63,7 @@ class Head final : public SequenceClassifier {
       : dense_(std::move(dense)), act_(act), classifier_(std::move(classifier)), use_pooler_(use_pooler) {
     labels_ = std::move(labels);
   }
+  void set_weight_bytes(std::size_t bytes) { weight_bytes_ = bytes; }
 
   std::vector<float> logits(const ModelOutput& o) const override {
     std::vector<float> x;
@@ -103,8 +105,9 @@ int rows_of(const Weights& w, const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& config_json_text,
-                                                             const ModelConfig& c, const Weights& w) {
+namespace {
+
+std::unique_ptr<Head> load_head(const std::string& config_json_text, const ModelConfig& c, const Weights& w) {
   json j;
   try {
     j = json::parse(config_json_text);
@@ -143,6 +146,17 @@ std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& 
                                   Linear::load(w, "classifier", P, n, true), false);
   }
   return nullptr;  // other families: no sequence-classification head in relpos
+}
+
+}  // namespace
+
+std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& config_json_text,
+                                                             const ModelConfig& config, const Weights& weights,
+                                                             const LoadOptions& options) {
+  const models::LoadContext context(weights, options);
+  std::unique_ptr<Head> head = load_head(config_json_text, config, context);
+  if (head) head->set_weight_bytes(context.held_bytes());
+  return head;
 }
 
 }  // namespace relpos

@@ -7,6 +7,7 @@
 //               with no 1/sqrt(d); B = layer 0's relative_attention_bias [num_buckets, heads], loaded
 //               once and shared by every layer (HF computes it in layer 0 and passes it on).
 // Shapes: H = d_model, inner = heads · d_kv (may differ from H), FF hidden = d_ff.
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/schemes.h"
@@ -25,7 +26,7 @@ class T5Encoder final : public ModelBase {
   T5Encoder(const ModelConfig& c, const Weights& w) : ModelBase(c) {
     const int H = c.hidden_size, inner = c.num_heads * c.head_dim, F = c.intermediate_size;
     const std::string embed = w.contains("encoder.embed_tokens.weight") ? "encoder.embed_tokens.weight" : "shared.weight";
-    embed_ = load_tensor(w, embed, {c.vocab_size, H});
+    embed_ = EmbeddingTable::load(w, embed, c.vocab_size, H);
     const Activation act = parse_activation(c.dense_act_fn);
     for (int i = 0; i < c.num_layers; ++i) {
       const std::string p = "encoder.block." + std::to_string(i) + ".layer.";
@@ -92,7 +93,8 @@ class T5Encoder final : public ModelBase {
     r.set_last_hidden(h, H);
   }
 
-  std::vector<float> embed_, bias_;
+  EmbeddingTable embed_;
+  std::vector<float> bias_;
   std::vector<T5Block> blocks_;
   RmsNorm final_norm_;
   std::unique_ptr<Scheme> scheme_;

@@ -11,6 +11,7 @@
 // The key mask is applied too (HF takes none; with right padding the causal mask already hides it).
 #include <cmath>
 
+#include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
@@ -37,7 +38,7 @@ class TransfoXL final : public ModelBase {
     if (c.div_val != 1) fail_value("transfo-xl: only div_val = 1 (a single embedding table) is supported");
     const std::string p = detect_prefix(w, "word_emb.emb_layers.0.weight", {"transformer."});
     const int D = c.hidden_size, E = c.d_embed, heads = c.num_heads, dh = c.head_dim, inner = heads * dh;
-    emb_ = load_tensor(w, p + "word_emb.emb_layers.0.weight", {c.vocab_size, E});
+    emb_ = EmbeddingTable::load(w, p + "word_emb.emb_layers.0.weight", c.vocab_size, E);
     if (E != D) emb_proj_ = Linear(E, D, load_tensor(w, p + "word_emb.emb_projs.0", {D, E}).data(), nullptr);
     std::vector<float> shared_w, shared_r;
     if (!c.untie_r) {
@@ -104,7 +105,7 @@ class TransfoXL final : public ModelBase {
     r.set_last_hidden(h, D);
   }
 
-  std::vector<float> emb_;
+  EmbeddingTable emb_;
   Linear emb_proj_;
   std::vector<TxlLayer> layers_;
   std::vector<float> h_, a_, e_, qkv_, ctx_, ff_;

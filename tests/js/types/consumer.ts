@@ -15,6 +15,8 @@ async function models(rp: Relpos): Promise<number> {
   hub.dispose();
   void removed;
   const picked = await rp.loadModel({ 'config.json': new Blob(['{}']), 'model.safetensors': new ArrayBuffer(8) });
+  const small = await rp.loadModel('https://example.com/model/', { dtype: 'q8' });
+  const held: number = small.info.weightBytes + (small.info.dtype === 'q8' ? 1 : 0);
   const r: ForwardResult = model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[1, 1, 1]] }, { outputAttentions: true });
   const t = model.forward({ text: ['a', 'b'] }, { outputHiddenStates: true });
   const embed = await pipeline('feature-extraction', model)(['a b'], { pooling: 'mean', normalize: true });
@@ -23,7 +25,7 @@ async function models(rp: Relpos): Promise<number> {
   { using scoped = picked; void scoped.info.causal; }
   model.dispose();
   return r.lastHiddenState.data.length + (r.attentions?.[0].dims[1] ?? 0) + (t.tokens?.length ?? 0) + embed.dims[0] +
-    top.length + zs.scores.length + rp.modelTypes.length + (model.labels?.length ?? 0) + model.info.hiddenSize;
+    top.length + zs.scores.length + rp.modelTypes.length + (model.labels?.length ?? 0) + model.info.hiddenSize + held;
 }
 void models;
 

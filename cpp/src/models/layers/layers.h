@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/layers/linear_q8.h"
 #include "relpos/attention.h"
 #include "relpos/weights.h"
 
@@ -20,12 +21,14 @@ namespace relpos::models {
 std::vector<float> load_tensor(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape);
 
 // ---- Linear: y[rows, out] = x[rows, in] · Wᵀ + b,  W [out, in] as nn.Linear stores it ----------
-// W is packed once (kernels::pack_b_nk) so every forward is one packed GEMM plus a bias pass.
+// W is packed once (kernels::pack_b_nk) so every forward is one packed GEMM plus a bias pass; loaded
+// under LoadOptions::dtype = Q8 (models/layers/load_context.h), W is held as int8 (QuantizedMatrix).
 class Linear {
  public:
   Linear() = default;
   Linear(int in, int out, const float* weight, const float* bias);  // bias may be null
-  // Loads `<prefix>.weight` [out, in] and, when with_bias, `<prefix>.bias` [out].
+  // Loads `<prefix>.weight` [out, in] and, when with_bias, `<prefix>.bias` [out]; quantized when the
+  // load's options ask for q8.
   static Linear load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias);
   void forward(int rows, const float* x, float* y) const;
   int in() const { return in_; }
@@ -35,6 +38,7 @@ class Linear {
   int in_ = 0, out_ = 0;
   std::vector<float> packed_;
   std::vector<float> bias_;
+  QuantizedMatrix q8_;  // non-empty: the weights are int8 and packed_ is empty
 };
 
 // ---- norms -------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include "kernels/gemm_f32.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
+#include "models/layers/load_context.h"
 
 namespace relpos::models {
 
@@ -19,10 +20,22 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
   const auto w = load_tensor(weights, prefix + ".weight", {out, in});
   std::vector<float> b;
   if (with_bias) b = load_tensor(weights, prefix + ".bias", {out});
-  return Linear(in, out, w.data(), with_bias ? b.data() : nullptr);
+  if (load_options_of(weights).dtype == WeightFormat::Q8) {
+    Linear q;
+    q.in_ = in;
+    q.out_ = out;
+    q.q8_ = QuantizedMatrix(in, out, w.data());
+    q.bias_ = std::move(b);
+    replace_held(weights, w.size(), q.q8_.bytes());
+    return q;
+  }
+  Linear l(in, out, w.data(), with_bias ? b.data() : nullptr);
+  replace_held(weights, w.size(), l.packed_.size() * sizeof(float));  // panels padded to NR columns
+  return l;
 }
 
 void Linear::forward(int rows, const float* x, float* y) const {
+  if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());
 }

@@ -1,0 +1,35 @@
+// A token- or position-embedding table [rows, dim] read by row. Loaded under LoadOptions::dtype = Q8 it is held
+// as symmetric int8 with one float32 scale per row (the token), and gathered rows are dequantized;
+// otherwise it is the float32 table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "relpos/weights.h"
+
+namespace relpos::models {
+
+class EmbeddingTable {
+ public:
+  EmbeddingTable() = default;
+  // Reads `name` [rows, dim] (shape checked as load_tensor does).
+  static EmbeddingTable load(const Weights& weights, const std::string& name, int rows, int dim);
+  // out[r, :] = table[ids[r], :] for r < count; RangeError if an id is outside [0, rows).
+  void gather(int count, const std::int32_t* ids, float* out) const;
+  // out[:] += table[row, :]; row < rows (the caller's invariant, e.g. a position below the table's size).
+  void add_row(int row, float* out) const;
+
+ private:
+  int rows_ = 0, dim_ = 0;
+  std::vector<float> f32_;
+  std::vector<std::int8_t> q8_;
+  std::vector<float> scales_;
+};
+
+// gather_rows (layers.h) over an EmbeddingTable; vocab and dim must be the table's.
+void gather_rows(int rows, const std::int32_t* ids, const EmbeddingTable& table, int vocab, int dim, float* out);
+
+}  // namespace relpos::models

@@ -1,0 +1,27 @@
+// The 8-bit weights of a linear layer (LoadOptions::dtype = Q8): W [out, in] quantized to symmetric
+// int8 with one scale per output channel and packed for kernels::gemm_qs8_packed. forward quantizes
+// its input per row (kernels::quantize_rows_qs8, int16 values) and rescales the exact int32 sums.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace relpos::models {
+
+class QuantizedMatrix {
+ public:
+  QuantizedMatrix() = default;
+  QuantizedMatrix(int in, int out, const float* weight);  // weight [out, in], finite
+  bool empty() const { return packed_.empty(); }
+  std::size_t bytes() const { return packed_.size() + scales_.size() * sizeof(float); }
+  // y[rows, out] = x[rows, in] · Wᵀ (+ bias[out] when not null), W the quantized weight.
+  void forward(int rows, const float* x, float* y, const float* bias) const;
+
+ private:
+  int in_ = 0, out_ = 0;
+  std::vector<std::int8_t> packed_;
+  std::vector<float> scales_;
+};
+
+}  // namespace relpos::models

@@ -1,0 +1,91 @@
+// What 8-bit weights cost: every shared fixture (../shared/fixtures/hf) and end-to-end bench model
+// (../shared/bench-models) loaded through the npm package twice, rp.loadModel(dir) and
+// rp.loadModel(dir, { dtype: 'q8' }), run on the folder's input.json; on valid (unpadded) tokens:
+//   maxAbs  max |q8 − fp32| of last_hidden_state;  rel  maxAbs / max |fp32|;
+//   cosine  the smallest cosine similarity of the mean-pooled embeddings (one per sequence);
+//   bytes   model.info.weightBytes of q8 ÷ fp32.
+// Used by tests/js/q8.test.mjs (bounds) and, run as a script, rewrites README.md's table between
+// <!-- q8:start --> and <!-- q8:end -->:   node scripts/q8-accuracy.mjs [README.md]
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
+export const SHARED = path.join(ROOT, '..', 'shared');
+export const FIXTURE_NAMES = ['bert-absolute', 'bert-relative-key', 'bert-relative-key-query', 'deberta-v2-a-v2like', 'deberta-v2-b-v3like',
+  'deberta-v2-c-c2p-only', 'distilbert-sinusoidal', 'roformer-rotary', 't5-a-classic', 't5-b-v1_1-gated-gelu', 'transfo-xl',
+  'bloom-alibi', 'mpt-alibi', 'llama-rope'];
+export const BENCH_NAMES = ['bert-minilm-layer', 'bert-relative-key-layer', 'deberta-v3-xsmall-layer', 't5-small-encoder-layer'];
+
+export const caseDir = (name) =>
+  BENCH_NAMES.includes(name) ? path.join(SHARED, 'bench-models', name) : path.join(SHARED, 'fixtures', 'hf', name);
+
+/** Measures one folder on runtime `rp` (both models are disposed before returning). */
+export async function measureQ8(rp, name) {
+  const dir = caseDir(name);
+  const input = JSON.parse(fs.readFileSync(path.join(dir, 'input.json'), 'utf8'));
+  const inputs = { inputIds: input.input_ids, attentionMask: input.attention_mask };
+  const fp32 = await rp.loadModel(dir);
+  const q8 = await rp.loadModel(dir, { dtype: 'q8' });
+  try {
+    const a = fp32.forward(inputs).lastHiddenState;
+    const b = q8.forward(inputs).lastHiddenState;
+    const [B, L, H] = a.dims;
+    let maxAbs = 0, refMax = 0, cosine = 1;
+    for (let s = 0; s < B; ++s) {
+      const ma = new Float64Array(H), mb = new Float64Array(H);
+      for (let l = 0; l < L; ++l) {
+        if (!input.attention_mask[s][l]) continue;
+        for (let h = 0; h < H; ++h) {
+          const i = (s * L + l) * H + h;
+          const d = Math.abs(a.data[i] - b.data[i]);
+          maxAbs = Number.isNaN(d) ? Infinity : Math.max(maxAbs, d);
+          refMax = Math.max(refMax, Math.abs(a.data[i]));
+          ma[h] += a.data[i];
+          mb[h] += b.data[i];
+        }
+      }
+      let dot = 0, na = 0, nb = 0;
+      for (let h = 0; h < H; ++h) {
+        dot += ma[h] * mb[h];
+        na += ma[h] * ma[h];
+        nb += mb[h] * mb[h];
+      }
+      cosine = Math.min(cosine, dot / Math.sqrt(na * nb));
+    }
+    return {
+      name, modelType: fp32.info.modelType, hidden: H, maxAbs, rel: maxAbs / refMax, cosine,
+      fp32Bytes: fp32.info.weightBytes, q8Bytes: q8.info.weightBytes, bytesRatio: q8.info.weightBytes / fp32.info.weightBytes,
+      dtypes: [fp32.info.dtype, q8.info.dtype],
+    };
+  } finally {
+    fp32.dispose();
+    q8.dispose();
+  }
+}
+
+const f = (x, d = 3) => (x == null ? '–' : Number(x).toPrecision(d));
+
+/** The README table (markdown) from measureQ8 rows. */
+export function table(rows, label) {
+  const L = [`Measured by \`node scripts/q8-accuracy.mjs\` (${label}); last hidden state on valid tokens, q8 vs fp32:`, '',
+    '| model | hidden | max abs error | relative (÷ max abs fp32) | cosine of mean-pooled embeddings (min over sequences) | weight bytes q8 / fp32 |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |'];
+  for (const r of rows)
+    L.push(`| ${r.name} | ${r.hidden} | ${f(r.maxAbs)} | ${f(r.rel)} | ${r.cosine.toFixed(6)} | ${(r.q8Bytes / 1024).toFixed(0)} KiB / ${(r.fp32Bytes / 1024).toFixed(0)} KiB = ${r.bytesRatio.toFixed(3)} |`);
+  return L.join('\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  const { init } = await import('../web/index.js');
+  const rp = await init({ simd: true });
+  const rows = [];
+  for (const name of [...BENCH_NAMES, ...FIXTURE_NAMES]) rows.push(await measureQ8(rp, name));
+  const readme = path.resolve(process.argv[2] ?? path.join(ROOT, 'README.md'));
+  const text = fs.readFileSync(readme, 'utf8');
+  const start = '<!-- q8:start -->', end = '<!-- q8:end -->';
+  const a = text.indexOf(start), b = text.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`${readme}: no ${start} … ${end} block`);
+  const body = table(rows, `SIMD128 build, ${new Date().toISOString().slice(0, 10)}`);
+  fs.writeFileSync(readme, text.slice(0, a + start.length) + '\n' + body + '\n' + text.slice(b));
+  console.log(body);
+}

@@ -18,6 +18,12 @@ foreach(variant ${RELPOS_VARIANTS})
                         -sTOTAL_STACK=4MB -sEXIT_RUNTIME=1 -sSINGLE_FILE=1)
     if(variant STREQUAL "simd_threads")  # the suite runs on 3 threads (tests/cpp/main.cpp): 2 Workers
       target_link_options(${target} PRIVATE -sPTHREAD_POOL_SIZE=2 -sPTHREAD_POOL_SIZE_STRICT=2)
+      # Its CommonJS <target>.worker.js sits in a folder of its own whose package.json says so (the
+      # root package.json's "type": "module" would make Node load it as an ES module).
+      set(dir ${CMAKE_BINARY_DIR}/threads-suite)
+      file(MAKE_DIRECTORY ${dir})
+      file(WRITE ${dir}/package.json "{ \"type\": \"commonjs\" }\n")
+      set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${dir})
     endif()
     add_test(NAME cpp_${variant} COMMAND node --no-experimental-fetch $<TARGET_FILE:${target}>)
   else()

@@ -37,7 +37,9 @@ class Pool {
  public:
   ~Pool() { resize(1); }
 
+  // Never waits for a running region once the pool exists (a chunk may ask).
   int size() {
+    if (const int n = size_.load(std::memory_order_acquire)) return n;
     std::lock_guard<std::mutex> lock(owner_);
     if (size_ == 0) resize(default_threads());
     return size_;
@@ -56,7 +58,7 @@ class Pool {
       return;
     }
     if (size_ == 0) resize(default_threads());
-    const int helpers = static_cast<int>(std::min<Index>(size_ - 1, chunks - 1));
+    const int helpers = static_cast<int>(std::min<Index>(size_.load() - 1, chunks - 1));
     if (helpers == 0) {
       inline_loop(begin, end, grain, fn, context, 0);
       return;
@@ -148,14 +150,14 @@ class Pool {
         break;
       }
     }
-    size_ = static_cast<int>(workers_.size()) + 1;
+    size_.store(static_cast<int>(workers_.size()) + 1, std::memory_order_release);
   }
 
   std::mutex owner_;  // held by the thread running a region (and by resize)
   std::mutex m_;
   std::condition_variable work_, done_;
   std::vector<std::thread> workers_;
-  int size_ = 0;  // 0 = not started yet
+  std::atomic<int> size_{0};  // 0 = not started yet; written only under owner_
   bool stop_ = false;
   std::uint64_t generation_ = 0;
   Job job_;

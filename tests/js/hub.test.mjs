@@ -8,7 +8,7 @@
 //     proven in Chromium by tests/browser/hub-cache.test.mjs): a second load needs no network and
 //     says { cached: true }, cache: false never touches it, a download cut midway stores nothing.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -118,7 +118,6 @@ test('a 500, a 403 behind the redirect and a 401 are Errors with the URL and the
 });
 
 test('the sharded layout is served file by file (index + shards through the redirect)', { skip }, async () => {
-  // web/weights.js (another branch) reads this layout; here: the source hands out the exact bytes.
   const { openSource } = await import('../../web/sources.js');
   const src = await openSource('relpos-test/sharded', { host: hub.url });
   const index = JSON.parse(await src.text('model.safetensors.index.json'));
@@ -134,6 +133,42 @@ test('the sharded layout is served file by file (index + shards through the redi
   }
   assert.equal(await src.bytes('model.safetensors', { start() {}, write() {} }), false, 'absent → false');
   assert.equal(await src.text('pytorch_model.bin.index.json'), null, 'absent → null');
+});
+
+// Every weight layout by id: the 404s of the layouts before it move loading on, the shards come
+// through the CDN redirect, progress ends at every file's size, and the outputs are the folder's.
+const VARIANTS = join(ROOT, 'build', 'checkpoint-variants', 'bert-absolute');
+const ID_LAYOUTS = { 'safetensors-sharded': ['model.safetensors'], 'bin-f32': ['model.safetensors', 'model.safetensors.index.json'],
+  'bin-sharded': ['model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin'] };
+const noVariants = existsSync(VARIANTS) ? skip : 'run /usr/bin/python3 scripts/make-checkpoint-variants.py first';
+test('sharded safetensors, pytorch_model.bin and sharded .bin load by id after the 404s of the layouts before them', { skip: noVariants }, async () => {
+  const local = await rp.loadModel(fixture('bert-absolute'));
+  const expected = run(local, 'bert-absolute');
+  local.dispose();
+  const layoutHub = await startHubServer({
+    repos: Object.fromEntries(Object.keys(ID_LAYOUTS).map((l) => [`relpos-test/${l}`, join(VARIANTS, l)])),
+  });
+  try {
+    for (const [layout, absent] of Object.entries(ID_LAYOUTS)) {
+      layoutHub.requests.length = 0;
+      const events = [];
+      const model = await rp.loadModel(`relpos-test/${layout}`, { host: layoutHub.url, onProgress: (p) => events.push(p) });
+      assert.deepEqual(run(model, 'bert-absolute'), expected, layout);
+      model.dispose();
+      const asked = layoutHub.requests.map((r) => `${r.server} ${r.status} ${r.path}`);
+      for (const file of absent)
+        assert.ok(asked.includes(`hub 404 /relpos-test/${layout}/resolve/main/${file}`), `${layout}: ${file} asked first\n${asked.join('\n')}`);
+      const weightFiles = readdirSync(join(VARIANTS, layout)).filter((f) => /\.(bin|safetensors)$/.test(f));
+      for (const file of weightFiles) {
+        assert.ok(asked.includes(`cdn 200 /lfs/relpos-test%2F${layout}/main/${file}`), `${layout}: ${file} via the redirect\n${asked.join('\n')}`);
+        const last = events.filter((e) => e.file === file).at(-1);
+        const size = statSync(join(VARIANTS, layout, file)).size;
+        assert.deepEqual(last, { file, loaded: size, total: size, cached: false }, `${layout}: progress of ${file}`);
+      }
+    }
+  } finally {
+    await layoutHub.close();
+  }
 });
 
 test('which strings are Hub ids: the shape, hf:, host/revision, and an existing folder under Node', async () => {

@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "io/json_text.h"
 #include "io/torch_checkpoint.h"
 #include "relpos/error.h"
 #include "relpos/safetensors.h"
@@ -60,11 +61,10 @@ class ShardedWeights final : public Weights {
 std::unique_ptr<Weights> open_sharded(const CheckpointFile& index, std::vector<CheckpointFile> files) {
   const std::string& f = index.name;
   auto fail = [&](const std::string& m) -> void { fail_value(f + ": " + m); };
-  // Parsed from a const std::string&: the same nlohmann parser instantiation as config.json (WASM size).
   const std::string text(index.bytes.begin(), index.bytes.end());
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text);
+    json = io::parse_json(text);
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("not valid JSON: ") + e.what());
   }

@@ -3,6 +3,8 @@
 // TransfoXLConfig, BloomConfig, MptConfig, LlamaConfig); JSON null counts as absent.
 #include "relpos/config.h"
 
+#include "io/json_text.h"
+
 #include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -21,21 +23,6 @@ const std::vector<std::string> kSupported = {"bert", "deberta-v2", "t5", "roform
   fail_value("config.json: field '" + key + "' " + what);
 }
 
-// A JSON value for an error message, bounded in depth and width: json::dump() recurses once per
-// nesting level, so a hostile "[[[[…" value would overflow the stack (found by fuzzing).
-std::string describe(const json& value, int depth = 0) {
-  if (!value.is_structured()) return value.dump();
-  const bool array = value.is_array();
-  if (depth >= 2 || value.size() > 16) return array ? "[…]" : "{…}";
-  std::string out = array ? "[" : "{";
-  for (auto it = value.begin(); it != value.end(); ++it) {
-    if (it != value.begin()) out += ",";
-    if (!array) out += json(it.key()).dump() + ":";
-    out += describe(*it, depth + 1);
-  }
-  return out + (array ? "]" : "}");
-}
-
 bool present(const json& j, const std::string& key) { return j.contains(key) && !j.at(key).is_null(); }
 
 int get_int(const json& j, const std::string& key, int fallback) {
@@ -47,33 +34,33 @@ int get_int(const json& j, const std::string& key, int fallback) {
     if (v.is_number_float()) {
       const double d = v.get<double>();
       if (d >= -2147483647.0 && d <= 2147483647.0 && d == std::trunc(d)) return static_cast<int>(d);
-      if (d == std::trunc(d)) fail_field(key, "is out of range: " + describe(v));
+      if (d == std::trunc(d)) fail_field(key, "is out of range: " + io::describe_json(v));
     }
-    fail_field(key, "must be an integer, got " + describe(v));
+    fail_field(key, "must be an integer, got " + io::describe_json(v));
   }
   const auto x = v.get<long long>();
-  if (x < -2147483647LL || x > 2147483647LL) fail_field(key, "is out of range: " + describe(v));
+  if (x < -2147483647LL || x > 2147483647LL) fail_field(key, "is out of range: " + io::describe_json(v));
   return static_cast<int>(x);
 }
 
 float get_float(const json& j, const std::string& key, float fallback) {
   if (!present(j, key)) return fallback;
   const json& v = j.at(key);
-  if (!v.is_number()) fail_field(key, "must be a number, got " + describe(v));
+  if (!v.is_number()) fail_field(key, "must be a number, got " + io::describe_json(v));
   return v.get<float>();
 }
 
 bool get_bool(const json& j, const std::string& key, bool fallback) {
   if (!present(j, key)) return fallback;
   const json& v = j.at(key);
-  if (!v.is_boolean()) fail_field(key, "must be true or false, got " + describe(v));
+  if (!v.is_boolean()) fail_field(key, "must be true or false, got " + io::describe_json(v));
   return v.get<bool>();
 }
 
 std::string get_string(const json& j, const std::string& key, const std::string& fallback) {
   if (!present(j, key)) return fallback;
   const json& v = j.at(key);
-  if (!v.is_string()) fail_field(key, "must be a string, got " + describe(v));
+  if (!v.is_string()) fail_field(key, "must be a string, got " + io::describe_json(v));
   return v.get<std::string>();
 }
 
@@ -96,7 +83,7 @@ std::vector<std::string> supported_model_types() { return kSupported; }
 ModelConfig parse_model_config(const std::string& text) {
   json j;
   try {
-    j = json::parse(text);
+    j = io::parse_json(text);
   } catch (const json::exception& e) {
     fail_value(std::string("config.json is not valid JSON: ") + e.what());
   }
@@ -140,11 +127,11 @@ ModelConfig parse_model_config(const std::string& text) {
           }
         } else if (v.is_array()) {
           for (const auto& e : v) {
-            if (!e.is_string()) fail_field("pos_att_type", "must list strings, got " + describe(v));
+            if (!e.is_string()) fail_field("pos_att_type", "must list strings, got " + io::describe_json(v));
             c.pos_att_type.push_back(e.get<std::string>());
           }
         } else {
-          fail_field("pos_att_type", "must be a list of strings, got " + describe(v));
+          fail_field("pos_att_type", "must be a list of strings, got " + io::describe_json(v));
         }
         for (auto& s : c.pos_att_type) {
           for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/dtype_convert.h"
+#include "io/json_text.h"
 #include "relpos/error.h"
 
 namespace relpos {
@@ -39,27 +40,11 @@ using io::half_to_float;
   fail_value(file + ": tensor '" + tensor + "': " + message);
 }
 
-// A JSON value for an error message, bounded in depth and width: json::dump() recurses once per
-// nesting level, so dumping a hostile "[[[[…" header value would overflow the stack (ASan at
-// ~100k levels natively; far fewer under WASM's 1 MB stack).
-std::string describe(const nlohmann::json& value, int depth = 0) {
-  if (!value.is_structured()) return value.dump();
-  const bool array = value.is_array();
-  if (depth >= 2 || value.size() > 16) return array ? "[…]" : "{…}";
-  std::string out = array ? "[" : "{";
-  for (auto it = value.begin(); it != value.end(); ++it) {
-    if (it != value.begin()) out += ",";
-    if (!array) out += nlohmann::json(it.key()).dump() + ":";
-    out += describe(*it, depth + 1);
-  }
-  return out + (array ? "]" : "}");
-}
-
 // A JSON value that must be a non-negative integer fitting in size_t.
 std::size_t to_size(const nlohmann::json& value, const std::string& file, const std::string& tensor,
                     const char* what) {
   if (!value.is_number_integer())
-    fail_tensor(file, tensor, std::string(what) + " must be a non-negative integer, got " + describe(value));
+    fail_tensor(file, tensor, std::string(what) + " must be a non-negative integer, got " + io::describe_json(value));
   if (value.is_number_unsigned()) {
     const auto v = value.get<std::uint64_t>();
     if (v > std::numeric_limits<std::size_t>::max())
@@ -74,7 +59,7 @@ std::size_t to_size(const nlohmann::json& value, const std::string& file, const 
 }
 
 DType parse_dtype(const nlohmann::json& value, const std::string& file, const std::string& tensor) {
-  if (!value.is_string()) fail_tensor(file, tensor, "dtype must be a string, got " + describe(value));
+  if (!value.is_string()) fail_tensor(file, tensor, "dtype must be a string, got " + io::describe_json(value));
   const auto s = value.get<std::string>();
   if (s == "F32") return DType::F32;
   if (s == "F16") return DType::F16;
@@ -117,7 +102,7 @@ SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::strin
 
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(data_start));
+    header = io::parse_json(std::string(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(data_start)));
   } catch (const nlohmann::json::exception& e) {
     fail_file(f, std::string("header is not valid JSON: ") + e.what());
   }
@@ -140,24 +125,24 @@ SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::strin
     info.name = name;
     info.dtype = parse_dtype(entry["dtype"], f, name);
     const auto& shape = entry["shape"];
-    if (!shape.is_array()) fail_tensor(f, name, "shape must be an array, got " + describe(shape));
+    if (!shape.is_array()) fail_tensor(f, name, "shape must be an array, got " + io::describe_json(shape));
     std::size_t elements = 1;
     for (const auto& dim : shape) {
       const std::size_t d = to_size(dim, f, name, "shape entry");
       if (d > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
         fail_tensor(f, name, "shape entry " + std::to_string(d) + " is too large");
       if (d != 0 && elements > std::numeric_limits<std::size_t>::max() / d)
-        fail_tensor(f, name, "element count of shape " + describe(shape) + " overflows");
+        fail_tensor(f, name, "element count of shape " + io::describe_json(shape) + " overflows");
       elements *= d;
       info.shape.push_back(static_cast<std::int64_t>(d));
     }
     const std::size_t esize = dtype_size(info.dtype);
     if (elements > std::numeric_limits<std::size_t>::max() / esize)
-      fail_tensor(f, name, "byte size of shape " + describe(shape) + " × " + dtype_name(info.dtype) + " overflows");
+      fail_tensor(f, name, "byte size of shape " + io::describe_json(shape) + " × " + dtype_name(info.dtype) + " overflows");
     const std::size_t nbytes = elements * esize;
     const auto& offsets = entry["data_offsets"];
     if (!offsets.is_array() || offsets.size() != 2)
-      fail_tensor(f, name, "data_offsets must be [begin, end], got " + describe(offsets));
+      fail_tensor(f, name, "data_offsets must be [begin, end], got " + io::describe_json(offsets));
     const std::size_t begin = to_size(offsets[0], f, name, "data_offsets begin");
     const std::size_t end = to_size(offsets[1], f, name, "data_offsets end");
     if (begin > end)
@@ -167,7 +152,7 @@ SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::strin
                                ") out of range: the data buffer holds " + std::to_string(buffer_size) + " bytes");
     if (end - begin != nbytes)
       fail_tensor(f, name, "data_offsets span " + std::to_string(end - begin) + " bytes but " + dtype_name(info.dtype) +
-                               " × shape " + describe(shape) + " needs " + std::to_string(nbytes));
+                               " × shape " + io::describe_json(shape) + " needs " + std::to_string(nbytes));
     info.offset = data_start + begin;  // cannot overflow: begin ≤ buffer_size = size − data_start
     info.nbytes = nbytes;
     st.tensors_.push_back(std::move(info));

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "io/json_text.h"
+
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
 #include "relpos/error.h"
@@ -110,7 +112,7 @@ namespace {
 std::unique_ptr<Head> load_head(const std::string& config_json_text, const ModelConfig& c, const Weights& w) {
   json j;
   try {
-    j = json::parse(config_json_text);
+    j = io::parse_json(config_json_text);
   } catch (const json::exception& e) {
     fail_value(std::string("config.json is not valid JSON: ") + e.what());
   }

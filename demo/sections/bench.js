@@ -114,7 +114,7 @@ export function mount(root, { rp, showThreads }) {
     const last = r.lengths.length - 1;
     const overall = sum((x) => x.single.ms[last]) / sum((x) => x.ms[last]);
     return [h('p', { class: 'note threads-note', 'data-compared': 'true' },
-      `${describeThreads(r)} At L = ${r.lengths[last]} all schemes together take ${formatMs(sum((x) => x.single.ms[last]))} ms on 1 thread and ${formatMs(sum((x) => x.ms[last]))} ms on ${N} (${overall.toFixed(2)}× faster). `,
+      `${describeThreads(r)} At L = ${r.lengths[last]} all schemes together take ${formatMs(sum((x) => x.single.ms[last]))} ms on 1 thread and ${formatMs(sum((x) => x.ms[last]))} ms on ${N} (speedup ${overall.toFixed(2)}×). `,
       'Short calls gain little: waking the threads costs microseconds, and the machine\'s other work shares the same cores.'),
     h('div', { class: 'scroll' }, table)];
   }

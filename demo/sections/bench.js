@@ -101,11 +101,11 @@ export function mount(root, { rp, showThreads }) {
       h('caption', { class: 'note' }, `Milliseconds per call on 1 thread and on ${N} threads (the same build and inputs, one after the other): median, fastest–slowest run and number of runs; speedup = 1-thread median ÷ ${N}-thread median`),
       h('thead', {},
         h('tr', {}, h('th', { scope: 'col', rowspan: 2 }, 'Scheme'), r.lengths.map((L) => h('th', { scope: 'colgroup', colspan: 3 }, `L = ${L}`))),
-        h('tr', {}, r.lengths.map(() => [h('th', { scope: 'col' }, '1 thread'), h('th', { scope: 'col' }, `${N} threads`), h('th', { scope: 'col' }, 'speedup')]))),
+        h('tr', {}, r.lengths.flatMap(() => [h('th', { scope: 'col' }, '1 thread'), h('th', { scope: 'col' }, `${N} threads`), h('th', { scope: 'col' }, 'speedup')]))),
       h('tbody', {}, r.results.map((x) => h('tr', { 'data-scheme': x.type },
         h('td', {}, schemeLabel(x.type)),
         x.error ? h('td', { colspan: 3 * r.lengths.length, class: 'error' }, x.error)
-          : r.lengths.map((_, i) => [
+          : r.lengths.flatMap((_, i) => [
             h('td', { class: 'one' }, timed(x.single.timing[i])),
             h('td', { class: 'many' }, timed(x.timing[i])),
             h('td', { class: 'speedup' }, `${(x.single.ms[i] / x.ms[i]).toFixed(2)}×`),

@@ -2,6 +2,7 @@
 // mounts the five sections. Long work (encoder, benchmark) runs in worker.js.
 import { loadRelpos, describeBuild } from './lib/package.js';
 import { errorBox } from './lib/dom.js';
+import { describeThreads } from './lib/threads.js';
 import * as explorer from './sections/explorer.js';
 import * as why from './sections/why.js';
 import * as inside from './sections/inside.js';
@@ -9,6 +10,17 @@ import * as encoder from './sections/encoder.js';
 import * as bench from './sections/bench.js';
 
 const status = document.getElementById('status');
+const threadsLine = document.getElementById('threads');
+
+// The header's thread line: what the worker's relpos reported (rp.threads, rp.threadsReason) in the
+// latest encoder or benchmark result. The page's own instance (above) is single-threaded.
+function showThreads(info) {
+  if (!info) return;
+  threadsLine.textContent = describeThreads(info);
+  threadsLine.dataset.threads = String(info.threads ?? 1);
+  if (info.threadsReason) threadsLine.dataset.reason = info.threadsReason;
+  else delete threadsLine.dataset.reason;
+}
 const demo = (globalThis.relposDemo = { ready: false, error: null });
 
 async function main() {
@@ -29,7 +41,7 @@ async function main() {
   for (const [name, mod] of Object.entries(sections)) {
     const root = document.querySelector(`#${name} .body`);
     try {
-      demo[name] = await mod.mount(root, { rp });
+      demo[name] = await mod.mount(root, { rp, showThreads });
     } catch (err) {
       console.error(`section ${name}:`, err);
       root.append(errorBox(`This section failed: ${err.message}`));

@@ -3,8 +3,10 @@
 // directories on 127.0.0.1 with the right MIME types (application/wasm for .wasm, so streaming
 // compilation works) and prints the URL.
 //
-//   node scripts/serve.mjs [--port N] [--host 127.0.0.1] [--web DIR]
+//   node scripts/serve.mjs [--port N] [--host 127.0.0.1] [--web DIR] [--no-isolation]
 //
+// Every response carries COOP/COEP (the page is cross-origin isolated, so relpos can run threads);
+// --no-isolation leaves those two headers out (tests: how the page looks on a plain static host).
 // --port 0 picks a free port. --web maps the URL prefix /web/ to another directory (used to try
 // the page against a stand-in package); the default is the repository's web/.
 // The first line printed is always "relpos demo: http://HOST:PORT/demo/" (tests parse it).
@@ -22,6 +24,9 @@ function option(name, fallback) {
 }
 const host = option('host', '127.0.0.1');
 const port = Number(option('port', process.env.PORT ?? 8080));
+const isolation = process.argv.includes('--no-isolation')
+  ? {}
+  : { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 const mounts = {
   demo: join(root, 'demo'),
   web: resolve(root, option('web', 'web')),
@@ -78,8 +83,7 @@ const server = createServer(async (req, res) => {
       'content-type': types[extname(file).toLowerCase()] ?? 'application/octet-stream',
       'content-length': info.size,
       'cache-control': 'no-cache',
-      'cross-origin-opener-policy': 'same-origin',
-      'cross-origin-embedder-policy': 'require-corp',
+      ...isolation,
       'cross-origin-resource-policy': 'same-origin',
     });
     if (req.method === 'HEAD') return res.end();

@@ -6,6 +6,8 @@
 //   path 'js':    schemes with no Hugging Face family — random-encoder.js, assembled in JavaScript
 //                 from rp.attention and JS matrix products.
 // Both tokenize with the checkpoints' tokenizer.json (@huggingface/tokenizers).
+// dtype ('fp32' | 'q8', path 'model' only) is rp.loadModel's weight type; the runner keeps one model
+// per dtype of the current family and layer count, so fp32 and q8 alternate without reloading.
 import { measure } from '../lib/timing.js';
 import { FAMILIES, DIMS, SEED, makeCheckpoint } from './checkpoints.js';
 import { RandomEncoder } from './random-encoder.js';
@@ -21,7 +23,7 @@ export class EncoderRunner {
     this.rp = rp;
     this.tokenizers = tokenizers;
     this.tokenizer = new tokenizers.Tokenizer(makeTokenizerJson(), {});
-    this.loaded = null; // { key, model }
+    this.loaded = new Map(); // dtype → { key, model } for one family/layers key
     this.js = null; // RandomEncoder
   }
 
@@ -42,25 +44,25 @@ export class EncoderRunner {
     return out.join(' ');
   }
 
-  async model(family, layers) {
+  async model(family, layers, dtype = 'fp32') {
     const key = `${family}/${layers}`;
-    if (this.loaded?.key === key) return this.loaded.model;
-    this.loaded?.model.dispose();
-    this.loaded = null;
-    const model = await this.rp.loadModel(makeCheckpoint(family, { layers }), { tokenizers: this.tokenizers });
-    this.loaded = { key, model };
+    for (const [d, m] of this.loaded) if (m.key !== key) m.model.dispose(), this.loaded.delete(d);
+    const hit = this.loaded.get(dtype);
+    if (hit) return hit.model;
+    const model = await this.rp.loadModel(makeCheckpoint(family, { layers }), { tokenizers: this.tokenizers, dtype });
+    this.loaded.set(dtype, { key, model });
     return model;
   }
 
-  /** request: { text, scheme, family (null = the JS path), layers, length: 'text' | 'long', timing? } */
-  async run({ text, scheme, family, layers, length, timing }) {
+  /** request: { text, scheme, family (null = the JS path), layers, length: 'text' | 'long', dtype?, timing? } */
+  async run({ text, scheme, family, layers, length, dtype, timing }) {
     const input = this.inputText(text, length);
     const opts = { ...ENCODER_TIMING, ...timing };
     const base = { config: { layers, heads: DIMS.heads, hidden: DIMS.hidden, ffn: DIMS.ffn, seed: SEED } };
     if (family) {
       const f = FAMILIES[family];
       if (!f || f.scheme !== scheme) throw new Error(`model family ${family} does not implement the scheme ${scheme}`);
-      const model = await this.model(family, layers);
+      const model = await this.model(family, layers, dtype ?? 'fp32');
       const out = model.forward({ text: input }, { outputAttentions: true, outputHiddenStates: true });
       const ids = Array.from(out.inputIds.data);
       const S = ids.length, D = out.lastHiddenState.dims[2];
@@ -68,8 +70,9 @@ export class EncoderRunner {
       return {
         ...base,
         path: 'model', family, familyLabel: f.label, modelType: model.info.modelType, causal: model.info.causal,
+        dtype: model.info.dtype ?? 'fp32', weightBytes: model.info.weightBytes ?? null,
         timed: 'model.forward({ inputIds })',
-        tokens: out.tokens[0], shape: [S, D], hidden: out.lastHiddenState.data,
+        tokens: out.tokens[0], shape: [S, D], hidden: out.lastHiddenState.data, attentionMask: out.attentionMask.data,
         layers: out.attentions.map((a, l) => ({ probs: a.data, norms: rowNorms(out.hiddenStates[l + 1].data, S, D) })),
         timing: { forward: strip(t) },
       };

@@ -3,6 +3,7 @@
 // progress per file (bytes, and whether it came from the browser cache), then tokens and attention maps.
 import { h, field, errorBox } from '../lib/dom.js';
 import { heatmap } from '../plots/heatmap.js';
+import { describeTiming } from '../lib/timing.js';
 
 const REQUIRED = ['config.json', 'model.safetensors', 'tokenizer.json'];
 
@@ -41,7 +42,10 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
       const r = await worker('auto').request('model-forward', { text: text.value });
       const shape = r.shape ?? (r.hidden ? [r.hidden.length] : []);
       const finite = r.hidden ? Array.from(r.hidden).every(Number.isFinite) : false;
-      realOut.replaceChildren(h('p', {}, `Output ${JSON.stringify(shape)}, ${finite ? 'all finite' : 'NOT all finite'}, ${r.totalMs.toFixed(1)} ms on the ${r.simd ? 'SIMD128' : 'scalar'} build.`));
+      const d = describeTiming(r.timing);
+      realOut.replaceChildren(h('p', { class: 'model-timing' }, `Output ${JSON.stringify(shape)}, ${finite ? 'all finite' : 'NOT all finite'}. model.forward: median `,
+        h('span', { class: 'median' }, d.median), ' ms (', h('span', { class: 'range' }, d.range), ' ms, ', h('span', { class: 'runs' }, d.runs),
+        `) on the ${r.simd ? 'SIMD128' : 'scalar'} build, ${r.threads} thread${r.threads > 1 ? 's' : ''}.`));
       if (r.tokens) realOut.append(h('ul', { class: 'tokens', 'aria-label': 'model tokens' }, r.tokens.map((t) => h('li', {}, t))));
       const first = Array.isArray(r.attentions) ? r.attentions[0] : null;
       const S = r.tokens?.length ?? 0;

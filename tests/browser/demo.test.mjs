@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkPackage, launch, openDemo, shot, startServer } from './helpers.mjs';
+import { makeCheckpoint } from '../../demo/model/checkpoints.js';
 
 const missing = checkPackage();
 
@@ -141,6 +142,28 @@ describe('demo page (1280×800)', { skip: false }, () => {
     const msg = await page.textContent('#encoder details [role=status]');
     assert.ok(msg.length > 10, msg);
     await shot(page, '4-encoder-load', '#encoder details');
+  });
+
+  it('a model folder picked as local files loads, runs, and its forward time is a median with min–max and run count', async () => {
+    // the demo's own generated BERT checkpoint (config.json, model.safetensors, tokenizer.json), as a user would pick it
+    const files = Object.entries(makeCheckpoint('bert-absolute', { layers: 2 })).map(([name, body]) => ({
+      name, mimeType: name.endsWith('.json') ? 'application/json' : 'application/octet-stream', buffer: Buffer.from(body),
+    }));
+    await page.locator('#encoder #enc-files').setInputFiles(files);
+    await page.locator('#encoder button', { hasText: 'Load selected files' }).click();
+    const status = '#encoder details.real-model [role=status]';
+    await page.waitForFunction((s) => /^Loaded|error|Error/.test(document.querySelector(s).textContent), status, { timeout: 60000 });
+    assert.match(await page.textContent(status), /^Loaded bert: 2 layers, 4 heads, hidden 64\.$/);
+    await page.locator('#encoder button', { hasText: 'Run the loaded model on the text above' }).click();
+    const timing = page.locator('#encoder details.real-model p.model-timing');
+    await timing.waitFor({ timeout: 60000 });
+    assert.match(await timing.textContent(), /^Output \[1,13,64\], all finite\. model\.forward: median [\d.]+ ms \([\d.]+–[\d.]+ ms, \d+ runs( × \d+ calls)?\) on the (SIMD128|scalar) build, \d+ threads?\.$/);
+    const median = Number(await timing.locator('.median').textContent());
+    const [lo, hi] = (await timing.locator('.range').textContent()).split('–').map(Number);
+    const runs = Number((await timing.locator('.runs').textContent()).split(' ')[0]);
+    assert.ok(lo <= median && median <= hi, `median ${median} outside ${lo}–${hi}`);
+    assert.ok(runs >= 5, `${runs} runs`);
+    await shot(page, '4-encoder-local-files', '#encoder details');
   });
 
   it('the benchmark finishes for every scheme and plots it', async () => {

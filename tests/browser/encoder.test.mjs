@@ -147,6 +147,44 @@ describe('encoder section (1280×800)', () => {
     await shot(page, '4-encoder-t5-256', '#encoder');
   });
 
+  it('fp32 and q8 side by side: both timed, q8 holds fewer weight bytes, pooled cosine with fp32 ≥ 0.99', async () => {
+    await page.locator('#encoder select[name=enc-length]').selectOption('text');
+    await page.locator('#encoder select[name=enc-scheme]').selectOption('huang');
+    assert.ok(await page.locator('#encoder input[name=enc-q8]').isDisabled(), 'q8 is a rp.loadModel option: not offered for the JavaScript encoder');
+    const cases = [['alibi', 'bloom', true], ['learned-absolute', 'bert', false], ['deberta', 'deberta-v2', false]];
+    for (const [scheme, type, both] of cases) {
+      await page.locator('#encoder select[name=enc-scheme]').selectOption(scheme);
+      await page.locator('#encoder input[name=enc-q8]').check();
+      await page.locator('#encoder input[name=enc-both]').setChecked(both);
+      await runEncoder();
+      assert.equal(await page.locator('#encoder .encoder-out .path').getAttribute('data-model-type'), type);
+      const rows = await timingRows();
+      const builds = both ? ['simd', 'scalar'] : ['auto'];
+      assert.deepEqual(rows.map((x) => x.variant), builds.flatMap((b) => [`${b}/fp32`, `${b}/q8`]), scheme);
+      assertTimings(rows, ['forward']);
+      const shown = await page.locator('#encoder table.timing-table tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+        variant: tr.dataset.variant, dtype: tr.querySelector('td.dtype').textContent,
+        bytes: Number(tr.querySelector('td.weight-bytes').dataset.bytes), bytesText: tr.querySelector('td.weight-bytes').textContent,
+        cosine: tr.querySelector('td.cosine').dataset.cosine, cosineText: tr.querySelector('td.cosine').textContent,
+      })));
+      for (const b of builds) {
+        const fp32 = shown.find((x) => x.variant === `${b}/fp32`), q8 = shown.find((x) => x.variant === `${b}/q8`);
+        assert.deepEqual([fp32.dtype, q8.dtype], ['fp32', 'q8 (8-bit)']);
+        assert.equal(fp32.cosineText, 'reference');
+        assert.match(q8.cosineText, /^(0\.99\d{4}|1\.000000)$/, `${scheme}/${b}: cosine shown ${q8.cosineText}`);
+        assert.ok(Number(q8.cosine) >= 0.99 && Number(q8.cosine) < 1, `${scheme}/${b}: pooled cosine ${q8.cosine} (1 would mean q8 did not run)`);
+        assert.ok(q8.bytes > 0 && q8.bytes < 0.8 * fp32.bytes, `${scheme}/${b}: q8 ${q8.bytes} vs fp32 ${fp32.bytes} weight bytes`);
+        assert.match(fp32.bytesText, /^\d+\.\d KiB$/);
+        assert.match(q8.bytesText, /^\d+\.\d KiB \(0\.\d\d×\)$/);
+      }
+      // the same model on both builds holds the same bytes
+      if (both) assert.equal(shown[1].bytes, shown[3].bytes);
+      assert.match(await page.textContent('#encoder .q8-summary'), /8-bit weights: the same checkpoint loaded with dtype 'q8' holds [\d.]+ KiB of weights instead of [\d.]+ KiB \(0\.\d\d×; .*cosine (0\.99\d{4}|1\.000000) with fp32's/);
+      await shot(page, `4-encoder-q8-${type}`, '#encoder');
+    }
+    await page.locator('#encoder input[name=enc-q8]').uncheck();
+  });
+
   it('logs no console errors', () => {
     assert.deepEqual(browser.errors, []);
   });

@@ -25,8 +25,10 @@ export function checkPackage() {
   return missing.length ? `the package is not built: missing ${missing.map((f) => join(dir, f)).join(', ')} (run bash scripts/build.sh)` : null;
 }
 
-export function startServer() {
+/** isolated: false serves without COOP/COEP (the page is then not cross-origin isolated). */
+export function startServer({ isolated = true } = {}) {
   const args = [join(ROOT, 'scripts/serve.mjs'), '--port', '0'];
+  if (!isolated) args.push('--no-isolation');
   if (process.env.RELPOS_DEMO_WEB) args.push('--web', webDir());
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolveUrl, reject) => {

@@ -76,3 +76,30 @@ test('a scheme with a family runs its checkpoint through rp.loadModel; a scheme 
   assert.deepEqual(Object.keys(huang.timing), ['forward', 'attention']);
   await assert.rejects(runner.run({ text, scheme: 't5', family: 'bloom', layers: 2, length: 'text', timing: QUICK }), /does not implement/);
 });
+
+test('fp32 and q8 of the same checkpoint: q8 holds fewer weight bytes, and its pooled output stays close where another model’s does not', async () => {
+  const { pooledCosine } = await import('../../demo/lib/pooled-cosine.js');
+  const { makeCheckpoint } = await import('../../demo/model/checkpoints.js');
+  const text = 'The cat sat on the mat because it was tired.';
+  const pooled = (a, b) => pooledCosine(a.hidden, b.hidden, { dims: [1, ...a.shape], mask: a.attentionMask })[0];
+  for (const [scheme, family] of [['learned-absolute', 'bert-absolute'], ['alibi', 'bloom'], ['deberta', 'deberta-v2']]) {
+    const fp32 = await runner.run({ text, scheme, family, layers: 2, length: 'text', dtype: 'fp32', timing: QUICK });
+    const q8 = await runner.run({ text, scheme, family, layers: 2, length: 'text', dtype: 'q8', timing: QUICK });
+    checkResult(q8, { S: 13, layers: 2, path: 'model' });
+    assert.deepEqual([fp32.dtype, q8.dtype], ['fp32', 'q8'], family);
+    assert.ok(q8.weightBytes > 0 && q8.weightBytes < 0.8 * fp32.weightBytes, `${family}: ${q8.weightBytes} vs ${fp32.weightBytes}`);
+    assert.deepEqual(Array.from(q8.attentionMask), new Array(13).fill(1));
+    const close = pooled(q8, fp32);
+    assert.ok(close >= 0.99, `${family}: q8 vs fp32 pooled cosine ${close}`);
+    assert.ok(Array.from(q8.hidden).some((x, i) => x !== fp32.hidden[i]), `${family}: q8 gave fp32's outputs bit for bit`);
+    // what a broken q8 would look like: another random model of the family (seed 7) fails the bound
+    const other = await rp.loadModel(makeCheckpoint(family, { layers: 2, seed: 7 }), { tokenizers });
+    const ids = Array.from(other.forward({ text }).inputIds.data);
+    const hidden = other.forward({ inputIds: [ids] }).lastHiddenState.data;
+    other.dispose();
+    const far = pooled({ ...fp32, hidden }, fp32);
+    assert.ok(far < 0.99, `${family}: another model's pooled cosine ${far} should fail the 0.99 bound`);
+  }
+  // both dtypes stay loaded for the current family; a new family replaces them
+  assert.deepEqual([...runner.loaded.keys()].sort(), ['fp32', 'q8']);
+});

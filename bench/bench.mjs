@@ -9,12 +9,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { interleave, maxAbsDiff, median } from './lib/util.mjs';
 import { BUILD, HarnessCase, loadHarness } from './lib/harness.mjs';
-import { attentionGraph } from './lib/onnx.mjs';
-import { debertaBucket, t5Bucket, table2d } from './lib/positions.mjs';
+import { ortAttentionFeeds, ortAttentionSession, ortGraphSkip, packageArgs, peerCases as casesAt } from './lib/peer_cases.mjs';
+import { E2E_MODELS, ortModelSession, ortTokenFeeds, readSafetensors, tokenIds } from './lib/e2e_models.mjs';
 import { writeReports } from './lib/report.mjs';
-import { makeBenchData, packageSchemes, SHAW_K } from './lib/data.mjs';
+import { makeBenchData, packageSchemes } from './lib/data.mjs';
 import { updateReadme } from './lib/readme.mjs';
 import { threadScaling } from './lib/threads.mjs';
+import { peersAtEqualThreads } from './lib/peer_threads.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -220,39 +221,8 @@ async function loadPackage() {
   }
 }
 
-function bloomSlopes(heads) {
-  const p = 2 ** Math.floor(Math.log2(heads));
-  const base = 2 ** (-(2 ** -(Math.log2(p) - 3)));
-  const s = Array.from({ length: p }, (_, i) => base ** (i + 1));
-  if (p !== heads) {
-    const eb = 2 ** (-(2 ** -(Math.log2(2 * p) - 3)));
-    for (let i = 0; i < heads - p; ++i) s.push(eb ** (2 * i + 1));
-  }
-  return s;
-}
-
-function peerCases(S, data) {
-  const span = 256;
-  const pkg = packageSchemes(S, H, D, data);  // the same scheme objects as every other package run
-  return [
-    { name: 'none', harness: 'none', scheme: pkg.none, graph: { kind: 'plain', scale: 1 / Math.sqrt(D) }, feeds: {} },
-    { name: 't5', harness: 't5', scheme: pkg.t5,
-      graph: { kind: 'bias', scale: 1, numBuckets: 32, buckets: table2d(S, (i, j) => t5Bucket(j - i)) }, feeds: { bias_table: [data.t5Bias, [32, H]] } },
-    { name: 'alibi', harness: 'alibi', scheme: pkg.alibi,
-      graph: { kind: 'alibi', scale: 1 / Math.sqrt(D) }, feeds: { slopes: [Float32Array.from(bloomSlopes(H)), [1, H, 1, 1]] } },
-    { name: 'shaw_keys', harness: 'shaw_keys', scheme: pkg.shaw_keys,
-      graph: { kind: 'gathered', scale: 1 / Math.sqrt(D), tableRows: 2 * SHAW_K + 1, index: table2d(S, (i, j) => Math.max(-SHAW_K, Math.min(SHAW_K, j - i)) + SHAW_K) },
-      feeds: { rel_table: [data.shawK, [2 * SHAW_K + 1, D]] } },
-    { name: 'bert_relative_key', harness: 'bert_relative_key', scheme: pkg.bert_relative_key,
-      graph: { kind: 'gathered', scale: 1 / Math.sqrt(D), tableRows: 2 * S - 1, index: table2d(S, (i, j) => i - j + S - 1) },
-      feeds: { rel_table: [data.bertTable, [2 * S - 1, D]] } },
-    { name: 'deberta', harness: 'deberta', scheme: pkg.deberta,
-      graph: { kind: 'deberta', scale: 1 / Math.sqrt(3 * D), span2: 2 * span,
-        c2pIndex: table2d(S, (i, j) => Math.max(0, Math.min(2 * span - 1, debertaBucket(i - j) + span))),
-        p2cIndex: table2d(S, (a, b) => Math.max(0, Math.min(2 * span - 1, -debertaBucket(a - b) + span))) },
-      feeds: { pos_key: [data.debPosK, [H, 2 * span, D]], pos_query: [data.debPosQ, [H, 2 * span, D]] } },
-  ];
-}
+// the attention cases and ORT's graphs for them: lib/peer_cases.mjs
+const peerCases = (S, data) => casesAt(S, data, H, D);
 
 async function peer(ort, rp) {
   const rows = [];
@@ -264,25 +234,16 @@ async function peer(ort, rp) {
     for (const c of peerCases(S, data)) {
       const row = { seq: S, scheme: c.name };
       rows.push(row);
-      if (S >= 2048 && (c.graph.kind === 'gathered' || c.graph.kind === 'deberta')) {
-        row.skipped = `ORT graph materialises [${c.graph.kind === 'gathered' ? 'seq, seq, head_dim' : 'heads, seq, seq'} int64/float] tensors (${c.graph.kind === 'gathered' ? '1 GiB' : '256 MiB'} at seq ${S}); not run`;
-        continue;
-      }
+      const skip = ortGraphSkip(c, S);
+      if (skip) { row.skipped = skip; continue; }
       let session;
       try {
-        session = await ort.InferenceSession.create(attentionGraph({ ...c.graph, H, S, D }), {
-          executionProviders: ['wasm'], graphOptimizationLevel: 'all',
-        });
+        session = await ortAttentionSession(ort, c, H, S, D);
       } catch (e) {
         row.error = `ORT session: ${e.message}`;
         continue;
       }
-      const feeds = {
-        q: new ort.Tensor('float32', data.q, [1, H, S, D]),
-        k: new ort.Tensor('float32', data.k, [1, H, S, D]),
-        v: new ort.Tensor('float32', data.v, [1, H, S, D]),
-      };
-      for (const [name, [arr, dims]] of Object.entries(c.feeds)) feeds[name] = new ort.Tensor('float32', arr, dims);
+      const feeds = ortAttentionFeeds(ort, c, data, H, S, D);
       const hIndex = hc.schemes.find((s) => s.name === c.harness && !s.error)?.index;
       const pkgOk = rp && rp.schemes.includes(c.scheme.type);
       const contestants = {
@@ -295,7 +256,7 @@ async function peer(ort, rp) {
       if (pkgOk)
         contestants.relpos = () => {
           const t0 = performance.now();
-          rp.attention({ q: data.q, k: data.k, v: data.v, batch: 1, heads: H, seqLen: S, headDim: D, scheme: c.scheme });
+          rp.attention(packageArgs(c, data, H, S, D));
           return performance.now() - t0;
         };
       if (hIndex !== undefined) contestants.relpos_kernel = () => hc.run(hIndex);
@@ -303,7 +264,7 @@ async function peer(ort, rp) {
       const ortOut = (await session.run(feeds)).out.data;
       if (pkgOk) {
         try {
-          const out = rp.attention({ q: data.q, k: data.k, v: data.v, batch: 1, heads: H, seqLen: S, headDim: D, scheme: c.scheme }).output;
+          const out = rp.attention(packageArgs(c, data, H, S, D)).output;
           row.max_abs_diff = maxAbsDiff(out, ortOut);
         } catch (e) {
           row.package_error = e.message;
@@ -337,19 +298,7 @@ async function peer(ort, rp) {
 }
 
 // ---------- 4. end to end ----------
-function readSafetensors(file) {
-  const buf = fs.readFileSync(file);
-  const n = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, info] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = info.data_offsets;
-    const bytes = buf.subarray(8 + n + b, 8 + n + e);
-    out[name] = { shape: info.shape, data: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) };
-  }
-  return out;
-}
+// readSafetensors, the model list, ORT sessions and token feeds: lib/e2e_models.mjs
 
 // relpos's C++ model layer in WASM (bench/src/model_harness.cpp) — used while web/ has no loadModel.
 async function loadModelHarness(dir) {
@@ -388,7 +337,7 @@ async function loadModelHarness(dir) {
 
 async function endToEnd(ort, rpModule, rp) {
   const rows = [];
-  const models = ['bert-minilm-layer', 'bert-relative-key-layer', 't5-small-encoder-layer', 'deberta-v3-xsmall-layer'];
+  const models = E2E_MODELS;
   const loadModel = typeof rp?.loadModel === 'function' ? (src, o) => rp.loadModel(src, o) : rpModule?.loadModel;
   if (typeof loadModel !== 'function')
     results.notes.push('end to end: the npm package has no loadModel yet, so relpos is timed through its C++ model layer (relpos::load_model + Model::forward) compiled to WASM SIMD128 by bench/src/model_harness.cpp: token ids copied in, last_hidden_state copied out to a fresh Float32Array — the same work a JS loadModel wrapper would do, minus its argument checks');
@@ -398,10 +347,7 @@ async function endToEnd(ort, rpModule, rp) {
       results.notes.push(`end to end: ${dir} missing`);
       continue;
     }
-    const session = await ort.InferenceSession.create(fs.readFileSync(path.join(dir, 'model.onnx')), {
-      executionProviders: ['wasm'], graphOptimizationLevel: 'all',
-      externalData: [{ path: 'model.safetensors', data: fs.readFileSync(path.join(dir, 'model.safetensors')) }],
-    });
+    const session = await ortModelSession(ort, dir);
     let model = null, modelQ8 = null;
     let via = null;
     try {
@@ -423,13 +369,11 @@ async function endToEnd(ort, rpModule, rp) {
     } catch (e) {
       results.notes.push(`end to end ${m}: relpos model load failed: ${e.message}`);
     }
-    const ids128 = JSON.parse(fs.readFileSync(path.join(dir, 'input.json'), 'utf8')).input_ids[0];
     if (m === models[0]) {
       // one unmeasured warm-up of both engines: onnxruntime's large module tiers up on V8's
       // background threads, whose CPU time would otherwise land in the first model's numbers
-      const ids = Array.from({ length: 512 }, (_, i) => (i * 7919 + 13) % 512);
-      const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, 512]),
-        attention_mask: new ort.Tensor('int64', new BigInt64Array(512).fill(1n), [1, 512]) };
+      const ids = tokenIds(dir, 512);
+      const feeds = ortTokenFeeds(ort, ids);
       const w = { ort: () => session.run(feeds) };
       if (model) w.relpos = () => model.forward(ids);
       if (modelQ8) w.relpos_q8 = () => modelQ8.forward(ids);
@@ -437,11 +381,8 @@ async function endToEnd(ort, rpModule, rp) {
     }
     const expected = Object.values(readSafetensors(path.join(dir, 'expected.safetensors')))[0].data;
     for (const S of [128, 512]) {
-      const ids = S === 128 ? ids128 : Array.from({ length: S }, (_, i) => (i * 7919 + 13) % 512);
-      const feeds = {
-        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, S]),
-        attention_mask: new ort.Tensor('int64', new BigInt64Array(S).fill(1n), [1, S]),
-      };
+      const ids = tokenIds(dir, S);
+      const feeds = ortTokenFeeds(ort, ids);
       const row = { model: m, seq: S, relpos_via: via };
       const out = (await session.run(feeds)).last_hidden_state.data;
       if (S === 128) row.ort_max_abs_diff = maxAbsDiff(out, expected);
@@ -590,6 +531,14 @@ if (SECTIONS.includes('threads')) {
     results.threads = await threadScaling({ rpModule: mod, models: MODELS, seqs: QUICK ? [512] : [512, 2048], reps: { 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 7 }, log });
   } catch (e) {
     results.notes.push(`threads: ${e.message}`);
+  }
+  // relpos against onnxruntime-web with both on 1 thread and both on 2 (lib/peer_threads.mjs)
+  try {
+    const mod = rpModule ?? (await import(path.join(ROOT, 'web/index.js')));
+    (results.threads ??= {}).peers = await peersAtEqualThreads({ rpModule: mod, models: MODELS, seqs: QUICK ? [512] : [512, 2048],
+      reps: { 512: QUICK ? 5 : 11, 2048: QUICK ? 3 : 7 }, e2eReps: QUICK ? 3 : 9, log, H, D });
+  } catch (e) {
+    results.notes.push(`threads, peers at equal thread counts: ${e.stack ?? e.message}`);
   }
 }
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));

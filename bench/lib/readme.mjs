@@ -69,6 +69,20 @@ export function performanceSection(r, resultsDir) {
     L.push('');
   }
 
+  const pt = r.threads?.peers;
+  const pr = [...(pt?.attention || []), ...(pt?.end_to_end || [])].filter((x) => x.ort_over_relpos_1 != null || x.ort_over_relpos_2 != null);
+  if (pr.length) {
+    L.push('relpos against onnxruntime-web at equal thread counts (relpos `init({ simd: true })` / `init({ threads: 2 })`, ORT',
+      'env.wasm.numThreads 1 / 2, both in one process; wall-clock medians; ORT ÷ relpos above 1 means relpos is faster):', '');
+    L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const x of pr)
+      L.push(`| ${x.model ?? `${x.scheme} attention`} | ${x.seq} | ${f(x.relpos_1_ms, 1)} / ${f(x.ort_1_ms, 1)} | ${f(x.ort_over_relpos_1)}× | ${f(x.relpos_2_ms, 1)} / ${f(x.ort_2_ms, 1)} | ${f(x.ort_over_relpos_2)}× |`);
+    L.push('');
+    const tc = pt.thread_check;
+    if (tc?.ort_2 && tc?.ort_1)
+      L.push(`Both ORT copies checked on ${tc.case}: numThreads 1 kept ${tc.ort_1.working_threads} OS thread busy, numThreads 2 kept ${tc.ort_2.working_threads} busy (CPU time per thread, \`/proc/self/task\`).`, '');
+  }
+
   const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
   const eq = (r.end_to_end || []).filter((x) => x.relpos_q8_ms != null);
   if (ql.length || eq.length) {

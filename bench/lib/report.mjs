@@ -69,6 +69,26 @@ export function targets(r) {
     add(`end-to-end layers 2 threads ≥ 1.7× 1 thread at seq ${seq}`, rows.length ? rows.every((x) => x.speedup >= 1.7) : null,
       rows.map((x) => `${x.model} ${fmt(x.speedup)}×`).join(', '));
   }
+  // peers at equal thread counts (lib/peer_threads.mjs): relpos vs onnxruntime-web, both on 1 and both on 2 threads, wall clock
+  const pt = r.threads?.peers;
+  if (pt?.unavailable) add('relpos faster than onnxruntime-web at equal thread counts', null, pt.unavailable);
+  for (const n of pt && !pt.unavailable ? [1, 2] : []) {
+    const th = n === 1 ? '1 thread' : '2 threads';
+    const cases = [...pt.attention.filter((x) => !x.skipped && !x.error).map((x) => [`${x.scheme} attention seq ${x.seq}`, x]),
+      ...pt.end_to_end.map((x) => [`end to end ${x.model} seq ${x.seq}`, x])];
+    for (const [what, x] of cases) {
+      const q = x[`ort_over_relpos_${n}`];
+      add(`relpos faster than onnxruntime-web, both on ${th}: ${what}`, q != null ? q > 1 : null,
+        `relpos ${fmt(x[`relpos_${n}_ms`])} ms vs ORT ${fmt(x[`ort_${n}_ms`])} ms wall, ORT ÷ relpos ${fmt(q)}×` + (x[`relpos_${n}_error`] || x[`ort_${n}_error`] ? ` (error: ${x[`relpos_${n}_error`] || x[`ort_${n}_error`]})` : ''));
+    }
+  }
+  const tc = pt?.thread_check;
+  if (tc) {
+    const w = (k) => (tc[k] ? `${tc[k].working_threads} working thread(s) (CPU ms ${tc[k].working_thread_cpu_ms.join(' + ')})` : 'not read');
+    add(`onnxruntime-web numThreads 2 works on 2 threads and beats numThreads 1 (${tc.case})`,
+      tc.ort_2_uses_2_threads == null || tc.ort_2_faster_than_ort_1 == null ? null : tc.ort_2_uses_2_threads && tc.ort_2_faster_than_ort_1,
+      `ORT numThreads 1: ${w('ort_1')}; numThreads 2: ${w('ort_2')}; wall 1 ÷ 2 threads ${fmt(pt.attention.find((x) => x.scheme === 'none' && tc.case.endsWith(`seq ${x.seq}`))?.ort_scaling)}× (relpos: ${w('relpos_1')} / ${w('relpos_2')})`);
+  }
   if (r.threads?.serial_fraction != null)
     t.push({ target: 'serial fraction of a forward pass (from the 2-thread speedup)', status: 'measured', detail:
       `≈ ${fmt(r.threads.serial_fraction, 3)}; projected (Amdahl, not measured): ${fmt(r.threads.projected_speedup[4])}× on 4 cores, ${fmt(r.threads.projected_speedup[8])}× on 8` });
@@ -268,6 +288,22 @@ function markdown(r) {
     L.push('');
   }
 
+  const pt = r.threads?.peers;
+  if (pt?.attention?.length || pt?.end_to_end?.length) {
+    L.push('## Peers at equal thread counts: relpos vs onnxruntime-web, both on 1 thread and both on 2 (threads section)', '',
+      'relpos `init({ simd: true })` and `init({ threads: 2 })`; onnxruntime-web: two independent copies in this process with env.wasm.numThreads 1 and 2 (bench/lib/ort_instances.mjs). Same inputs, interleaved rounds, **wall-clock** medians (CPU time would add the second thread). Attention graphs as in the peer section; end to end as in the e2e section. max |Δ|: largest difference of relpos (both builds) and ORT 2 threads from ORT 1 thread.', '');
+    L.push('| case | seq | relpos 1t ms | ORT 1t ms | ORT÷relpos 1t | relpos 2t ms | ORT 2t ms | ORT÷relpos 2t | relpos 1t÷2t | ORT 1t÷2t | max |Δ| |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+    for (const x of [...pt.attention, ...pt.end_to_end]) {
+      const name = x.model ?? `${x.scheme} attention`;
+      if (x.skipped || x.error) { L.push(`| ${name} | ${x.seq} | ${x.skipped ? 'skipped: ' + x.skipped : 'error: ' + x.error} | | | | | | | | |`); continue; }
+      L.push(`| ${name} | ${x.seq} | ${fmt(x.relpos_1_ms)} | ${fmt(x.ort_1_ms)} | ${fmt(x.ort_over_relpos_1)}× | ${fmt(x.relpos_2_ms)} | ${fmt(x.ort_2_ms)} | ${fmt(x.ort_over_relpos_2)}× | ${fmt(x.relpos_scaling)}× | ${fmt(x.ort_scaling)}× | ${x.max_abs_diff?.toExponential(1) ?? '–'} |`);
+    }
+    L.push('');
+    const tc = pt.thread_check;
+    if (tc) L.push(`Thread check (${tc.case}, each contestant alone for ≥ 0.4 s, CPU time per OS thread from /proc/self/task; a thread with ≥ 15 % of the CPU time counts as working): ` +
+      ['relpos_1', 'relpos_2', 'ort_1', 'ort_2'].map((k) => tc[k] ? `${k.replace('_', ' ')}t: ${tc[k].working_threads} working (CPU ms ${tc[k].working_thread_cpu_ms.join(' + ')} of ${tc[k].cpu_ms}; ${fmt(tc[k].wall_ms)} ms wall per run)` : `${k}: not read`).join('; ') + '.', '');
+  }
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

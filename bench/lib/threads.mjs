@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { interleave, median } from './util.mjs';
 import { makeBenchData, packageSchemes } from './data.mjs';
+import { E2E_MODELS } from './e2e_models.mjs';
 
 export const serialFraction = (speedup2) => Math.min(1, Math.max(0, 2 / speedup2 - 1));
 export const amdahl = (f, n) => 1 / (f + (1 - f) / n);
@@ -29,7 +30,7 @@ export async function threadScaling({ rpModule, models, seqs, reps, log }) {
       log(`threads: attention ${name} seq ${S}: 1 thread ${row.one_ms} ms, 2 threads ${row.two_ms} ms (×${row.speedup})`);
     }
   }
-  for (const m of ['bert-minilm-layer', 'bert-relative-key-layer', 't5-small-encoder-layer', 'deberta-v3-xsmall-layer']) {
+  for (const m of E2E_MODELS) {
     const dir = path.join(models, m);
     if (!fs.existsSync(dir)) continue;
     const m1 = await one.loadModel(dir), m2 = await two.loadModel(dir);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
-# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,heap (default all; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package),
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,heap (default all; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package;
+#      threads: the package on 1 vs 2 threads, and relpos vs onnxruntime-web both on 1 and both on 2 threads, bench/lib/peer_threads.mjs),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

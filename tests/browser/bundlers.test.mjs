@@ -29,8 +29,8 @@ const THREADS_WORKER = 'relpos-simd-threads.worker.js';
 // of the package's worker file instead of by its bytes.
 const WORKER_MARKER = 'worker.js received unknown command';
 
-/** Requests allowed to miss: Chromium's favicon, loadModel's optional tokenizer files. */
-const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/tokenizer(_config)?\\.json)$`);
+/** Requests allowed to miss: Chromium's favicon, loadModel's optional tokenizer files (tokenizer.json, else spm.model / spiece.model). */
+const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/(tokenizer(_config)?\\.json|special_tokens_map\\.json|spm\\.model|spiece\\.model))$`);
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const WORK = join(ROOT, 'build', 'bundlers');

@@ -5,6 +5,10 @@
 // given seqs where ORT's graph fits, and the four end-to-end layers (lib/e2e_models.mjs) at seq 128
 // and 512. Same inputs for all four contestants, interleaved rounds, wall-clock medians (process CPU
 // time would add the second thread's time). Outputs are checked against the 1-thread ORT first.
+// Each run starts 30 ms after the previous one ends (untimed, interleave's gapMs): onnxruntime-web's
+// numThreads-2 pool keeps its pthread spinning for ~10 ms after a run (seen in /proc/self/task: ORT's
+// pthread used ~8 ms CPU during the next contestant's run, none after a 30 ms pause), which would
+// take the second core from whichever contestant runs next.
 //
 // Thread check: on the largest plain-attention case each contestant runs alone for ≥ 0.4 s while the
 // CPU time of every OS thread of this process is read from /proc/self/task/*/stat (Linux); a thread
@@ -20,6 +24,7 @@ import { E2E_MODELS, ortModelSession, ortTokenFeeds, tokenIds } from './e2e_mode
 import { loadOrtInstance } from './ort_instances.mjs';
 
 export const PEER_THREAD_SCHEMES = ['none', 't5', 'alibi', 'shaw_keys', 'deberta'];
+const GAP_MS = 30;
 const ms = (x) => (x == null ? null : +x.toFixed(3));
 
 // CPU milliseconds of every OS thread of this process, { tid: ms }; null where /proc is missing.
@@ -39,6 +44,7 @@ function threadCpu() {
 
 async function threadsAtWork(run) {
   await run();
+  await new Promise((r) => setTimeout(r, GAP_MS)); // the previous contestant's pool has stopped spinning
   const a = threadCpu();
   if (!a) return null;
   const walls = [];
@@ -109,7 +115,7 @@ export async function peersAtEqualThreads({ rpModule, models, seqs, reps, e2eRep
         const ref = (await sessions[1].run(feeds[1])).out.data;
         row.max_abs_diff = Math.max(maxAbsDiff(rp[1].attention(args).output, ref), maxAbsDiff(rp[2].attention(args).output, ref),
           maxAbsDiff((await sessions[2].run(feeds[2])).out.data, ref));
-        const r = await interleave(contestants, { reps: reps[S], warm: 2 });
+        const r = await interleave(contestants, { reps: reps[S], warm: 2, gapMs: GAP_MS });
         speedRow(row, r);
         log(line(`${c.name} attention seq ${S}`, row));
         if (c.name === 'none' && (!check || S > check.seq)) {
@@ -135,7 +141,7 @@ export async function peersAtEqualThreads({ rpModule, models, seqs, reps, e2eRep
         const r = await interleave({
           relpos_1: () => lm[1].forward({ inputIds: ids }), relpos_2: () => lm[2].forward({ inputIds: ids }),
           ort_1: () => sessions[1].run(feeds[1]), ort_2: () => sessions[2].run(feeds[2]),
-        }, { reps: e2eReps, warm: 2 });
+        }, { reps: e2eReps, warm: 2, gapMs: GAP_MS });
         out.end_to_end.push(speedRow(row, r));
         log(line(`e2e ${m} seq ${S}`, row));
       }

@@ -39,12 +39,14 @@ export function maxAbsDiff(a, b) {
 // (process.cpuUsage, user + system, all threads) and wall time. On a shared machine CPU time is
 // the stable measure (wall time includes the time other processes hold the core), so `median` is
 // the CPU-time median and `wall_median` the wall-clock one. Returns { name: { median, wall_median,
-// runs, wall_runs } }; a contestant that throws is reported with its error.
-export async function interleave(contestants, { reps, warm = 2, warmMs = 0 }) {
+// runs, wall_runs } }; a contestant that throws is reported with its error. gapMs: an untimed pause
+// before each run (lets another engine's thread pool stop spinning before the next contestant starts).
+export async function interleave(contestants, { reps, warm = 2, warmMs = 0, gapMs = 0 }) {
   const names = Object.keys(contestants);
   const res = Object.fromEntries(names.map((n) => [n, { runs: [], wall_runs: [] }]));
   const once = async (n) => {
     if (res[n].error) return;
+    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
     try {
       const c0 = process.cpuUsage();
       const t0 = performance.now();

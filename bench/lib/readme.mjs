@@ -80,7 +80,7 @@ export function performanceSection(r, resultsDir) {
     L.push('');
     const tc = pt.thread_check;
     if (tc?.ort_2 && tc?.ort_1)
-      L.push(`Both ORT copies checked on ${tc.case}: numThreads 1 kept ${tc.ort_1.working_threads} OS thread busy, numThreads 2 kept ${tc.ort_2.working_threads} busy (CPU time per thread, \`/proc/self/task\`).`, '');
+      L.push(`Both ORT copies checked on ${tc.case}: numThreads 1 kept ${tc.ort_1.working_threads} OS thread busy, numThreads 2 kept ${tc.ort_2.working_threads} busy (CPU time per thread, \`/proc/self/task\`); wall time numThreads 1 ÷ numThreads 2 ${f(pr.find((x) => x.scheme === 'none' && tc.case.endsWith(`seq ${x.seq}`))?.ort_scaling)}×.`, '');
   }
 
   const ql = (r.q8_linear || []).filter((x) => x.speedup != null);

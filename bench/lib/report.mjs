@@ -292,7 +292,7 @@ function markdown(r) {
   if (pt?.attention?.length || pt?.end_to_end?.length) {
     L.push('## Peers at equal thread counts: relpos vs onnxruntime-web, both on 1 thread and both on 2 (threads section)', '',
       'relpos `init({ simd: true })` and `init({ threads: 2 })`; onnxruntime-web: two independent copies in this process with env.wasm.numThreads 1 and 2 (bench/lib/ort_instances.mjs). Same inputs, interleaved rounds, **wall-clock** medians (CPU time would add the second thread). Attention graphs as in the peer section; end to end as in the e2e section. max |Δ|: largest difference of relpos (both builds) and ORT 2 threads from ORT 1 thread.', '');
-    L.push('| case | seq | relpos 1t ms | ORT 1t ms | ORT÷relpos 1t | relpos 2t ms | ORT 2t ms | ORT÷relpos 2t | relpos 1t÷2t | ORT 1t÷2t | max |Δ| |',
+    L.push('| case | seq | relpos 1t ms | ORT 1t ms | ORT÷relpos 1t | relpos 2t ms | ORT 2t ms | ORT÷relpos 2t | relpos 1t÷2t | ORT 1t÷2t | max \\|Δ\\| |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     for (const x of [...pt.attention, ...pt.end_to_end]) {
       const name = x.model ?? `${x.scheme} attention`;

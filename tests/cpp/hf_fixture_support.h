@@ -54,51 +54,56 @@ inline double max_error(const relpos::Tensor& actual, const std::vector<float>& 
   return worst;
 }
 
+// A fixture's input.json as flat [B, L] id and mask rows, the way Model::forward takes them.
+struct FixtureBatch {
+  int B = 0, L = 0;
+  std::vector<std::int32_t> ids, mask;
+  std::vector<int> lengths;  // real tokens per row
+  bool pass_mask = true;     // attention_mask_passed_to_model
+  const std::int32_t* mask_or_null() const { return pass_mask ? mask.data() : nullptr; }
+};
+
+inline FixtureBatch read_fixture_batch(const std::string& dir) {
+  const auto input = nlohmann::json::parse(read_text(dir + "input.json"));
+  const auto ids2 = input.at("input_ids").get<std::vector<std::vector<int>>>();
+  const auto mask2 = input.at("attention_mask").get<std::vector<std::vector<int>>>();
+  FixtureBatch batch;
+  batch.lengths = input.at("lengths").get<std::vector<int>>();
+  batch.pass_mask = input.value("attention_mask_passed_to_model", true);
+  batch.B = static_cast<int>(ids2.size());
+  batch.L = static_cast<int>(ids2[0].size());
+  for (int b = 0; b < batch.B; ++b)
+    for (int l = 0; l < batch.L; ++l) {
+      batch.ids.push_back(ids2[b][l]);
+      batch.mask.push_back(mask2[b][l]);
+    }
+  return batch;
+}
+
 // The fixture's batch run through `weights` (any checkpoint format) with config.json of the case.
 inline relpos::ModelOutput run_fixture_batch(const std::string& name, const relpos::Weights& weights, int* layers = nullptr) {
   const std::string dir = fixture_dir(name);
-  const auto input = nlohmann::json::parse(read_text(dir + "input.json"));
+  const FixtureBatch batch = read_fixture_batch(dir);
   auto model = relpos::load_model(read_text(dir + "config.json"), weights);
-  const auto ids2 = input.at("input_ids").get<std::vector<std::vector<int>>>();
-  const auto mask2 = input.at("attention_mask").get<std::vector<std::vector<int>>>();
-  const bool pass_mask = input.value("attention_mask_passed_to_model", true);
-  const int B = static_cast<int>(ids2.size()), L = static_cast<int>(ids2[0].size());
-  std::vector<std::int32_t> ids, mask;
-  for (int b = 0; b < B; ++b)
-    for (int l = 0; l < L; ++l) {
-      ids.push_back(ids2[b][l]);
-      mask.push_back(mask2[b][l]);
-    }
   relpos::ForwardOptions options;
   options.output_hidden_states = true;
   options.output_attentions = true;
   if (layers) *layers = model->config().num_layers;
-  return model->forward(B, L, ids.data(), pass_mask ? mask.data() : nullptr, options);
+  return model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options);
 }
 
 inline FixtureErrors run_hf_fixture(const std::string& name, const relpos::Weights* weights_override = nullptr) {
   const std::string dir = fixture_dir(name);
-  const auto input = nlohmann::json::parse(read_text(dir + "input.json"));
+  const FixtureBatch batch = read_fixture_batch(dir);
+  const auto& lengths = batch.lengths;
   const auto own = relpos::SafeTensors::read_file(dir + "model.safetensors");
   const relpos::Weights& weights = weights_override ? *weights_override : own;
   const auto expected = relpos::SafeTensors::read_file(dir + "expected.safetensors");
   auto model = relpos::load_model(read_text(dir + "config.json"), weights);
-
-  const auto ids2 = input.at("input_ids").get<std::vector<std::vector<int>>>();
-  const auto mask2 = input.at("attention_mask").get<std::vector<std::vector<int>>>();
-  const auto lengths = input.at("lengths").get<std::vector<int>>();
-  const bool pass_mask = input.value("attention_mask_passed_to_model", true);
-  const int B = static_cast<int>(ids2.size()), L = static_cast<int>(ids2[0].size());
-  std::vector<std::int32_t> ids, mask;
-  for (int b = 0; b < B; ++b)
-    for (int l = 0; l < L; ++l) {
-      ids.push_back(ids2[b][l]);
-      mask.push_back(mask2[b][l]);
-    }
   relpos::ForwardOptions options;
   options.output_hidden_states = true;
   options.output_attentions = true;
-  const auto out = model->forward(B, L, ids.data(), pass_mask ? mask.data() : nullptr, options);
+  const auto out = model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options);
 
   FixtureErrors err;
   const int layers = model->config().num_layers;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_files.h"
+#include "hf_fixture_support.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
 #include "relpos/threads.h"
@@ -64,25 +65,16 @@ TEST_CASE("model forwards on the Hugging Face fixtures are bitwise identical for
                            "transfo-xl"}) {
     INFO("fixture " << name);
     const std::string dir = relpos_test::fixture_dir(name);
-    const auto input = nlohmann::json::parse(relpos_test::read_text(dir + "input.json"));
+    const relpos_test::FixtureBatch batch = relpos_test::read_fixture_batch(dir);
     const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
     auto model = relpos::load_model(relpos_test::read_text(dir + "config.json"), weights);
-    const auto ids2 = input.at("input_ids").get<std::vector<std::vector<int>>>();
-    const auto mask2 = input.at("attention_mask").get<std::vector<std::vector<int>>>();
-    const int B = static_cast<int>(ids2.size()), L = static_cast<int>(ids2[0].size());
-    std::vector<std::int32_t> ids, mask;
-    for (int b = 0; b < B; ++b)
-      for (int l = 0; l < L; ++l) {
-        ids.push_back(ids2[b][l]);
-        mask.push_back(mask2[b][l]);
-      }
     relpos::ForwardOptions options;
     options.output_hidden_states = true;
     options.output_attentions = true;
     std::vector<relpos::ModelOutput> outs;
     for (int threads : {1, 2, 3}) {
       relpos::set_num_threads(threads);
-      outs.push_back(model->forward(B, L, ids.data(), mask.data(), options));
+      outs.push_back(model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), options));
     }
     for (std::size_t r = 1; r < outs.size(); ++r) {
       INFO("threads " << r + 1 << " vs 1");

@@ -25,9 +25,10 @@ test('simdSupported() is false when the engine cannot validate exception-handlin
   assert.equal(simdSupported(), true);
 });
 
-test('both builds throw C++ errors as JavaScript errors and stay usable (SIMD: wasm exceptions, scalar: JS exceptions)', async () => {
-  for (const simd of [true, false]) {
-    const rp = await init({ simd });
+test('every build throws C++ errors as typed JavaScript errors and stays usable (SIMD: wasm exceptions; scalar and threads: JS exceptions)', async () => {
+  for (const options of [{ simd: true }, { simd: false }, { threads: 2 }]) {
+    const rp = await init(options);
+    if (options.threads) assert.equal(rp.threads, 2);
     const x = new Float32Array(2 * 4 * 4);
     // bidirectional T5 with 3 buckets passes the JS checks and is rejected by relpos::Error in C++
     const t5 = { type: 't5', numBuckets: 3, maxDistance: 8, bidirectional: true, biasTable: new Float32Array(3 * 2) };

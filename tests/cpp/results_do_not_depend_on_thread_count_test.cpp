@@ -17,7 +17,8 @@
 namespace {
 
 bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  // memcmp of an empty vector's data() (null) is undefined behaviour (UBSan): compare sizes first
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // Restores the suite's thread count when a test ends.

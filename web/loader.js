@@ -109,9 +109,20 @@ async function instantiate(location, imports) {
 export async function loadModule(variant, wasmPaths, workers = 0) {
   const location = resolveWasmLocation(variant, wasmPaths);
   let releaseWorkers = () => {};
+  let restoreWorker = () => {};
   if (variant === 'simd-threads' && isNode) {
+    // The glue starts all its Workers while the module loads. For that time it gets relpos's adapter,
+    // even when another library has put a Node Worker on globalThis (onnxruntime-web's threaded glue
+    // installs worker_threads.Worker, which lacks the browser globals the worker file needs); the
+    // previous value is put back once the module is ready.
     const nodeWorkers = await import('./node-worker.js');
-    if (typeof globalThis.Worker === 'undefined') globalThis.Worker = await nodeWorkers.nodeWorkerClass();
+    const had = Object.prototype.hasOwnProperty.call(globalThis, 'Worker');
+    const previous = globalThis.Worker;
+    globalThis.Worker = await nodeWorkers.nodeWorkerClass();
+    restoreWorker = () => {
+      if (had) globalThis.Worker = previous;
+      else delete globalThis.Worker;
+    };
     releaseWorkers = nodeWorkers.releaseNodeWorkers;
   }
   const { default: createRelposModule } = await importFactory(variant);
@@ -133,7 +144,12 @@ export async function loadModule(variant, wasmPaths, workers = 0) {
     printErr: (text) => (isNode && /^Blocking on the main thread/.test(text) ? undefined : console.warn(text)),
     relposWorkers: workers, // -sPTHREAD_POOL_SIZE=Module.relposWorkers (threads build only)
   });
-  const mod = await Promise.race([ready, failed]);
+  let mod;
+  try {
+    mod = await Promise.race([ready, failed]);
+  } finally {
+    restoreWorker();
+  }
   releaseWorkers();
   return mod;
 }

@@ -66,3 +66,22 @@ test('an invalid threads option is a TypeError or RangeError naming the option',
   for (const bad of [0, -1, 1.5, 65, NaN, Infinity])
     await assert.rejects(init({ threads: bad }), (e) => e instanceof RangeError && /^init: threads: expected 'auto' or an integer in \[1, 64\]/.test(e.message));
 });
+
+test("threads in Node start even when another library has put worker_threads' Worker on globalThis (onnxruntime-web does), and that Worker is put back", async () => {
+  const { Worker: NodeWorker } = await import('node:worker_threads');
+  const had = Object.prototype.hasOwnProperty.call(globalThis, 'Worker');
+  const previous = globalThis.Worker;
+  globalThis.Worker = NodeWorker;
+  try {
+    const rp = await init({ threads: 2 });
+    assert.equal(rp.threads, 2);
+    assert.equal(globalThis.Worker, NodeWorker, 'the foreign Worker is restored');
+    const x = Float32Array.from({ length: 2 * 8 * 4 }, (_, i) => Math.sin(i));
+    const { output } = rp.attention({ q: x, k: x, v: x, batch: 1, heads: 2, seqLen: 8, headDim: 4, scheme: { type: 'none' } });
+    assert.ok(output.every(Number.isFinite));
+    rp.dispose();
+  } finally {
+    if (had) globalThis.Worker = previous;
+    else delete globalThis.Worker;
+  }
+});

@@ -22,7 +22,8 @@ set(RELPOS_PACKAGE_LINK_FLAGS
     -sENVIRONMENT=web,worker
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=1MB
     -sFILESYSTEM=0 -sEXPORTED_FUNCTIONS=_malloc,_free
-    -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr)
+    -sINCOMING_MODULE_JS_API=instantiateWasm,print,printErr
+    -sTEXTDECODER=2)  # every engine relpos runs on has TextDecoder: no JS UTF-8 decoder in the glue
 
 # relpos-simd-threads: the SIMD build on a thread pool (Emscripten pthreads, SharedArrayBuffer
 # memory). Workers are created at start-up, as many as the factory argument's relposWorkers says

@@ -25,13 +25,19 @@ function tag(name) {
   return ['I', name];
 }
 
+// The tokens an entity was made of, kept out of the output: grouping joins them (SentencePiece
+// words keep their '▁', so 'John' + 'Smith' groups as 'John Smith' — HF joins its already decoded
+// words and gets 'JohnSmith').
+const PIECES = Symbol('pieces');
+const withPieces = (entity, pieces) => Object.defineProperty(entity, PIECES, { value: pieces });
+
 function groupSubEntities(entities, kind) {
   const name = entities[0].entity;
   const dash = name.indexOf('-');
   return {
     entity_group: dash < 0 ? name : name.slice(dash + 1),
     score: entities.reduce((s, e) => s + e.score, 0) / entities.length,
-    word: tokensToString(entities.map((e) => e.word), kind),
+    word: tokensToString(entities.flatMap((e) => e[PIECES]), kind),
     start: entities[0].start,
     end: entities[entities.length - 1].end,
   };
@@ -69,13 +75,11 @@ function aggregateWord(entities, strategy, labels, kind) {
     scores = entities[0].scores.map((_, k) => entities.reduce((s, e) => s + e.scores[k], 0) / entities.length);
   }
   const idx = argmax(scores);
-  return {
-    entity: labels[idx],
-    score: scores[idx],
-    word: tokensToString(entities.map((e) => e.word), kind),
-    start: entities[0].start,
-    end: entities[entities.length - 1].end,
-  };
+  const pieces = entities.map((e) => e.word);
+  return withPieces(
+    { entity: labels[idx], score: scores[idx], word: tokensToString(pieces, kind), start: entities[0].start, end: entities[entities.length - 1].end },
+    pieces,
+  );
 }
 
 /**
@@ -103,7 +107,7 @@ export function entitiesOf({ text, enc, logits, labels, strategy = 'none', ignor
   if (strategy === 'none' || strategy === 'simple') {
     entities = pre.map((p) => {
       const k = argmax(p.scores);
-      return { entity: labels[k], score: p.scores[k], index: p.index, word: p.word, start: p.start, end: p.end };
+      return withPieces({ entity: labels[k], score: p.scores[k], index: p.index, word: p.word, start: p.start, end: p.end }, [p.word]);
     });
   } else {
     entities = [];

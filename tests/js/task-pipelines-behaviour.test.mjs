@@ -234,3 +234,75 @@ test('bad inputs to the task pipelines are TypeErrors / Errors naming the option
   assert.throws(() => pipeline('summarization', ner.model), { name: 'Error', message: /^pipeline: task: expected one of 'feature-extraction', .*'ner', 'sentiment-analysis', got "summarization"/ });
   assert.equal((await ner(TEXT)).length >= 0, true);
 });
+
+/** A masked-LM model whose logits at every mask favour the tokens given (log-probabilities). */
+async function mlmModel(caseName, favourite) {
+  const c = loadTaskCase(caseName);
+  const tokenizer = await caseTokenizer(c);
+  const V = c.config.vocab_size;
+  return {
+    tokenizer,
+    config: c.config,
+    info: { modelType: c.config.model_type, maxPositionEmbeddings: c.config.max_position_embeddings },
+    labels: null,
+    head: { task: 'fill-mask', labels: null },
+    forward(inputs, { logitsAt }) {
+      const data = new Float32Array(logitsAt.length * V);
+      logitsAt.forEach((_, p) => Object.entries(favourite).forEach(([t, x]) => (data[p * V + tokenizer.token_to_id(t)] = x)));
+      return { logits: { data, dims: [logitsAt.length, V] } };
+    },
+  };
+}
+
+test('fill-mask: every mask of a text gets its own list (sequences keep the other masks); targets are looked up as HF does', { skip }, async () => {
+  const fill = pipeline('fill-mask', await mlmModel('bert-fill-mask', { city: 12, river: 11 }));
+  const one = await fill('Paris is the [MASK] of France.', { topK: 2 });
+  assert.deepEqual(one.map((r) => [r.token_str, r.sequence]), [['city', 'paris is the city of france.'], ['river', 'paris is the river of france.']]);
+  const two = await fill('The [MASK] flows through the [MASK].', { topK: 1 });
+  assert.equal(two.length, 2);
+  assert.deepEqual(two.map((r) => r[0].sequence), ['[CLS] the city flows through the [MASK]. [SEP]', '[CLS] the [MASK] flows through the city. [SEP]']);
+  // 'River' is not in the lower-case vocabulary: its first piece 'river' is used; duplicates count once
+  const t = await fill('Paris is the [MASK] of France.', { targets: ['River', 'river', 'city'] });
+  assert.deepEqual(t.map((r) => r.token_str), ['city', 'river']);
+  const spm = pipeline('fill-mask', await mlmModel('deberta-v2-fill-mask', { '\u2581city': 5 }));
+  const s = await spm('Paris is the [MASK] of France.', { targets: 'city', topK: 3 });
+  assert.deepEqual(s.map((r) => [r.token_str, r.sequence]), [['city', 'Paris is the city of France.']]);
+});
+
+test('fill-mask: an input without the mask token, or targets that give no token, are clear Errors', { skip }, async () => {
+  const fill = pipeline('fill-mask', await mlmModel('bert-fill-mask', { city: 12 }));
+  await assert.rejects(fill('Paris is the capital of France.'), { name: 'Error', message: 'fill-mask: the input "Paris is the capital of France." has no mask token: expected [MASK] where the word to predict goes' });
+  await assert.rejects(fill(['a [MASK] b', 'no mask here']), { name: 'Error', message: /^fill-mask: input\[1\] "no mask here" has no mask token/ });
+  await assert.rejects(fill('a [MASK] b', { targets: [''] }), { name: 'Error', message: 'fill-mask: targets: none of Array(1) gives a token of the vocabulary' });
+  await assert.rejects(fill('a [MASK] b', { targets: 3 }), { name: 'TypeError', message: 'fill-mask: targets: expected a string or an array of strings, got 3' });
+  await assert.rejects(fill('a [MASK] b', { topK: 1.5 }), { name: 'RangeError', message: 'fill-mask: topK: expected a positive integer, got 1.5' });
+  assert.equal((await fill('a [MASK] b'))[0].token_str, 'city');
+});
+
+test('text-classification: output shapes follow HF (a text → [best], a pair → best, a list → one best each; topK → sorted lists)', { skip }, async () => {
+  const c = loadTaskCase('deberta-v2-text-pair-classification');
+  const tokenizer = await caseTokenizer(c);
+  const labels = ['contradiction', 'neutral', 'entailment'];
+  const model = {
+    tokenizer, config: c.config, info: { modelType: 'deberta-v2' }, labels, head: { task: 'text-classification', labels },
+    forward({ inputIds }) {
+      const data = new Float32Array(inputIds.length * 3);
+      inputIds.forEach((ids, b) => data.set([0, ids.length / 10, 1], b * 3));
+      return { logits: { data, dims: [inputIds.length, 3] } };
+    },
+  };
+  const classify = pipeline('text-classification', model);
+  const a = await classify('a cat');
+  assert.ok(Array.isArray(a) && a.length === 1 && a[0].label === 'entailment');
+  const b = await classify({ text: 'a cat', textPair: 'a dog' });
+  assert.equal(b.label, 'entailment');
+  const list = await classify(['a cat', { text: 'a cat', textPair: 'a dog' }]);
+  assert.ok(list.every((r) => !Array.isArray(r) && r.label === 'entailment'));
+  const all = await classify(['a cat'], { topK: null, functionToApply: 'none' });
+  assert.deepEqual(all[0].map((r) => r.label), ['entailment', 'neutral', 'contradiction']);
+  assert.equal(all[0][0].score, 1);
+  const sig = await classify('a cat', { topK: 1, functionToApply: 'sigmoid' });
+  assert.ok(Math.abs(sig[0].score - 1 / (1 + Math.exp(-1))) < 1e-7);
+  await assert.rejects(classify('a', { functionToApply: 'relu' }), { name: 'Error', message: "text-classification: functionToApply: expected 'sigmoid', 'softmax' or 'none', got \"relu\"" });
+  await assert.rejects(classify({ text: 'a', textPair: 3 }), { name: 'TypeError', message: 'text-classification: textPair: expected a string, got 3' });
+});

@@ -100,3 +100,23 @@ test('tally of fixture calls compared per build', { skip }, () => {
   console.log(JSON.stringify(tally, null, 1));
   assert.ok(Object.keys(tally).length >= 2);
 });
+
+test('pipeline(task, source) loads the model (default runtime or options.runtime) and its dispose() frees it', { skip }, async () => {
+  const c = loadTaskCase('deberta-v2-text-pair-classification');
+  const call = c.calls[1];
+  const a = await pipeline('text-classification', c.dir); // a runtime made once by init()
+  compareCall(c.task, await runCall(a, c.task, call), call, 'default runtime');
+  const b = await pipeline('sentiment-analysis', c.dir, { runtime: runtimes.scalar, dtype: 'fp32' });
+  assert.equal(b.task, 'text-classification');
+  compareCall(c.task, await runCall(b, c.task, call), call, 'scalar runtime');
+  a.dispose();
+  b.dispose();
+  assert.throws(() => b.model.forward({ inputIds: [[1, 2]] }), { message: 'forward: this model has been disposed' });
+  // a Model passed in stays the caller's
+  const model = await runtimes.SIMD.loadModel(c.dir);
+  pipeline('text-classification', model).dispose();
+  assert.equal(model.forward({ inputIds: [[1, 5, 2]] }).lastHiddenState.dims[1], 3);
+  model.dispose();
+  await assert.rejects(pipeline('fill-mask', c.dir), { name: 'Error', message: /^fill-mask: the checkpoint has (a text-classification head|no task head); this task needs a masked-LM head/ });
+  await assert.rejects(pipeline('fill-mask', c.dir, { runtime: 42 }), { name: 'TypeError', message: 'pipeline: options.runtime: expected a runtime from init(), got 42' });
+});

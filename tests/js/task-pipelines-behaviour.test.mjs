@@ -216,7 +216,7 @@ test('truncation: absolute-position models default to max_position_embeddings; r
   assert.equal(bert.seen.at(-1)[0].length, 64);
   await ner(long, { ignoreLabels: [], maxLength: 20 });
   assert.equal(bert.seen.at(-1)[0].length, 20);
-  await assert.rejects(ner(long, { truncation: false }), { name: 'RangeError', message: /^ner: input\[0\] has \d+ tokens, more than the model's 64 positions \(max_position_embeddings\); pass truncation: true/ });
+  await assert.rejects(ner(long, { truncation: false }), { name: 'RangeError', message: /^ner: the input has \d+ tokens, more than the model's 64 positions \(max_position_embeddings\); pass truncation: true/ });
   await assert.rejects(ner(long, { maxLength: 100 }), { name: 'RangeError', message: "ner: maxLength: 100 is more than the model's 64 positions (max_position_embeddings)" });
   const nerD = pipeline('ner', deberta);
   await nerD(long);

@@ -46,10 +46,10 @@ export function featureExtraction(model, task = 'feature-extraction') {
     requireTokenizer(model, task);
     const { truncation, maxLength, limit } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
-    const { list } = textList(input, task);
+    const { list, single } = textList(input, task);
     const encodings = list.map((text, i) => {
       const enc = encodeInput(model.tokenizer, text, null, { maxLength, truncation });
-      if (!truncation) checkLength(enc, limit, task, `input[${i}]`);
+      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
       return enc;
     });
     const pooled = new Array(list.length);

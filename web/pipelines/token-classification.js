@@ -151,7 +151,7 @@ export function tokenClassification(model, task = 'token-classification') {
     const unkId = tokenizer.model?.unk_token_id;
     const encodings = list.map((text, i) => {
       const enc = encodeInput(tokenizer, text, null, { maxLength, truncation });
-      if (!truncation) checkLength(enc, limit, task, `input[${i}]`);
+      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
       return enc;
     });
     const results = new Array(list.length);

@@ -18,7 +18,7 @@ import { checkBool, checkFloat32, checkInt, checkMemory, checkObject, describe, 
 
 export { simdSupported } from './loader.js';
 export { pipeline, pool, PIPELINE_TASKS, TASK_ALIASES } from './pipelines.js';
-import { pipeline, PIPELINE_TASKS, TASK_ALIASES } from './pipelines.js';
+import { pipeline, PIPELINE_TASKS, setRuntimeFactory, TASK_ALIASES } from './pipelines.js';
 export { clearCache, CACHE_NAME } from './cache.js';
 import { clearCache } from './cache.js';
 
@@ -267,5 +267,7 @@ class Runtime {
     this.dispose();
   }
 }
+
+setRuntimeFactory(() => init());
 
 export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, TASK_ALIASES, clearCache };

@@ -76,6 +76,11 @@ function build(task, name, model, loaded) {
 }
 
 let defaultRuntime = null;
+let makeRuntime = null;
+/** Set by web/index.js: how pipeline(task, source) makes its runtime (init()). */
+export function setRuntimeFactory(factory) {
+  makeRuntime = factory;
+}
 
 /**
  * pipeline(task, model) → the task's async function (see index.d.ts). pipeline(task, source,
@@ -94,8 +99,13 @@ export function pipeline(task, model, options = {}) {
   return (async () => {
     let rp = runtime;
     if (rp === undefined || rp === null) {
-      if (!defaultRuntime) defaultRuntime = import('./index.js').then((m) => m.init());
-      rp = await defaultRuntime;
+      if (!defaultRuntime) defaultRuntime = makeRuntime();
+      try {
+        rp = await defaultRuntime;
+      } catch (e) {
+        defaultRuntime = null; // a later call may try again
+        throw e;
+      }
     } else if (typeof rp.loadModel !== 'function') throw new TypeError(`pipeline: options.runtime: expected a runtime from init(), got ${describe(rp)}`);
     const loaded = await rp.loadModel(model, loadOptions);
     try {

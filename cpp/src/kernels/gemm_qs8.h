@@ -26,7 +26,8 @@ inline int quantize_value(float x, float inv, int qmax) {
   return static_cast<int>(v + (v >= 0.0f ? 0.5f : -0.5f));
 }
 
-// Bytes of a packed K × N int8 matrix.
+// Bytes of a packed K × N int8 matrix. Also where column n0 starts when n0 is a multiple of NR: the
+// columns [n0, n0 + n) of a packed matrix are the packed K × n matrix at packed + packed_qs8_bytes(K, n0).
 std::size_t packed_qs8_bytes(int K, int N);
 
 // Quantizes and packs B given transposed, Bᵀ = W [N][K] (row stride ldbt), one scale per row n of W:

@@ -1,11 +1,19 @@
-// QuantizedMatrix (linear_q8.h): pack once at load, per-row activation quantization + qs8 GEMM.
-// The quantized activations live in a grow-only per-thread buffer, so repeated forwards allocate
-// nothing and concurrent forwards on different threads do not share it.
+// QuantizedMatrix (linear_q8.h): pack once at load, per-row activation quantization + qs8 GEMM, both
+// over the thread pool in fixed pieces (rows in spans of kQuantizeRows, then the output tiles of
+// gemm_qs8_parallel), so results are bitwise the same for any thread count.
+// The quantized activations live in a grow-only buffer of the calling thread, grown before either
+// parallel region (wasm memory must not grow on a Worker); the pieces write disjoint rows of it.
+// Repeated forwards allocate nothing, and concurrent forwards on different threads do not share it.
 #include "models/layers/linear_q8.h"
 
 #include "kernels/gemm_qs8.h"
+#include "models/layers/parallel_rows.h"
 
 namespace relpos::models {
+namespace {
+// Rows quantized per piece: a row costs ~K operations against ~K·N in the product.
+constexpr std::size_t kQuantizeRows = 32;
+}  // namespace
 
 QuantizedMatrix::QuantizedMatrix(int in, int out, const float* weight) : in_(in), out_(out) {
   packed_.resize(kernels::packed_qs8_bytes(in, out));
@@ -20,9 +28,13 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
   const std::size_t ldq = kernels::qs8_row_entries(in_);
   if (xq.size() < ldq * rows) xq.resize(ldq * rows);
   if (xs.size() < static_cast<std::size_t>(rows)) xs.resize(rows);
-  kernels::quantize_rows_qs8(rows, in_, x, static_cast<std::size_t>(in_), xq.data(), ldq, xs.data());
-  kernels::gemm_qs8_packed(rows, out_, in_, xq.data(), ldq, xs.data(), packed_.data(), scales_.data(), bias, y,
-                           static_cast<std::size_t>(out_));
+  std::int16_t* q = xq.data();
+  float* s = xs.data();
+  const std::size_t in = static_cast<std::size_t>(in_);
+  for_each_span(static_cast<std::size_t>(rows), kQuantizeRows, [&](std::size_t r0, std::size_t r1) {
+    kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0);
+  });
+  gemm_qs8_parallel(rows, out_, in_, q, ldq, s, packed_.data(), scales_.data(), bias, y, static_cast<std::size_t>(out_));
 }
 
 }  // namespace relpos::models

@@ -157,10 +157,10 @@ TEST_CASE("the tiled q8 product equals one whole gemm_qs8_packed call bitwise fo
     const auto bias = ts::random_vector(static_cast<std::size_t>(sh.N), 33, 1.0f);
     std::vector<std::int8_t> packed(packed_qs8_bytes(sh.K, sh.N));
     std::vector<float> b_scales(sh.N), a_scales(sh.M);
-    pack_qs8_nk(sh.K, sh.N, w.data(), sh.K, packed.data(), b_scales.data());
+    const int qmax = pack_qs8_nk(sh.K, sh.N, w.data(), sh.K, packed.data(), b_scales.data());
     const std::size_t ldq = qs8_row_entries(sh.K);
     std::vector<std::int16_t> aq(ldq * sh.M);
-    quantize_rows_qs8(sh.M, sh.K, a.data(), sh.K, aq.data(), ldq, a_scales.data());
+    quantize_rows_qs8(sh.M, sh.K, a.data(), sh.K, aq.data(), ldq, a_scales.data(), qmax);
     std::vector<float> whole(static_cast<std::size_t>(sh.M) * sh.N);
     gemm_qs8_packed(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(), bias.data(),
                     whole.data(), sh.N);

@@ -18,7 +18,7 @@ constexpr std::size_t kQuantizeRows = 32;
 QuantizedMatrix::QuantizedMatrix(int in, int out, const float* weight) : in_(in), out_(out) {
   packed_.resize(kernels::packed_qs8_bytes(in, out));
   scales_.resize(static_cast<std::size_t>(out));
-  kernels::pack_qs8_nk(in, out, weight, static_cast<std::size_t>(in), packed_.data(), scales_.data());
+  activation_max_ = kernels::pack_qs8_nk(in, out, weight, static_cast<std::size_t>(in), packed_.data(), scales_.data());
 }
 
 void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* bias) const {
@@ -32,7 +32,7 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
   float* s = xs.data();
   const std::size_t in = static_cast<std::size_t>(in_);
   for_each_span(static_cast<std::size_t>(rows), kQuantizeRows, [&](std::size_t r0, std::size_t r1) {
-    kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0);
+    kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0, activation_max_);
   });
   gemm_qs8_parallel(rows, out_, in_, q, ldq, s, packed_.data(), scales_.data(), bias, y, static_cast<std::size_t>(out_));
 }

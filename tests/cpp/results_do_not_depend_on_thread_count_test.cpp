@@ -2,7 +2,8 @@
 // probabilities and terms; bidirectional and causal; more slices than threads and fewer), and every
 // Hugging Face fixture model's forward (hidden states and attentions), the same with 8-bit weights
 // (LoadOptions::dtype = Q8) on the fixtures and on two bench models at 128 tokens (hidden 384 and 512:
-// several row and column tiles per linear layer), and the tiled 8-bit product against one whole
+// several row and column tiles per linear layer), and the 8-bit linear layer (both of its ways of
+// splitting: output tiles under 64 rows, row blocks from 64) and its tiled product against one whole
 // kernel call on odd shapes. In single-thread builds
 // set_num_threads reports 1 and the comparison still runs (trivially equal) — the threaded builds
 // (native, relpos-simd-threads) are the ones this proves. Also: the thread-count API's contract.
@@ -13,6 +14,7 @@
 #include "fixture_files.h"
 #include "hf_fixture_support.h"
 #include "kernels/gemm_qs8.h"
+#include "models/layers/linear_q8.h"
 #include "models/layers/parallel_rows.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
@@ -172,6 +174,39 @@ TEST_CASE("the tiled q8 product equals one whole gemm_qs8_packed call bitwise fo
       relpos::models::gemm_qs8_parallel(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(),
                                         bias.data(), tiled.data(), sh.N);
       CHECK(bitwise_equal(tiled, whole));
+    }
+  }
+}
+
+TEST_CASE("a q8 linear layer's forward equals one whole quantize + gemm_qs8_packed call bitwise for 1, 2 and 3 threads", "[threads][q8]") {
+  ThreadCountGuard guard;
+  using namespace relpos::kernels;
+  struct Shape {
+    int M, N, K;
+  };
+  // 40 rows: quantized rows, then 96×64 output tiles; 131 and 64 rows: blocks of 32 rows × all columns.
+  for (const Shape sh : {Shape{40, 200, 77}, Shape{131, 200, 77}, Shape{64, 1536, 384}, Shape{131, 384, 1536}}) {
+    INFO("M " << sh.M << ", N " << sh.N << ", K " << sh.K);
+    const auto x = ts::random_vector(static_cast<std::size_t>(sh.M) * sh.K, 41, 2.0f);
+    const auto w = ts::random_vector(static_cast<std::size_t>(sh.N) * sh.K, 42, 0.5f);
+    const auto bias = ts::random_vector(static_cast<std::size_t>(sh.N), 43, 1.0f);
+    std::vector<std::int8_t> packed(packed_qs8_bytes(sh.K, sh.N));
+    std::vector<float> b_scales(sh.N), a_scales(sh.M);
+    const int qmax = pack_qs8_nk(sh.K, sh.N, w.data(), sh.K, packed.data(), b_scales.data());
+    const std::size_t ldq = qs8_row_entries(sh.K);
+    std::vector<std::int16_t> aq(ldq * sh.M);
+    quantize_rows_qs8(sh.M, sh.K, x.data(), sh.K, aq.data(), ldq, a_scales.data(), qmax);
+    std::vector<float> whole(static_cast<std::size_t>(sh.M) * sh.N);
+    gemm_qs8_packed(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(), bias.data(),
+                    whole.data(), sh.N);
+    REQUIRE(ts::all_finite(whole));
+    const relpos::models::QuantizedMatrix layer(sh.K, sh.N, w.data());
+    for (int threads : {1, 2, 3}) {
+      INFO("threads " << threads);
+      relpos::set_num_threads(threads);
+      std::vector<float> y(whole.size(), std::nanf(""));
+      layer.forward(sh.M, x.data(), y.data(), bias.data());
+      CHECK(bitwise_equal(y, whole));
     }
   }
 }

@@ -1,7 +1,11 @@
-// QuantizedMatrix (linear_q8.h): pack once at load, per-row activation quantization + qs8 GEMM, both
-// over the thread pool in fixed pieces (rows in spans of kQuantizeRows, then the output tiles of
-// gemm_qs8_parallel), so results are bitwise the same for any thread count.
-// The quantized activations live in a grow-only buffer of the calling thread, grown before either
+// QuantizedMatrix (linear_q8.h): pack once at load, per-row activation quantization + qs8 GEMM, over
+// the thread pool in fixed pieces, so results are bitwise the same for any thread count (every output
+// element is one exact int32 sum and one rescale, whichever piece computes it):
+//   rows ≥ 2·kRowBlock: one region of row blocks of kRowBlock rows × all columns, each block quantizing
+//     its own rows and multiplying them (one region per layer, no idle wait between two);
+//   fewer rows: the rows quantized in one region, then gemm_qs8_parallel's 96×64 output tiles (the
+//     columns give the parallelism a few tokens lack).
+// The quantized activations live in a grow-only buffer of the calling thread, grown before any
 // parallel region (wasm memory must not grow on a Worker); the pieces write disjoint rows of it.
 // Repeated forwards allocate nothing, and concurrent forwards on different threads do not share it.
 #include "models/layers/linear_q8.h"
@@ -11,8 +15,9 @@
 
 namespace relpos::models {
 namespace {
-// Rows quantized per piece: a row costs ~K operations against ~K·N in the product.
-constexpr std::size_t kQuantizeRows = 32;
+// Rows per piece: 128 tokens make 4 blocks (2 threads: 2 each). A block re-expands every weight panel
+// (kernels/gemm_qs8.cpp), ~4 % of its product at 32 rows.
+constexpr std::size_t kRowBlock = 32;
 }  // namespace
 
 QuantizedMatrix::QuantizedMatrix(int in, int out, const float* weight) : in_(in), out_(out) {
@@ -30,11 +35,20 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
   if (xs.size() < static_cast<std::size_t>(rows)) xs.resize(rows);
   std::int16_t* q = xq.data();
   float* s = xs.data();
-  const std::size_t in = static_cast<std::size_t>(in_);
-  for_each_span(static_cast<std::size_t>(rows), kQuantizeRows, [&](std::size_t r0, std::size_t r1) {
+  const std::size_t in = static_cast<std::size_t>(in_), out = static_cast<std::size_t>(out_);
+  const auto quantize = [&](std::size_t r0, std::size_t r1) {
     kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0, activation_max_);
-  });
-  gemm_qs8_parallel(rows, out_, in_, q, ldq, s, packed_.data(), scales_.data(), bias, y, static_cast<std::size_t>(out_));
+  };
+  if (static_cast<std::size_t>(rows) >= 2 * kRowBlock) {
+    for_each_span(static_cast<std::size_t>(rows), kRowBlock, [&](std::size_t r0, std::size_t r1) {
+      quantize(r0, r1);
+      kernels::gemm_qs8_packed(static_cast<int>(r1 - r0), out_, in_, q + r0 * ldq, ldq, s + r0, packed_.data(),
+                               scales_.data(), bias, y + r0 * out, out);
+    });
+    return;
+  }
+  for_each_span(static_cast<std::size_t>(rows), kRowBlock, quantize);
+  gemm_qs8_parallel(rows, out_, in_, q, ldq, s, packed_.data(), scales_.data(), bias, y, out);
 }
 
 }  // namespace relpos::models

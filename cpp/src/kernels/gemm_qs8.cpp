@@ -176,7 +176,7 @@ inline void store_f32(float* p, vi x) { _mm_storeu_ps(p, _mm_cvtepi32_ps(x)); }
 
 constexpr int kGroupPairs = kQs8Group / 2;
 static_assert(kQs8Group % 2 == 0 && NR % 2 == 0, "groups are whole pairs; a group's multipliers whole bytes");
-// Pairs of k whose effective weights are expanded at a time (one chunk for K <= 1024): kChunkPairs·NR·2
+// Pairs of k whose effective weights are expanded at a time (one chunk for K ≤ 1024): kChunkPairs·NR·2
 // int16 on the stack, 16 KiB on SIMD128 (64 KiB with AVX-512), reused by every row tile of the block.
 constexpr int kChunkPairs = 512;
 static_assert(kChunkPairs % kGroupPairs == 0, "chunks are whole groups");
@@ -184,7 +184,7 @@ static_assert(kChunkPairs % kGroupPairs == 0, "chunks are whole groups");
 constexpr int kRowBlock = 96;
 static_assert(kRowBlock % MR == 0, "row blocks are whole micro-tiles");
 
-// w16[(j - j0)·NR·2 + c·2 + {0, 1}] = m · q of pairs [j0, j1) of one panel (j0 a multiple of
+// w16[(j − j0)·NR·2 + c·2 + {0, 1}] = m · q of pairs [j0, j1) of one panel (j0 a multiple of
 // kGroupPairs): the int8 weights sign-extended and multiplied by their group's multiplier.
 inline void expand_pairs(const std::int8_t* panel, int K2, int j0, int j1, std::int16_t* w16) {
   const auto* multipliers = reinterpret_cast<const std::uint8_t*>(panel) + static_cast<std::size_t>(K2) * NR * 2;
@@ -201,9 +201,9 @@ inline void expand_pairs(const std::int8_t* panel, int K2, int j0, int j1, std::
   }
 }
 
-// One chunk of pairs for a tile of R rows x one panel: sums Aq · w16 over `npairs` pairs (A already at
+// One chunk of pairs for a tile of R rows × one panel: sums Aq · w16 over `npairs` pairs (A already at
 // the chunk's first pair), starting from zero when `first`, else from sums[R][NR]; then, when `last`,
-// rescales into C [R x ncols] (ncols <= NR), else leaves the int32 sums in `sums`.
+// rescales into C [R × ncols] (ncols ≤ NR), else leaves the int32 sums in `sums`.
 template <int R>
 inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, const std::int16_t* w16, bool first,
                          bool last, std::int32_t* sums, const float* a_scales, const float* b_scales, const float* bias,
@@ -275,7 +275,6 @@ inline int groups(int K) { return (K + kQs8Group - 1) / kQs8Group; }
 inline std::size_t panel_bytes(int K) {
   return static_cast<std::size_t>(pairs(K)) * NR * 2 + static_cast<std::size_t>(groups(K)) * (NR / 2);
 }
-
 
 }  // namespace
 

@@ -184,7 +184,8 @@ TEST_CASE("a q8 linear layer's forward equals one whole quantize + gemm_qs8_pack
   struct Shape {
     int M, N, K;
   };
-  // 40 rows: quantized rows, then 96×64 output tiles; 131 and 64 rows: blocks of 32 rows × all columns.
+  // 40 rows: quantized rows, then 96×64 output tiles; 131 and 64 rows: in threaded builds blocks of 32
+  // rows × all columns (single-thread builds: tiles again).
   for (const Shape sh : {Shape{40, 200, 77}, Shape{131, 200, 77}, Shape{64, 1536, 384}, Shape{131, 384, 1536}}) {
     INFO("M " << sh.M << ", N " << sh.N << ", K " << sh.K);
     const auto x = ts::random_vector(static_cast<std::size_t>(sh.M) * sh.K, 41, 2.0f);

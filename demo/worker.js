@@ -37,8 +37,8 @@ const MODEL_TIMING = Object.freeze({ warmup: 1, minRuns: 5, maxRuns: 30, minMs: 
 const EMBEDDING = Object.freeze({ pooling: 'mean', normalize: true });
 const CORPUS_BATCH = 8;
 
-// What the panel can run for a loaded model: the pipeline of its task head (model.head, or before the
-// package has task heads: a sequence-classification head's labels, else config.json's architectures).
+// What the panel can run for a loaded model: the pipeline of its task head (model.head; before the
+// package has task heads: config.json's architectures, else a classification head's labels).
 const ARCHITECTURE_TASKS = [
   [/ForTokenClassification$/, 'token-classification'],
   [/ForQuestionAnswering$/, 'question-answering'],
@@ -48,12 +48,10 @@ const ARCHITECTURE_TASKS = [
 function headOf(m, tasks) {
   const arch = m.config?.architectures?.[0] ?? '';
   let task = null, labels = null, from = null;
+  const hit = ARCHITECTURE_TASKS.find(([re]) => re.test(arch));
   if (m.head?.task) [task, labels, from] = [m.head.task, m.head.labels ?? null, 'model.head'];
+  else if (hit) [task, labels, from] = [hit[1], hit[1] === 'fill-mask' || hit[1] === 'question-answering' ? null : m.labels, 'config.json architectures'];
   else if (m.labels) [task, labels, from] = ['text-classification', m.labels, 'model.labels'];
-  else {
-    const hit = ARCHITECTURE_TASKS.find(([re]) => re.test(arch));
-    if (hit) [task, from] = [hit[1], 'config.json architectures'];
-  }
   // fill-mask: the tokenizer's mask token, so the page can offer a sentence with it
   const maskToken = ['[MASK]', '<mask>'].find((t) => Number.isInteger(m.tokenizer?.token_to_id?.(t))) ?? null;
   return { task, labels: labels ? Array.from(labels) : null, from, architecture: arch || null, pipeline: task ? tasks.includes(task) : false, maskToken };

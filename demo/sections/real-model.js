@@ -25,7 +25,7 @@ const cellColour = (c) => colormaps.diverging((Math.max(-1, Math.min(1, c)) + 1)
 
 function similarityTable(texts, matrix) {
   const n = texts.length;
-  const short = (t) => (t.length > 48 ? `${t.slice(0, 46)}…` : t);
+  const short = (t) => (t.length > 64 ? `${t.slice(0, 62)}…` : t);
   return h('table', { class: 'similarity', 'data-n': n },
     h('caption', { class: 'note' }, 'Cosine similarity of every pair of sentences (1 = same direction; unrelated sentences score near 0)'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Sentence'),
@@ -58,7 +58,8 @@ export function mount(root, { showThreads }) {
   const status = h('p', { role: 'status', 'aria-live': 'polite', class: 'note' }, 'The model loads when this section comes into view.');
   const prog = h('progress', { max: 1, value: 0, 'aria-label': 'Real model loading progress', hidden: true });
   const loadBtn = h('button', { type: 'button', class: 'secondary' }, 'Load the model now');
-  root.append(h('div', { class: 'controls' }, loadBtn, prog), status);
+  const loadBar = h('div', { class: 'controls' }, loadBtn, prog);
+  root.append(loadBar, status);
 
   // --- similarity matrix
   const area = h('textarea', { id: 'real-sentences', name: 'real-sentences', rows: DEFAULT_SENTENCES.length + 1, 'aria-describedby': 'real-sentences-help' }, DEFAULT_SENTENCES.join('\n'));
@@ -130,7 +131,7 @@ export function mount(root, { showThreads }) {
         prog.value = p.done / p.total;
       });
       state.corpusReady = true;
-      prog.hidden = true;
+      loadBar.hidden = true;
       status.textContent = `Ready: all-MiniLM-L6-v2 loaded, ${CORPUS.length} corpus sentences embedded.`;
       await search();
     })();

@@ -88,6 +88,7 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   };
   async function load(source) {
     loadMsg.className = '';
+    loadMsg.textContent = 'Loading…';
     prog.hidden = true;
     rows.clear();
     fileRows.replaceChildren();

@@ -132,6 +132,57 @@ describe('real model section and task views (1280×800)', () => {
   });
 
   // ---- the load-model panel's task views
+  it('the task views render the pipelines’ Hugging Face output shapes (fixed outputs, no model)', async () => {
+    // taskView() with a request() that answers like the worker's 'model-pipeline' would
+    const r = await page.evaluate(async () => {
+      const { taskView } = await import('/demo/sections/task-views.js');
+      const outputs = {
+        'token-classification': [
+          { entity_group: 'PER', score: 0.9981, word: 'sarah', start: 11, end: 16 },
+          { entity_group: 'LOC', score: 0.9993, word: 'london', start: 31, end: 37 },
+          { entity_group: 'PER', score: 0.71, word: 'wolfgang', start: null, end: null },
+        ],
+        'question-answering': [{ score: 0.91, start: 32, end: 38, answer: 'London' }, { score: 0.04, start: 29, end: 38, answer: 'in London' }],
+        'fill-mask': [
+          { score: 0.62, token: 3000, token_str: 'paris', sequence: 'the capital of france is paris.' },
+          { score: 0.11, token: 3001, token_str: 'lyon', sequence: 'the capital of france is lyon.' },
+        ],
+      };
+      const host = document.createElement('div');
+      host.id = 'task-view-check';
+      const details = document.querySelector('#encoder details.real-model');
+      details.open = true;
+      details.append(host);
+      const result = {};
+      for (const [task, output] of Object.entries(outputs)) {
+        const state = {};
+        const head = { task, labels: task === 'token-classification' ? ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'] : null, pipeline: true, maskToken: '[MASK]', architecture: null };
+        const view = taskView(head, { state, request: async () => ({ output, timing: { median: 2, min: 1.5, max: 3, runs: 7, calls: 1 }, simd: true, threads: 2 }) });
+        host.append(view);
+        view.querySelector('button').click();
+        await new Promise((res) => setTimeout(res, 50));
+        result[task] = {
+          input: state.task.input,
+          marks: [...view.querySelectorAll('mark.entity, mark.answer')].map((m) => ({ start: +m.dataset.start, end: +m.dataset.end, label: m.dataset.label ?? null, text: m.firstChild.textContent })),
+          items: [...view.querySelectorAll('ol li, table.entities tbody tr')].map((li) => li.textContent),
+          timing: view.querySelector('.task-timing')?.textContent,
+        };
+      }
+      return result;
+    });
+    const ner = r['token-classification'];
+    assert.deepEqual(ner.marks.map((m) => [m.label, m.text]), [['PER', 'Sarah'], ['LOC', 'London']]);
+    assert.equal(ner.items.length, 3, 'every entity in the table, the one without offsets too');
+    const qa = r['question-answering'];
+    assert.deepEqual(qa.marks.map((m) => [m.start, m.end, m.text]), [[32, 38, 'London']]);
+    assert.equal(qa.input.context.slice(32, 38), 'London');
+    assert.equal(qa.items.length, 2);
+    assert.match(r['fill-mask'].items[0], /^paris 62\.0 % — the capital of france is paris\.$/);
+    for (const v of Object.values(r)) assert.match(v.timing, /: median 2\.00 ms \(1\.50–3\.00 ms, 7 runs\) on the SIMD128 build, 2 threads\.$/);
+    await shot(page, '4-task-views-contract', '#task-view-check');
+    await page.evaluate(() => document.getElementById('task-view-check').remove());
+  });
+
   const status = '#encoder details.real-model [role=status]';
   async function loadFixture(name) {
     const dir = join(FIXTURES, name);

@@ -31,7 +31,7 @@ function similarityTable(texts, matrix) {
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Sentence'),
       texts.map((t, j) => h('th', { scope: 'col', title: t, 'aria-label': `${j + 1}. ${t}` }, String(j + 1))))),
     h('tbody', {}, texts.map((t, i) => h('tr', {},
-      h('th', { scope: 'row', title: t }, `${i + 1}. ${short(t)}`),
+      h('th', { scope: 'row', title: t }, `${i + 1}. `, h('span', { class: 'sentence' }, short(t))),
       texts.map((_, j) => {
         const c = matrix[i * n + j];
         const bg = cellColour(c);
@@ -195,6 +195,6 @@ export function mount(root, { showThreads }) {
     });
     io.observe(root);
   }
-  Object.assign(state, { ensureReady, compare, search });
+  state.ensureReady = ensureReady;
   return state;
 }

@@ -304,3 +304,29 @@ describe('real model section and task views (1280×800)', () => {
     assert.deepEqual(browser.errors, []);
   });
 });
+
+describe('real model section at a 390-px phone viewport', () => {
+  let server, browser, page;
+  before(async () => {
+    const missing = checkPackage();
+    if (missing) throw new Error(missing);
+    server = await startServer();
+    browser = await launch({ width: 390, height: 844 });
+    page = browser.page;
+    await openDemo(page, server.url);
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  it('fits the width: the similarity table scrolls inside its box', async () => {
+    await page.locator('#real').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => globalThis.relposDemo.real.error || globalThis.relposDemo.real.search, null, { timeout: 300000, polling: 500 });
+    assert.equal(await page.evaluate(() => globalThis.relposDemo.real.error), null);
+    const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: window.innerWidth }));
+    assert.ok(widths.page <= widths.view + 1, `page is ${widths.page}px wide in a ${widths.view}px viewport`);
+    assert.deepEqual(browser.errors, []);
+    await shot(page, 'phone-real', '#real');
+  });
+});

@@ -68,7 +68,7 @@ export function mount(root, { showThreads }) {
   root.append(h('h3', {}, 'Sentence similarity'),
     h('div', { class: 'controls', role: 'group', 'aria-label': 'Sentences to compare' },
       h('div', { class: 'field field-textarea' }, h('label', { for: 'real-sentences' }, 'Sentences, one per line'), area,
-        h('small', { id: 'real-sentences-help' }, `2 to ${MAX_SENTENCES}; the defaults hold two pairs that mean the same (guitar, flood) and three unrelated sentences`)),
+        h('small', { id: 'real-sentences-help' }, `2 to ${MAX_SENTENCES} (Ctrl+Enter compares); the defaults hold two pairs that mean the same (guitar, flood) and three unrelated sentences`)),
       compareBtn),
     simOut);
 
@@ -87,6 +87,9 @@ export function mount(root, { showThreads }) {
       h('div', { class: 'field field-select' }, h('label', { for: 'real-k' }, 'Results'), k),
       searchBtn),
     examples, nnOut, corpusList);
+  area.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) compare();
+  });
   query.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') search();
   });

@@ -5,7 +5,7 @@
 //   question-answering    pipeline('question-answering', model)({ question, context }, { topK })
 //                         → { score, start, end, answer } (or a list): the answer span marked in the context
 //   fill-mask             pipeline('fill-mask', model)('… [MASK] …', { topK }) → [{ score, token, token_str, sequence }]
-//   text-classification   pipeline('text-classification', model)(text, { topK: null }) → [{ label, score }]
+//   text-classification   pipeline('text-classification', model)(text or { text, textPair }, { topK: null }) → [{ label, score }]
 // The pipeline's own return value is kept as state.task.output (the tests compare the page with it).
 import { h, errorBox } from '../lib/dom.js';
 import { markPieces } from '../lib/spans.js';
@@ -50,7 +50,10 @@ const VIEWS = {
     title: 'Entities in a text',
     form() {
       const text = area('task-ner-text', 'Text', 'My name is Sarah and I live in London. Wolfgang works for the Red Cross in Berlin.', 3);
-      const agg = select('task-ner-agg', 'Grouping', [['simple', "aggregationStrategy 'simple' (entity groups)"], ['none', "'none' (one row per token)"]], 'simple');
+      const agg = select('task-ner-agg', 'aggregationStrategy', [
+        ['simple', "'simple': consecutive tokens of one entity"], ['first', "'first': whole words, first token's label"],
+        ['average', "'average': whole words, mean scores"], ['max', "'max': whole words, best token"], ['none', "'none': one row per token"],
+      ], 'simple');
       return { controls: [text.root, agg.root], read: () => ({ input: text.input.value, options: { aggregationStrategy: agg.input.value } }) };
     },
     show(out, { input }, head) {
@@ -95,16 +98,25 @@ const VIEWS = {
       return { controls: [text.root, topK.root], read: () => ({ input: text.input.value, options: { topK: Number(topK.input.value) } }) };
     },
     show(out) {
-      return [h('ol', { class: 'topk', 'aria-label': 'candidates, best first' }, out.map((c) => h('li', { 'data-token': c.token, 'data-score': c.score },
-        h('span', { class: 'bar', style: `width:${(c.score * 8).toFixed(2)}em`, 'aria-hidden': 'true' }),
-        h('strong', { class: 'token-str' }, c.token_str), ` ${pct(c.score)} — `, h('span', { class: 'sequence' }, c.sequence))))];
+      // one mask: a list of candidates; several masks: one list per mask
+      const lists = Array.isArray(out[0]) ? out : [out];
+      return lists.flatMap((list, m) => [
+        lists.length > 1 ? h('p', { class: 'note' }, `Mask ${m + 1} of ${lists.length}:`) : null,
+        h('ol', { class: 'topk', 'aria-label': `candidates${lists.length > 1 ? ` for mask ${m + 1}` : ''}, best first` }, list.map((c) => h('li', { 'data-token': c.token, 'data-score': c.score },
+          h('span', { class: 'bar', style: `width:${(c.score * 8).toFixed(2)}em`, 'aria-hidden': 'true' }),
+          h('strong', { class: 'token-str' }, c.token_str), ` ${pct(c.score)} — `, h('span', { class: 'sequence' }, c.sequence)))),
+      ]);
     },
   },
   'text-classification': {
     title: 'Classify a text',
     form() {
       const text = area('task-cls-text', 'Text', 'I loved this film.', 2);
-      return { controls: [text.root], read: () => ({ input: text.input.value, options: { topK: null } }) };
+      const pair = area('task-cls-pair', 'Second text (optional)', '', 2, 'a text pair, e.g. premise and hypothesis for an NLI head');
+      return {
+        controls: [text.root, pair.root],
+        read: () => ({ input: pair.input.value.trim() ? { text: text.input.value, textPair: pair.input.value } : text.input.value, options: { topK: null } }),
+      };
     },
     show(out) {
       const list = Array.isArray(out) ? out : [out];

@@ -205,7 +205,8 @@ describe('real model section and task views (1280×800)', () => {
     await view.locator('button', { hasText: 'Run the pipeline' }).click();
     await page.waitForFunction((n) => (globalThis.relposDemo.encoder.taskRuns ?? 0) > n, runs, { timeout: 60000 });
     const r = await page.evaluate(() => globalThis.relposDemo.encoder.task);
-    if (r.error && /has no '.*' pipeline yet/.test(r.error)) {
+    // before the pipelines are merged: no such pipeline; before the task heads are: no model.head
+    if (r.error && /has no '.*' pipeline yet|the checkpoint has no task head/.test(r.error)) {
       t.skip(`not wired yet: ${r.error}`);
       return null;
     }

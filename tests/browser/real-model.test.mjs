@@ -54,7 +54,7 @@ describe('real model section and task views (1280×800)', () => {
   it('the server serves the model folder locally', async () => {
     const r = await page.evaluate(async () => {
       const res = await fetch('/models/all-MiniLM-L6-v2/config.json');
-      const w = await fetch('/models/all-MiniLM-L6-v2/model.safetensors', { method: 'HEAD' });
+      const w = await fetch('/models/all-MiniLM-L6-v2/model.fp16.safetensors', { method: 'HEAD' });
       return { ok: res.ok, config: await res.json(), weights: w.ok, bytes: Number(w.headers.get('content-length')) };
     });
     assert.ok(r.ok && r.weights);

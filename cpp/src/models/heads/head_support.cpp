@@ -13,6 +13,12 @@ std::vector<std::string> label_names(const json& config, int n, const std::strin
   if (!config.contains("id2label") || config["id2label"].is_null()) return labels;
   const json& map = config["id2label"];
   if (!map.is_object()) fail_value("config.json: field 'id2label' must be an object {\"0\": \"label\", …}");
+  // Hugging Face writes {"0": "LABEL_0", "1": "LABEL_1"} into every config that never named labels
+  // (num_labels defaults to 2): such a map names nothing, whatever the head's size.
+  bool placeholder = true;
+  for (auto it = map.begin(); it != map.end() && placeholder; ++it)
+    placeholder = it.value().is_string() && it.value().get<std::string>() == "LABEL_" + it.key();
+  if (placeholder) return labels;
   std::vector<bool> named(n, false);
   for (auto it = map.begin(); it != map.end(); ++it) {
     int id = -1;

@@ -21,8 +21,9 @@ struct HeadSource {
   const Model* model = nullptr;
 };
 
-// id2label names for `n` outputs of `tensor`, in id order; "LABEL_i" when config.json has no id2label.
-// Error when id2label is not an object of "id": "name", or does not name exactly the ids 0 … n − 1.
+// id2label names for `n` outputs of `tensor`, in id order; "LABEL_i" when config.json has no id2label
+// or only Hugging Face's placeholder names ("LABEL_0", "LABEL_1", … under their own ids). Error when
+// id2label is not an object of "id": "name", or does not name exactly the ids 0 … n − 1.
 std::vector<std::string> label_names(const nlohmann::json& config, int n, const std::string& tensor);
 
 // A string field of config.json, or `fallback` when absent / null; Error when it is not a string.

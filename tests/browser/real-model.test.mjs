@@ -287,10 +287,13 @@ describe('real model section and task views (1280×800)', () => {
     await shot(page, '4-task-fill-mask', '#encoder .task-area');
   });
 
-  it('text classification (a DeBERTa-v2 NLI head from spm.model files): every label with its score', async (t) => {
+  it('text classification of a text pair (a DeBERTa-v2 NLI head from spm.model files): every label with its score', async (t) => {
     const name = 'deberta-v2-text-pair-classification';
     const config = await loadFixture(name);
+    await page.locator('#task-cls-text').fill('A man is playing a guitar.');
+    await page.locator('#task-cls-pair').fill('Someone is making music.');
     const r = await runTask(t, 'text-classification');
+    assert.deepEqual(r.input, { text: 'A man is playing a guitar.', textPair: 'Someone is making music.' });
     if (!r) return;
     const items = await page.locator('#encoder .task-view ol.labels li').evaluateAll((lis) => lis.map((li) => ({ label: li.dataset.label, score: +li.dataset.score })));
     assert.deepEqual(items.map((x) => x.label).sort(), Object.values(config.id2label).sort());

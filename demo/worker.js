@@ -19,7 +19,7 @@ const PACKAGE_URL = new URL('../web/index.js', import.meta.url).href;
 const WASM_DIR = new URL('../web/dist/', import.meta.url).href;
 const TOKENIZERS_URL = new URL('../tokenizers/tokenizers.mjs', import.meta.url).href;
 
-let pkg = null; // the package module (pipeline, PIPELINE_TASKS)
+let pkg = null; // the package module (init, pipeline)
 const relposModule = () => (pkg ??= import(PACKAGE_URL));
 const instances = new Map(); // threads ('auto' | 1) → Promise<runtime>
 function relpos(build, threads = 'auto') {
@@ -37,24 +37,12 @@ const MODEL_TIMING = Object.freeze({ warmup: 1, minRuns: 5, maxRuns: 30, minMs: 
 const EMBEDDING = Object.freeze({ pooling: 'mean', normalize: true });
 const CORPUS_BATCH = 8;
 
-// What the panel can run for a loaded model: the pipeline of its task head (model.head; before the
-// package has task heads: config.json's architectures, else a classification head's labels).
-const ARCHITECTURE_TASKS = [
-  [/ForTokenClassification$/, 'token-classification'],
-  [/ForQuestionAnswering$/, 'question-answering'],
-  [/ForMaskedLM$/, 'fill-mask'],
-  [/ForSequenceClassification$/, 'text-classification'],
-];
-function headOf(m, tasks) {
-  const arch = m.config?.architectures?.[0] ?? '';
-  let task = null, labels = null, from = null;
-  const hit = ARCHITECTURE_TASKS.find(([re]) => re.test(arch));
-  if (m.head?.task) [task, labels, from] = [m.head.task, m.head.labels ?? null, 'model.head'];
-  else if (hit) [task, labels, from] = [hit[1], hit[1] === 'fill-mask' || hit[1] === 'question-answering' ? null : m.labels, 'config.json architectures'];
-  else if (m.labels) [task, labels, from] = ['text-classification', m.labels, 'model.labels'];
-  // fill-mask: the tokenizer's mask token, so the page can offer a sentence with it
+// What the panel can run for a loaded model: the pipeline of its task head (model.head: { task, labels }),
+// and for fill-mask the tokenizer's mask token, so the page can offer a sentence with it.
+function headOf(m) {
+  if (!m.head?.task) return null;
   const maskToken = ['[MASK]', '<mask>'].find((t) => Number.isInteger(m.tokenizer?.token_to_id?.(t))) ?? null;
-  return { task, labels: labels ? Array.from(labels) : null, from, architecture: arch || null, pipeline: task ? tasks.includes(task) : false, maskToken };
+  return { task: m.head.task, labels: m.head.labels ? Array.from(m.head.labels) : null, architecture: m.config?.architectures?.[0] ?? null, maskToken };
 }
 
 const info = (rp) => ({ simd: !!rp.simd, standIn: !!rp.standIn, version: rp.version ?? null, hasLoadModel: typeof rp.loadModel === 'function',
@@ -121,16 +109,13 @@ const handlers = {
     const tokenizers = await import(TOKENIZERS_URL).catch(() => undefined);
     model = await rp.loadModel(src, { ...hub, onProgress: (p) => progress(p), tokenizers });
     const cfg = model.info;
-    const { PIPELINE_TASKS = [] } = await relposModule();
-    return { modelType: cfg.modelType, layers: cfg.numLayers, heads: cfg.numHeads, hidden: cfg.hiddenSize, head: headOf(model, PIPELINE_TASKS) };
+    return { modelType: cfg.modelType, layers: cfg.numLayers, heads: cfg.numHeads, hidden: cfg.hiddenSize, head: headOf(model) };
   },
 
   // The panel's task view: the loaded model's pipeline on the input, and its time (median of runs).
   async 'model-pipeline'({ task, input, options = {} }, rp) {
     if (!model) throw new Error('No model loaded.');
-    const { pipeline, PIPELINE_TASKS = [] } = await relposModule();
-    if (!PIPELINE_TASKS.includes(task))
-      throw new Error(`This build of relpos has no '${task}' pipeline yet (it has ${PIPELINE_TASKS.join(', ')}).`);
+    const { pipeline } = await relposModule();
     const run = pipeline(task, model);
     const t = await measureAsync(() => run(input, options), MODEL_TIMING);
     return { ...info(rp), task, output: t.last, timing: strip(t) };

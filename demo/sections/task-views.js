@@ -128,7 +128,7 @@ const VIEWS = {
 export const TASKS = Object.keys(VIEWS);
 
 /**
- * The view for head.task ({ task, labels, from, pipeline, maskToken } from the worker), or a note
+ * The view for head.task ({ task, labels, architecture, maskToken } from the worker), or a note
  * when the head has no view. request(cmd, payload) → Promise (the panel's worker); state.task gets
  * { task, input, options, output, timing } after each run.
  */
@@ -142,7 +142,7 @@ export function taskView(head, { request, state }) {
   const labels = head.labels?.length ? `; labels ${head.labels.join(', ')}` : '';
   root.append(h('h4', {}, view ? view.title : head.task),
     h('p', { class: 'note head-info' }, `Task head: ${head.task}${head.architecture ? ` (${head.architecture})` : ''}${labels}. `,
-      view ? [h('code', {}, `pipeline('${head.task}', model)`), head.pipeline ? ' runs it in the worker.' : ' — this build of relpos has no such pipeline yet, so running it reports that.'] : 'The demo has no view for this task.'));
+      view ? [h('code', {}, `pipeline('${head.task}', model)`), ' runs it in the worker.'] : 'The demo has no view for this task.'));
   if (!view) return root;
   const form = view.form(head);
   const btn = h('button', { type: 'button' }, 'Run the pipeline');

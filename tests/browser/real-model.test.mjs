@@ -156,7 +156,7 @@ describe('real model section and task views (1280×800)', () => {
       const result = {};
       for (const [task, output] of Object.entries(outputs)) {
         const state = {};
-        const head = { task, labels: task === 'token-classification' ? ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'] : null, pipeline: true, maskToken: '[MASK]', architecture: null };
+        const head = { task, labels: task === 'token-classification' ? ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'] : null, maskToken: '[MASK]', architecture: null };
         const view = taskView(head, { state, request: async () => ({ output, timing: { median: 2, min: 1.5, max: 3, runs: 7, calls: 1 }, simd: true, threads: 2 }) });
         host.append(view);
         view.querySelector('button').click();
@@ -197,19 +197,14 @@ describe('real model section and task views (1280×800)', () => {
     assert.match(await page.textContent(status), /^Loaded /);
     return JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
   }
-  /** Runs the task view's pipeline; returns state.task, or skips when the package has no such pipeline yet. */
-  async function runTask(t, task) {
+  /** Runs the task view's pipeline; returns state.task (input, options, the pipeline's output). */
+  async function runTask(task) {
     const view = page.locator(`#encoder .task-view[data-task="${task}"]`);
     await view.waitFor();
     const runs = await page.evaluate(() => globalThis.relposDemo.encoder.taskRuns ?? 0);
     await view.locator('button', { hasText: 'Run the pipeline' }).click();
     await page.waitForFunction((n) => (globalThis.relposDemo.encoder.taskRuns ?? 0) > n, runs, { timeout: 60000 });
     const r = await page.evaluate(() => globalThis.relposDemo.encoder.task);
-    // before the pipelines are merged: no such pipeline; before the task heads are: no model.head
-    if (r.error && /has no '.*' pipeline yet|the checkpoint has no task head/.test(r.error)) {
-      t.skip(`not wired yet: ${r.error}`);
-      return null;
-    }
     assert.equal(r.error, undefined, r.error);
     await assertTimings(page, '#encoder .task-view p.task-timing', 1);
     return r;
@@ -227,11 +222,10 @@ describe('real model section and task views (1280×800)', () => {
   }
   const close = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-4, `${what}: ${a} vs ${b}`);
 
-  it('token classification: the entities are marked in the text with their labels and scores', async (t) => {
+  it('token classification: the entities are marked in the text with their labels and scores', async () => {
     const name = 'bert-token-classification';
     await loadFixture(name);
-    const r = await runTask(t, 'token-classification');
-    if (!r) return;
+    const r = await runTask('token-classification');
     const text = r.input;
     const withOffsets = r.output.filter((e) => Number.isInteger(e.start) && Number.isInteger(e.end));
     const marks = await page.locator('#encoder .task-view mark.entity').evaluateAll((ms) => ms.map((m) => ({
@@ -251,11 +245,10 @@ describe('real model section and task views (1280×800)', () => {
     await shot(page, '4-task-token-classification', '#encoder .task-area');
   });
 
-  it('question answering: the answer span is marked in the context', async (t) => {
+  it('question answering: the answer span is marked in the context', async () => {
     const name = 'bert-question-answering';
     await loadFixture(name);
-    const r = await runTask(t, 'question-answering');
-    if (!r) return;
+    const r = await runTask('question-answering');
     const answers = Array.isArray(r.output) ? r.output : [r.output];
     const best = answers[0];
     assert.equal(best.answer, r.input.context.slice(best.start, best.end));
@@ -271,11 +264,10 @@ describe('real model section and task views (1280×800)', () => {
     await shot(page, '4-task-question-answering', '#encoder .task-area');
   });
 
-  it('fill-mask: the top-k list is the pipeline’s, in order', async (t) => {
+  it('fill-mask: the top-k list is the pipeline’s, in order', async () => {
     const name = 'bert-fill-mask';
     await loadFixture(name);
-    const r = await runTask(t, 'fill-mask');
-    if (!r) return;
+    const r = await runTask('fill-mask');
     const items = await page.locator('#encoder .task-view ol.topk li').evaluateAll((lis) => lis.map((li) => ({
       token: +li.dataset.token, score: +li.dataset.score, str: li.querySelector('.token-str').textContent, sequence: li.querySelector('.sequence').textContent,
     })));
@@ -287,14 +279,13 @@ describe('real model section and task views (1280×800)', () => {
     await shot(page, '4-task-fill-mask', '#encoder .task-area');
   });
 
-  it('text classification of a text pair (a DeBERTa-v2 NLI head from spm.model files): every label with its score', async (t) => {
+  it('text classification of a text pair (a DeBERTa-v2 NLI head from spm.model files): every label with its score', async () => {
     const name = 'deberta-v2-text-pair-classification';
     const config = await loadFixture(name);
     await page.locator('#task-cls-text').fill('A man is playing a guitar.');
     await page.locator('#task-cls-pair').fill('Someone is making music.');
-    const r = await runTask(t, 'text-classification');
+    const r = await runTask('text-classification');
     assert.deepEqual(r.input, { text: 'A man is playing a guitar.', textPair: 'Someone is making music.' });
-    if (!r) return;
     const items = await page.locator('#encoder .task-view ol.labels li').evaluateAll((lis) => lis.map((li) => ({ label: li.dataset.label, score: +li.dataset.score })));
     assert.deepEqual(items.map((x) => x.label).sort(), Object.values(config.id2label).sort());
     close(items.reduce((s, x) => s + x.score, 0), 1, 'softmax sums to 1');

@@ -364,6 +364,8 @@ export interface ModelInfo {
   headDim: number;
   intermediateSize: number;
   maxPositionEmbeddings: number;
+  /** Longest sequence forward() takes: max_position_embeddings for absolute positions, 0 = no limit (relative positions). */
+  maxSequence: number;
   hiddenAct: string;
   /** How the weights are held (LoadModelOptions.dtype). */
   dtype: WeightDtype;

@@ -3,21 +3,15 @@
 // inside the call so that padding stays small; results go back in input order).
 import { checkBool, describe } from '../validation.js';
 
-/** Model types whose positions come from a table of max_position_embeddings rows (mirrors the C++ max_sequence()). */
-const TABLE_LIMITED = new Set(['bert', 'distilbert', 'roformer', 'mpt']);
-
 /**
- * The longest sequence the model can take: max_position_embeddings for absolute-position models
- * (BERT — also its relative_key tables —, DistilBERT, RoFormer's sinusoid table, MPT, DeBERTa-v2 with
- * position_biased_input), null for relative-position models (DeBERTa-v3, T5, Transformer-XL,
- * BLOOM, LLaMA), which have no built-in limit.
+ * The longest sequence the model can take (model.info.maxSequence, the C++ model's own limit):
+ * max_position_embeddings for absolute-position models (BERT — also its relative_key tables —,
+ * DistilBERT, RoFormer's sinusoid table, MPT, DeBERTa-v2 with position_biased_input), null for
+ * relative-position models (DeBERTa-v3, T5, Transformer-XL, BLOOM, LLaMA), which have no built-in limit.
  */
 export function positionLimit(model) {
-  const info = model.info ?? {};
-  const type = info.modelType ?? model.config?.model_type;
-  if (TABLE_LIMITED.has(type)) return info.maxPositionEmbeddings ?? model.config?.max_position_embeddings ?? null;
-  if (type === 'deberta-v2' && (model.config?.position_biased_input ?? true)) return info.maxPositionEmbeddings ?? model.config?.max_position_embeddings ?? null;
-  return null;
+  const limit = model.info?.maxSequence;
+  return Number.isInteger(limit) && limit > 0 ? limit : null;
 }
 
 export function checkPositiveInt(value, name) {

@@ -65,6 +65,9 @@ class Model {
   virtual WeightFormat dtype() const = 0;
   // Bytes of weights the model holds: 4 per float32 value, 1 per int8 weight + 4 per scale.
   virtual std::size_t weight_bytes() const = 0;
+  // Longest sequence the model's position tables allow (max_position_embeddings for absolute
+  // positions), 0 when relative positions put no limit on it; forward() refuses longer inputs.
+  virtual int max_sequence() const { return 0; }
   // Throws relpos::Error (RangeError: bad sizes, token or token type ids; Error: sequence longer than
   // the model's tables).
   virtual ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,

@@ -17,3 +17,8 @@ if(RELPOS_TESTS)
   target_compile_options(relpos_train_tests PRIVATE -O1)
   add_test(NAME train_native COMMAND relpos_train_tests)
 endif()
+if(RELPOS_TESTS)
+  # scripts/make-train-reference.py writes PyTorch reference gradients here (not committed).
+  target_compile_definitions(relpos_train_tests PRIVATE RELPOS_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                             RELPOS_TRAIN_REFERENCE_DIR="${CMAKE_SOURCE_DIR}/build/train-reference")
+endif()

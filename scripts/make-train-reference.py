@@ -19,8 +19,9 @@ import torch
 
 torch.set_default_dtype(torch.float64)
 
-SCHEMES = ["none", "sinusoidal", "learned", "alibi", "t5", "rope", "shaw"]
+SCHEMES = ["none", "sinusoidal", "learned", "alibi", "t5", "rope", "shaw", "deberta"]
 V, C, D, H, LAYERS, FF, MAXLEN, SHAW_K, T5_BUCKETS, T5_MAXDIST = 5, 4, 8, 2, 2, 2, 7, 2, 6, 8
+DEB_BUCKETS, DEB_MAXREL = 4, 8
 B, L = 2, 7
 DH = D // H
 
@@ -38,6 +39,8 @@ def layout(scheme, pre_ln):
             t.append((p + "t5_table", T5_BUCKETS * H))
         if scheme == "shaw":
             t += [(p + "shaw_k", (2 * SHAW_K + 1) * DH), (p + "shaw_v", (2 * SHAW_K + 1) * DH)]
+        if scheme == "deberta":
+            t.append((p + "deberta_rel", 2 * DEB_BUCKETS * D))
     if pre_ln:
         t += [("lnf_g", D), ("lnf_b", D)]
     t += [("head_w", C * D), ("head_b", C)]
@@ -60,6 +63,17 @@ def t5_bucket(rel, bidirectional, num_buckets, max_distance):
                          * (num_buckets - max_exact)).long()
     large = torch.min(large, torch.full_like(large, num_buckets - 1))
     return buckets + torch.where(is_small, rel, large)
+
+
+def deberta_bucket(rel, bucket_size, max_position):
+    # Hugging Face DebertaV2 make_log_bucket_position (4.34), r = query − key, float32 as torch does.
+    rel = torch.tensor(rel, dtype=torch.long)
+    sign = torch.sign(rel)
+    mid = bucket_size // 2
+    abs_pos = torch.where((rel < mid) & (rel > -mid), torch.tensor(mid - 1).type_as(rel), torch.abs(rel))
+    log_pos = torch.ceil(torch.log(abs_pos.float() / mid) / torch.log(torch.tensor((max_position - 1) / mid, dtype=torch.float32))
+                         * (mid - 1)) + mid
+    return torch.where(abs_pos <= mid, rel, (log_pos * sign).long())
 
 
 def layernorm(x, g, b):
@@ -103,7 +117,17 @@ def forward(P, scheme, pre_ln, causal, tokens, labels):
                 out[..., 1::2] = x1 * c + x0 * s
                 return out
             q, k = rot(q), rot(k)
-        S = q @ k.transpose(-1, -2) * scale  # [B, H, L, L]
+        sc = scale if scheme != "deberta" else 1.0 / math.sqrt(3 * DH)
+        S = q @ k.transpose(-1, -2) * sc  # [B, H, L, L]
+        if scheme == "deberta":
+            # DeBERTa-v3 (share_att_key): Kr = R·Wkᵀ + bk, Qr = R·Wqᵀ + bq; idx = clamp(bucket(i − j) + s, 0, 2s − 1)
+            R = P[p + "deberta_rel"].view(2 * DEB_BUCKETS, D)
+            Kr = lin(R, p + "wk", p + "bk", D, D).view(2 * DEB_BUCKETS, H, DH)
+            Qr = lin(R, p + "wq", p + "bq", D, D).view(2 * DEB_BUCKETS, H, DH)
+            r = deberta_bucket((-delta).tolist(), DEB_BUCKETS, DEB_MAXREL)  # [i, j] = bucket(i − j)
+            idx = torch.clamp(r + DEB_BUCKETS, 0, 2 * DEB_BUCKETS - 1)
+            S = S + torch.einsum("bhid,ijhd->bhij", q, Kr[idx]) * sc  # c2p
+            S = S + torch.einsum("bhjd,ijhd->bhij", k, Qr[idx]) * sc  # p2c
         if scheme == "alibi":
             slopes = torch.tensor([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)])
             bias = delta.double() if causal else -delta.abs().double()
@@ -181,7 +205,8 @@ def main():
                     "grads": torch.cat([t.grad for t in leaves]).tolist(),
                 })
     config = {"vocab": V, "classes": C, "d_model": D, "heads": H, "layers": LAYERS, "ff_mult": FF, "max_len": MAXLEN,
-              "shaw_k": SHAW_K, "t5_buckets": T5_BUCKETS, "t5_max_distance": T5_MAXDIST, "batch": B, "len": L}
+              "shaw_k": SHAW_K, "t5_buckets": T5_BUCKETS, "t5_max_distance": T5_MAXDIST,
+              "deberta_buckets": DEB_BUCKETS, "deberta_max_rel": DEB_MAXREL, "batch": B, "len": L}
     path = os.path.join(out_dir, "reference.json")
     with open(path, "w") as f:
         json.dump({"torch": torch.__version__, "config": config, "cases": cases}, f)

@@ -105,13 +105,14 @@ const char* scheme_name(PositionScheme s) {
     case PositionScheme::T5: return "t5";
     case PositionScheme::Rope: return "rope";
     case PositionScheme::Shaw: return "shaw";
+    case PositionScheme::Deberta: return "deberta";
   }
   return "?";
 }
 
 PositionScheme parse_scheme(const std::string& n) {
   for (PositionScheme s : {PositionScheme::None, PositionScheme::Sinusoidal, PositionScheme::Learned, PositionScheme::Alibi,
-                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw})
+                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw, PositionScheme::Deberta})
     if (n == scheme_name(s)) return s;
   throw std::invalid_argument("unknown position scheme: " + n);
 }
@@ -153,6 +154,7 @@ ParamLayout make_layout(const ModelConfig& c) {
     o.t5_table = c.scheme == PositionScheme::T5 ? add(p + "t5_table", static_cast<long>(c.t5_buckets) * c.heads, false) : -1;
     o.shaw_k_table = c.scheme == PositionScheme::Shaw ? add(p + "shaw_k", (2L * c.shaw_k + 1) * dh, false) : -1;
     o.shaw_v_table = c.scheme == PositionScheme::Shaw && c.shaw_values ? add(p + "shaw_v", (2L * c.shaw_k + 1) * dh, false) : -1;
+    o.deberta_rel = c.scheme == PositionScheme::Deberta ? add(p + "deberta_rel", 2L * c.deberta_buckets * d, false) : -1;
     L.layers.push_back(o);
   }
   if (c.pre_ln) {
@@ -197,6 +199,10 @@ Trainer::Trainer(const ModelConfig& c, int max_batch, int max_len_ws)
     a.h1.resize(N * F);
     a.h1g.resize(N * F);
     a.probs.resize(static_cast<std::size_t>(maxB_) * H_ * maxL_ * maxL_);
+    if (c.scheme == PositionScheme::Deberta) {
+      a.kr.resize(2 * static_cast<std::size_t>(c.deberta_buckets) * d);
+      a.qr.resize(a.kr.size());
+    }
   }
   final_.resize(N * d);
   lnf_mean_.resize(N);
@@ -209,12 +215,23 @@ Trainer::Trainer(const ModelConfig& c, int max_batch, int max_len_ws)
   const int widest = std::max({d_, F_, c.classes});
   packed_.resize(std::max(kernels::packed_b_floats(widest, widest), kernels::packed_b_floats(static_cast<int>(N), widest)));
   transposed_.resize(N * widest);
-  const std::size_t T = 2 * static_cast<std::size_t>(c.shaw_k) + 1;
+  rel_rows_ = c.scheme == PositionScheme::Deberta ? 2 * c.deberta_buckets : 2 * c.shaw_k + 1;
+  const std::size_t T = rel_rows_;
   std::size_t partial = 0;
   if (c.scheme == PositionScheme::T5) partial = c.t5_buckets;
-  if (c.scheme == PositionScheme::Shaw) partial = 2 * T * dh_;
+  if (c.scheme == PositionScheme::Shaw || c.scheme == PositionScheme::Deberta) partial = 2 * T * dh_;
   table_partials_.resize(static_cast<std::size_t>(maxB_) * H_ * partial);
   row_scratch_.resize(static_cast<std::size_t>(relpos::kMaxThreads) * (maxL_ + 4 * T));
+  if (c.scheme == PositionScheme::Deberta) {
+    const int s2 = 2 * c.deberta_buckets;
+    if (static_cast<long>(s2) > static_cast<long>(N)) throw std::invalid_argument("DeBERTa table rows exceed the workspace rows");
+    deb_dkr_.resize(static_cast<std::size_t>(s2) * d);
+    deb_dqr_.resize(deb_dkr_.size());
+    deb_index_.resize(2 * static_cast<std::size_t>(maxL_) - 1);
+    for (int delta = -(maxL_ - 1); delta <= maxL_ - 1; ++delta)
+      deb_index_[delta + maxL_ - 1] =
+          std::clamp(relpos::deberta_relative_position(-delta, c.deberta_buckets, c.deberta_max_rel) + c.deberta_buckets, 0, s2 - 1);
+  }
   if (c.scheme == PositionScheme::Rope) {
     rope_cos_.resize(static_cast<std::size_t>(maxL_) * dh_ / 2);
     rope_sin_.resize(rope_cos_.size());
@@ -251,13 +268,13 @@ std::size_t Trainer::workspace_bytes() const {
   add(x0_);
   for (const auto& a : acts_)
     for (auto* v : {&a.in, &a.ln1, &a.ln1_mean, &a.ln1_rstd, &a.q, &a.k, &a.v, &a.probs, &a.ctx, &a.attn_out, &a.res1,
-                    &a.ln2, &a.ln2_mean, &a.ln2_rstd, &a.h1, &a.h1g, &a.mlp_out, &a.out})
+                    &a.ln2, &a.ln2_mean, &a.ln2_rstd, &a.h1, &a.h1g, &a.mlp_out, &a.out, &a.kr, &a.qr})
       add(*v);
   for (auto* v : {&final_, &lnf_mean_, &lnf_rstd_, &logits_, &probs_out_, &dx_, &dtmp_, &dq_, &dk_, &dv_, &dctx_, &dh1_,
                   &dlogits_, &dmid_, &packed_, &transposed_, &table_partials_, &row_scratch_, &rope_cos_, &rope_sin_,
-                  &sinusoid_, &alibi_slope_})
+                  &sinusoid_, &alibi_slope_, &deb_dkr_, &deb_dqr_})
     add(*v);
-  n += t5_bucket_.capacity() * sizeof(std::int32_t);
+  n += (t5_bucket_.capacity() + deb_index_.capacity()) * sizeof(std::int32_t);
   return n;
 }
 
@@ -302,8 +319,9 @@ void Trainer::linear_backward(int N, int in, int out, const float* x, const floa
 // (zero where masked) and a.ctx [N, d]. One chunk per (b, h).
 void Trainer::attention_forward(const float* params, const LayerOffsets& o, LayerActs& a, int B, int L) {
   const int d = d_, H = H_, dh = dh_;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  const int K = c_.shaw_k, T = 2 * K + 1;
+  const bool deb = o.deberta_rel >= 0;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(deb ? 3 * dh : dh));
+  const int K = c_.shaw_k, T = rel_rows_;
   const float* aK = o.shaw_k_table >= 0 ? params + o.shaw_k_table : nullptr;
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const float* t5 = o.t5_table >= 0 ? params + o.t5_table : nullptr;
@@ -319,6 +337,8 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
         const int jend = c_.causal ? i + 1 : L;
         if (aK)
           for (int cc = 0; cc < T; ++cc) qa[cc] = dot(dh, qi, aK + cc * dh) * scale;
+        if (deb)
+          for (int cc = 0; cc < T; ++cc) qa[cc] = dot(dh, qi, a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh) * scale;
         for (int j = 0; j < jend; ++j) {
           const float* kj = a.k.data() + (static_cast<std::size_t>(b) * L + j) * d + h * dh;
           float s = dot(dh, qi, kj) * scale;
@@ -329,6 +349,11 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
               break;
             case PositionScheme::T5: s += t5[t5_bucket_[delta + maxL_ - 1] * H + h]; break;
             case PositionScheme::Shaw: s += qa[std::clamp(delta, -K, K) + K]; break;
+            case PositionScheme::Deberta: {
+              const int cc = deb_index_[delta + maxL_ - 1];
+              s += qa[cc] + dot(dh, kj, a.qr.data() + static_cast<std::size_t>(cc) * d + h * dh) * scale;
+              break;
+            }
             default: break;
           }
           prow[j] = s;
@@ -357,13 +382,14 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
 // dT5[bucket, h] += Σ dS_ij.
 void Trainer::attention_backward(const float* params, const LayerOffsets& o, LayerActs& a, int B, int L, float* grads) {
   const int d = d_, H = H_, dh = dh_;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  const int K = c_.shaw_k, T = 2 * K + 1;
+  const bool deb = o.deberta_rel >= 0;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(deb ? 3 * dh : dh));
+  const int K = c_.shaw_k, T = rel_rows_;
   const float* aK = o.shaw_k_table >= 0 ? params + o.shaw_k_table : nullptr;
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const bool t5 = o.t5_table >= 0;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
-  const std::size_t part = t5 ? c_.t5_buckets : (aK ? 2 * static_cast<std::size_t>(T) * dh : 0);
+  const std::size_t part = t5 ? c_.t5_buckets : (aK || deb ? 2 * static_cast<std::size_t>(T) * dh : 0);
   if (part) std::fill(table_partials_.begin(), table_partials_.begin() + static_cast<long>(B) * H * part, 0.0f);
   parallel_for(0, static_cast<Index>(B) * H, 1, [&](Index b0, Index e0, int thread) {
     float* dp = row_scratch_.data() + thread * scratch;  // [maxL]
@@ -405,14 +431,26 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
         }
         float* dqi = row(dq_, i);
         std::fill(dqi, dqi + dh, 0.0f);
-        if (aK) std::fill(sb, sb + T, 0.0f);
+        if (aK || deb) std::fill(sb, sb + T, 0.0f);
         for (int j = 0; j < jend; ++j) {
           const float ds = prow[j] * (dp[j] - rowdot);
           axpy(dh, scale * ds, row(a.k, j), dqi);
           axpy(dh, scale * ds, qi, row(dk_, j));
           if (aK) sb[std::clamp(j - i, -K, K) + K] += ds;
           if (t5) partial[t5_bucket_[j - i + maxL_ - 1]] += ds;
+          if (deb) {  // p2c: dk_j += scale·dS·Qr_h[c];  dQr_h[c] += scale·dS·k_j
+            const int cc = deb_index_[j - i + maxL_ - 1];
+            sb[cc] += ds;
+            axpy(dh, scale * ds, a.qr.data() + static_cast<std::size_t>(cc) * d + h * dh, row(dk_, j));
+            axpy(dh, scale * ds, row(a.k, j), partial + static_cast<std::size_t>(T + cc) * dh);
+          }
         }
+        if (deb)  // c2p: dq_i += scale Σ_c sb[c]·Kr_h[c];  dKr_h[c] += scale·sb[c]·q_i
+          for (int cc = 0; cc < T; ++cc) {
+            if (sb[cc] == 0.0f) continue;
+            axpy(dh, scale * sb[cc], a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh, dqi);
+            axpy(dh, scale * sb[cc], qi, partial + static_cast<std::size_t>(cc) * dh);
+          }
         if (aK)
           for (int cc = 0; cc < T; ++cc) {
             axpy(dh, scale * sb[cc], aK + cc * dh, dqi);
@@ -428,6 +466,21 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
       const int h = static_cast<int>(bh % H);
       for (int bk = 0; bk < c_.t5_buckets; ++bk) g[bk * H + h] += table_partials_[bh * part + bk];
     }
+  } else if (deb) {
+    // dKr, dQr [2s, d] from the partials in (b, h) order, then through Kr = R·Wkᵀ + bk, Qr = R·Wqᵀ + bq.
+    std::fill(deb_dkr_.begin(), deb_dkr_.end(), 0.0f);
+    std::fill(deb_dqr_.begin(), deb_dqr_.end(), 0.0f);
+    for (Index bh = 0; bh < static_cast<Index>(B) * H; ++bh) {
+      const int h = static_cast<int>(bh % H);
+      const float* p = table_partials_.data() + bh * part;
+      for (int cc = 0; cc < T; ++cc) {
+        axpy(dh, 1.0f, p + static_cast<std::size_t>(cc) * dh, deb_dkr_.data() + static_cast<std::size_t>(cc) * d + h * dh);
+        axpy(dh, 1.0f, p + static_cast<std::size_t>(T + cc) * dh, deb_dqr_.data() + static_cast<std::size_t>(cc) * d + h * dh);
+      }
+    }
+    const float* R = params + o.deberta_rel;
+    linear_backward(T, d, d, R, params + o.wk, deb_dkr_.data(), grads + o.deberta_rel, true, grads + o.wk, grads + o.bk);
+    linear_backward(T, d, d, R, params + o.wq, deb_dqr_.data(), grads + o.deberta_rel, true, grads + o.wq, grads + o.bq);
   } else if (aK) {
     for (Index bh = 0; bh < static_cast<Index>(B) * H; ++bh) {
       const float* p = table_partials_.data() + bh * part;
@@ -501,6 +554,11 @@ double Trainer::forward(const std::vector<float>& P, const Batch& batch) {
     if (c_.scheme == PositionScheme::Rope) {
       rope_apply(N, L, d, dh_, rope_cos_.data(), rope_sin_.data(), a.q.data(), 1.0f);
       rope_apply(N, L, d, dh_, rope_cos_.data(), rope_sin_.data(), a.k.data(), 1.0f);
+    }
+    if (o.deberta_rel >= 0) {
+      const int rows = 2 * c_.deberta_buckets;
+      linear_forward(rows, d, d, p + o.deberta_rel, p + o.wk, p + o.bk, a.kr.data());
+      linear_forward(rows, d, d, p + o.deberta_rel, p + o.wq, p + o.bq, a.qr.data());
     }
     attention_forward(p, o, a, B, L);
     linear_forward(N, d, d, a.ctx.data(), p + o.wo, p + o.bo, a.attn_out.data());
@@ -652,6 +710,8 @@ double Trainer::forward_flops(int B, int L) const {
   const double pairs = static_cast<double>(B) * H_ * (c_.causal ? L * (L + 1) / 2.0 : static_cast<double>(L) * L);
   double per_layer = 2 * N * (4 * d * d + 2 * d * F) + 2 * 2 * pairs * dh_;
   if (c_.scheme == PositionScheme::Shaw) per_layer += 2 * N * H_ * (2.0 * c_.shaw_k + 1) * dh_ * (c_.shaw_values ? 2 : 1);
+  if (c_.scheme == PositionScheme::Deberta)  // c2p per (row, bucket), p2c per pair, Kr/Qr projections
+    per_layer += 2 * N * H_ * 2.0 * c_.deberta_buckets * dh_ + 2 * pairs * dh_ + 2 * 2 * (2.0 * c_.deberta_buckets) * d * d;
   return c_.layers * per_layer + 2 * N * d * c_.classes;
 }
 

@@ -21,6 +21,12 @@
 //   rope                   q_p, k_p rotated by R(p) (interleaved pairs (2i, 2i+1), θ = 10000) before the dot product
 //   shaw                   c = clip(j − i, −k, k) + k;  S += q_i·aK_l[c]/√dh;  out_i += Σ_j p_ij aV_l[c]
 //                          (aV only when shaw_values); aK_l, aV_l [2k+1, dh] per layer, shared by heads
+//   deberta                DeBERTa-v3 disentangled attention (c2p + p2c, shared projections, log buckets):
+//                          c = clamp(bucket(i − j) + s, 0, 2s − 1), bucket = relpos::deberta_relative_position
+//                          (r = query − key, position_buckets = s, max_relative_positions = deberta_max_rel);
+//                          Kr = R_l·Wkᵀ + bk, Qr = R_l·Wqᵀ + bq (R_l [2s, d] per layer, head h = columns h·dh…);
+//                          S(i, j) = (q_i·k_j + q_i·Kr_h[c] + k_j·Qr_h[c]) / √(3·dh)  (HF's scale_factor 3).
+//                          Unlike HF, R_l is not LayerNorm'd (norm_rel_ebd) — a plain learned table.
 // Parameters live in one flat float vector (offsets in ParamLayout) so the optimiser is one loop.
 #pragma once
 
@@ -30,11 +36,11 @@
 
 namespace relpos::train {
 
-enum class PositionScheme { None, Sinusoidal, Learned, Alibi, T5, Rope, Shaw };
+enum class PositionScheme { None, Sinusoidal, Learned, Alibi, T5, Rope, Shaw, Deberta };
 
 const char* scheme_name(PositionScheme s);
 // Parses "none", "sinusoidal", "learned", "alibi", "t5", "rope", "shaw"; throws std::invalid_argument.
-PositionScheme parse_scheme(const std::string& name);
+PositionScheme parse_scheme(const std::string& name);  // also "deberta"
 
 struct ModelConfig {
   int vocab = 8;         // input tokens
@@ -51,12 +57,14 @@ struct ModelConfig {
   bool shaw_values = true;
   int t5_buckets = 32;
   int t5_max_distance = 128;
+  int deberta_buckets = 16;   // position_buckets = span s (table rows 2s)
+  int deberta_max_rel = 64;   // max_relative_positions
 };
 
 // Offsets (in floats) of each tensor in the flat parameter vector; −1 when absent.
 struct LayerOffsets {
   long ln1_g, ln1_b, wq, bq, wk, bk, wv, bv, wo, bo, ln2_g, ln2_b, w1, b1, w2, b2;
-  long t5_table, shaw_k_table, shaw_v_table;
+  long t5_table, shaw_k_table, shaw_v_table, deberta_rel;
 };
 struct ParamLayout {
   long embed = -1, pos_table = -1, lnf_g = -1, lnf_b = -1, head_w = -1, head_b = -1;
@@ -111,6 +119,7 @@ class Trainer {
   std::vector<float> x0_;                                  // embedding output [N, d]
   struct LayerActs {
     std::vector<float> in, ln1, ln1_mean, ln1_rstd, q, k, v, probs, ctx, attn_out, res1, ln2, ln2_mean, ln2_rstd, h1, h1g, mlp_out, out;
+    std::vector<float> kr, qr;  // DeBERTa projected relative tables [2s, d]
   };
   std::vector<LayerActs> acts_;
   std::vector<float> final_, lnf_mean_, lnf_rstd_, logits_, probs_out_;
@@ -121,6 +130,9 @@ class Trainer {
   std::vector<float> row_scratch_;                          // per thread: [maxL] dP row
   std::vector<float> rope_cos_, rope_sin_, sinusoid_;        // [maxL, dh/2], [maxL, dh/2], [maxL, d]
   std::vector<std::int32_t> t5_bucket_;                    // bucket of distance δ at [δ + maxL − 1]
+  std::vector<std::int32_t> deb_index_;                    // DeBERTa c of distance δ = j − i at [δ + maxL − 1]
+  std::vector<float> deb_dkr_, deb_dqr_;                   // [2s, d] gradients of Kr, Qr
+  int rel_rows_ = 0;                                       // relative rows per head in scratch (Shaw 2k+1, DeBERTa 2s)
   std::vector<float> alibi_slope_;
   int lastB_ = 0, lastL_ = 0;
 

@@ -41,6 +41,8 @@ void check_case(const Case& k) {
   c.shaw_k = 2;
   c.t5_buckets = 6;
   c.t5_max_distance = 8;
+  c.deberta_buckets = 4;
+  c.deberta_max_rel = 8;
   const int B = 2, L = 7;
   Trainer tr(c, B, L);
   std::vector<float> params;
@@ -95,7 +97,7 @@ void check_case(const Case& k) {
 
 TEST_CASE("gradients of every tensor match central finite differences for every scheme and layout", "[train][gradients]") {
   for (PositionScheme s : {PositionScheme::None, PositionScheme::Sinusoidal, PositionScheme::Learned, PositionScheme::Alibi,
-                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw})
+                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw, PositionScheme::Deberta})
     for (bool pre : {true, false})
       for (bool causal : {true, false}) check_case({s, pre, causal});
 }

@@ -30,7 +30,7 @@ TEST_CASE("gradients match PyTorch autograd within 1e-4 relative for every schem
   nlohmann::json ref;
   in >> ref;
   const auto& cfg = ref["config"];
-  REQUIRE(ref["cases"].size() == 28);
+  REQUIRE(ref["cases"].size() == 32);
   for (const auto& k : ref["cases"]) {
     ModelConfig c;
     c.vocab = cfg["vocab"];
@@ -43,6 +43,8 @@ TEST_CASE("gradients match PyTorch autograd within 1e-4 relative for every schem
     c.shaw_k = cfg["shaw_k"];
     c.t5_buckets = cfg["t5_buckets"];
     c.t5_max_distance = cfg["t5_max_distance"];
+    c.deberta_buckets = cfg["deberta_buckets"];
+    c.deberta_max_rel = cfg["deberta_max_rel"];
     c.scheme = parse_scheme(k["scheme"].get<std::string>());
     c.pre_ln = k["pre_ln"];
     c.causal = k["causal"];

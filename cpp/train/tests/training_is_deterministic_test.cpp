@@ -63,7 +63,7 @@ bool same_bits(const Run& a, const Run& b) {
 TEST_CASE("the same seed gives a bitwise identical loss curve and parameters on 1, 2 and 3 threads", "[train][determinism]") {
   const int restore = relpos::num_threads();
   for (PositionScheme s : {PositionScheme::None, PositionScheme::Sinusoidal, PositionScheme::Learned, PositionScheme::Alibi,
-                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw})
+                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw, PositionScheme::Deberta})
     for (bool pre : {true, false}) {
       INFO("scheme " << scheme_name(s) << (pre ? " pre-LN" : " post-LN"));
       const Run one = train(s, pre, 11, 1);

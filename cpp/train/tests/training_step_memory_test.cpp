@@ -19,7 +19,7 @@ using relpos::train::testing::heap_reset_peak;
 TEST_CASE("a training step at 32 x 64, d 64, 2 layers, 4 heads stays under 64 MiB of heap and allocates nothing",
           "[train][memory]") {
   for (PositionScheme s : {PositionScheme::None, PositionScheme::Sinusoidal, PositionScheme::Learned, PositionScheme::Alibi,
-                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw}) {
+                           PositionScheme::T5, PositionScheme::Rope, PositionScheme::Shaw, PositionScheme::Deberta}) {
     const std::size_t before = heap_live_bytes();
     heap_reset_peak();
     std::size_t peak_used = 0, step_growth = 0;

@@ -3,7 +3,7 @@
 // and training FLOPs (3 × forward multiply–add FLOPs per step: forward + backward ≈ 2 × forward).
 //   relpos_lab_native [--task shift-k] [--k 3] [--symbols 8] [--len 16] [--steps 300] [--batch 32]
 //     [--d 64] [--heads 4] [--layers 2] [--lr 3e-3] [--seed 1] [--threads 1] [--post-ln]
-//     [--bidirectional] [--schemes none,sinusoidal,learned,alibi,t5,rope,shaw] [--eval-batches 8]
+//     [--bidirectional] [--schemes none,sinusoidal,learned,alibi,t5,rope,shaw,deberta] [--eval-batches 8]
 // Seeds: init from --seed; training batch t from seed·1000003 + t; evaluation batches from
 // 0x5EED0000 + seed·1000 + length·10 + i (disjoint from training streams in practice).
 #include <chrono>
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   float lr = 3e-3f;
   unsigned long long seed = 1;
   bool pre_ln = true, force_bidirectional = false;
-  std::string schemes = "none,sinusoidal,learned,alibi,t5,rope,shaw";
+  std::string schemes = "none,sinusoidal,learned,alibi,t5,rope,shaw,deberta";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "adamw.h"
+#include "kernels/simd.h"
 #include "model.h"
 #include "relpos/threads.h"
 #include "tasks.h"
@@ -55,9 +56,9 @@ int main(int argc, char** argv) {
   }
   relpos::set_num_threads(threads);
   const int maxL = 4 * L;
-  std::printf("task=%s k=%d symbols=%d L=%d steps=%d batch=%d d=%d heads=%d layers=%d %s %s lr=%g seed=%llu threads=%d\n",
+  std::printf("task=%s k=%d symbols=%d L=%d steps=%d batch=%d d=%d heads=%d layers=%d %s %s lr=%g seed=%llu threads=%d simd=%s\n",
               task.name.c_str(), task.k, task.symbols, L, steps, B, d, heads, layers, pre_ln ? "pre-LN" : "post-LN",
-              task_is_causal(task) && !force_bidirectional ? "causal" : "bidirectional", lr, seed, threads);
+              task_is_causal(task) && !force_bidirectional ? "causal" : "bidirectional", lr, seed, threads, relpos::simd::arch_name());
   std::printf("%-11s %9s %9s %9s %9s %8s %10s\n", "scheme", "loss", "acc@L", "acc@2L", "acc@4L", "seconds", "GFLOP");
   std::stringstream ss(schemes);
   std::string name;

@@ -654,7 +654,6 @@ void Trainer::backward(const std::vector<float>& P, const Batch& batch, std::vec
     linear_backward(N, d, C, last, p + layout_.head_w, dlogits_.data(), dx_.data(), false, g + layout_.head_w,
                     g + layout_.head_b);
   }
-  const long Nd = static_cast<long>(N) * d;
   for (int l = c_.layers - 1; l >= 0; --l) {
     LayerActs& a = acts_[l];
     const LayerOffsets& o = layout_.layers[l];
@@ -696,7 +695,6 @@ void Trainer::backward(const std::vector<float>& P, const Batch& batch, std::vec
       layernorm_backward(N, d, a.in.data(), a.ln1_mean.data(), a.ln1_rstd.data(), p + o.ln1_g, dtmp_.data(), dx_.data(), true,
                          g + o.ln1_g, g + o.ln1_b);
   }
-  (void)Nd;
   // Embeddings and learned positions: serial, row order.
   for (int r = 0; r < N; ++r) {
     const int t = batch.tokens[r], pos = r % L;

@@ -77,7 +77,8 @@ struct ParamLayout {
 
 ParamLayout make_layout(const ModelConfig& c);
 
-// Deterministic init from a seed: matrices, embeddings and position tables N(0, 0.02²) (Box–Muller normals from
+// Deterministic init from a seed: matrices, embeddings, position tables (learned, T5, Shaw, DeBERTa)
+// N(0, 0.02²) (Box–Muller normals from
 // a splitmix64 stream, drawn in layout order), biases 0, LayerNorm gains 1, T5 and Shaw tables N(0, 0.02²).
 void init_params(const ModelConfig& c, const ParamLayout& layout, std::uint64_t seed, std::vector<float>& params);
 

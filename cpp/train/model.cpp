@@ -315,8 +315,9 @@ void Trainer::linear_backward(int N, int in, int out, const float* x, const floa
     for (int o = 0; o < out; ++o) db[o] += dy[static_cast<long>(r) * out + o];
 }
 
-// Attention core for one layer: a.q, a.k (rotated for RoPE), a.v [N, d] → a.probs [B, H, L, L]
-// (zero where masked) and a.ctx [N, d]. One chunk per (b, h).
+// Attention core for one layer: a.q, a.k (rotated for RoPE), a.v [N, d] (+ a.kr, a.qr [2s, d] for
+// DeBERTa) → a.probs [B, H, L, L] (zero where masked) and a.ctx [N, d]; logits as in model.h. Softmax:
+// rmax / raddstoreexpminusmax / vscale over the unmasked prefix. One chunk per (b, h).
 void Trainer::attention_forward(const float* params, const LayerOffsets& o, LayerActs& a, int B, int L) {
   const int d = d_, H = H_, dh = dh_;
   const bool deb = o.deberta_rel >= 0;
@@ -379,7 +380,9 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
 // rotated q, k for RoPE) and the position-table gradients added to grads. With dP_ij = dO_i·v_j
 // (+ dO_i·aV[c]):  dS_ij = p_ij (dP_ij − Σ_j' p_ij' dP_ij');  dq_i = scale Σ_j dS_ij (k_j + aK[c]);
 // dk_j = scale Σ_i dS_ij q_i;  dv_j = Σ_i p_ij dO_i;  daK[c] += scale Σ dS_ij q_i;  daV[c] += Σ p_ij dO_i;
-// dT5[bucket, h] += Σ dS_ij.
+// dT5[bucket, h] += Σ dS_ij.  DeBERTa (scale 1/√(3dh)): dq_i += scale Σ_j dS_ij Kr_h[c]; dk_j += scale Σ_i dS_ij Qr_h[c];
+// dKr_h[c] += scale Σ dS_ij q_i;  dQr_h[c] += scale Σ dS_ij k_j; then through Kr = R·Wkᵀ + bk, Qr = R·Wqᵀ + bq
+// into dR, dWk, dbk, dWq, dbq. Per-(b, h) partials of every table gradient are summed in (b, h) order.
 void Trainer::attention_backward(const float* params, const LayerOffsets& o, LayerActs& a, int B, int L, float* grads) {
   const int d = d_, H = H_, dh = dh_;
   const bool deb = o.deberta_rel >= 0;

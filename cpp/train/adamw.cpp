@@ -1,0 +1,49 @@
+#include "adamw.h"
+
+#include <cmath>
+
+#include "parallel/parallel_for.h"
+
+namespace relpos::train {
+
+float learning_rate(const AdamWConfig& c, int step) {
+  if (step < c.warmup) return c.lr * static_cast<float>(step + 1) / static_cast<float>(c.warmup);
+  const int span = c.total_steps - c.warmup > 1 ? c.total_steps - c.warmup : 1;
+  double u = static_cast<double>(step - c.warmup) / span;
+  if (u > 1) u = 1;
+  return static_cast<float>(c.lr * (c.min_lr_ratio + (1.0 - c.min_lr_ratio) * 0.5 * (1.0 + std::cos(3.141592653589793 * u))));
+}
+
+AdamW::AdamW(const AdamWConfig& c, const ParamLayout& layout)
+    : c_(c), m_(layout.total, 0.0f), v_(layout.total, 0.0f), decay_(layout.total, 0.0f) {
+  for (const auto& t : layout.tensors)
+    if (t.decay)
+      for (long i = 0; i < t.size; ++i) decay_[t.offset + i] = 1.0f;
+}
+
+double AdamW::step(std::vector<float>& params, std::vector<float>& grads) {
+  double sq = 0;
+  for (float g : grads) sq += static_cast<double>(g) * g;
+  const double norm = std::sqrt(sq);
+  const float clip = c_.clip_norm > 0 && norm > c_.clip_norm ? static_cast<float>(c_.clip_norm / norm) : 1.0f;
+  const float lr = learning_rate(c_, t_);
+  const float bc1 = 1.0f - static_cast<float>(std::pow(c_.beta1, t_ + 1));
+  const float bc2 = 1.0f - static_cast<float>(std::pow(c_.beta2, t_ + 1));
+  const float b1 = c_.beta1, b2 = c_.beta2, eps = c_.eps, wd = c_.weight_decay;
+  float* p = params.data();
+  float* g = grads.data();
+  relpos::parallel::parallel_for(0, static_cast<long>(params.size()), 4096, [&](long b, long e, int) {
+    for (long i = b; i < e; ++i) {
+      const float gi = g[i] * clip;
+      g[i] = gi;
+      m_[i] = b1 * m_[i] + (1.0f - b1) * gi;
+      v_[i] = b2 * v_[i] + (1.0f - b2) * gi * gi;
+      const float mh = m_[i] / bc1, vh = v_[i] / bc2;
+      p[i] -= lr * (mh / (std::sqrt(vh) + eps) + wd * decay_[i] * p[i]);
+    }
+  });
+  ++t_;
+  return norm;
+}
+
+}  // namespace relpos::train

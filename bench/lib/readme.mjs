@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { flopBound, targets } from './report.mjs';
+import { shortReadme } from './report_short.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '../..');
@@ -22,6 +23,8 @@ export function performanceSection(r, resultsDir) {
     'The machine is shared and noisy: times are process CPU time, medians of interleaved rounds inside one',
     'process run, so quote the ratios. Batch 1, 8 heads, head_dim 64; GFLOP/s counts 4·seq²·d·heads for',
     'every scheme.', '');
+  for (const s of m.spliced ?? [])
+    L.push(`Sections \`${s.sections}\` were re-measured ${s.date.slice(0, 10)} at relpos ${s.relpos_commit}${s.relpos_worktree_dirty ? ' + uncommitted changes' : ''} (\`BENCH_SECTIONS=${s.sections} npm run bench\`, ${s.duration_s} s, load average ${s.loadavg_at_start?.[0]} → ${s.loadavg_at_end?.[0]}) and spliced into latest.json; every other table is from the run named above.`, '');
 
   L.push('| target | status | measured |', '| --- | --- | --- |');
   for (const t of targets(r)) L.push(`| ${t.target} | ${t.status === 'MISSED' ? '**missed**' : t.status} | ${t.detail} |`);
@@ -82,6 +85,8 @@ export function performanceSection(r, resultsDir) {
     if (tc?.ort_2 && tc?.ort_1)
       L.push(`Both ORT copies checked on ${tc.case}: numThreads 1 kept ${tc.ort_1.working_threads} OS thread busy, numThreads 2 kept ${tc.ort_2.working_threads} busy (CPU time per thread, \`/proc/self/task\`); wall time numThreads 1 ÷ numThreads 2 ${f(pr.find((x) => x.scheme === 'none' && tc.case.endsWith(`seq ${x.seq}`))?.ort_scaling)}×.`, '');
   }
+
+  shortReadme(r, L);  // short sequences, separate-process peers, profile, batching, fill-mask (lib/report_short.mjs)
 
   const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
   const eq = (r.end_to_end || []).filter((x) => x.relpos_q8_ms != null);

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "models/layers/embedding_table.h"
+#include "profile/profile.h"
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
 #include "models/model_base.h"
@@ -95,13 +96,15 @@ class DebertaV2 final : public ModelBase {
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
+    float* h = e;
+    {
+    RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, E, e);
     for (int t = 0; t < rows; ++t) {
       float* row = e + static_cast<std::size_t>(t) * E;
       if (!position_.empty()) add_inplace(E, row, position_.data() + static_cast<std::size_t>(t % r.seq) * E);
       if (!token_type_.empty()) add_inplace(E, row, token_type_.data());
     }
-    float* h = e;
     if (E != H) {
       h = grow(h_, static_cast<std::size_t>(rows) * H);
       embed_proj_.forward(rows, e, h);
@@ -110,6 +113,7 @@ class DebertaV2 final : public ModelBase {
     if (r.key_mask)  // HF multiplies the embeddings by the attention mask
       for (int t = 0; t < rows; ++t)
         if (!r.key_mask[t]) std::memset(h + static_cast<std::size_t>(t) * H, 0, sizeof(float) * H);
+    }
     r.record_hidden(h, H);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
       const Scheme& scheme = *schemes_[schemes_.size() == 1 ? 0 : i];

@@ -8,6 +8,7 @@
 //               once and shared by every layer (HF computes it in layer 0 and passes it on).
 // Shapes: H = d_model, inner = heads · d_kv (may differ from H), FF hidden = d_ff.
 #include "models/layers/embedding_table.h"
+#include "profile/profile.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/schemes.h"
@@ -69,7 +70,10 @@ class T5Encoder final : public ModelBase {
     float* k = grow(k_, ni);
     float* v = grow(v_, ni);
     float* ctx = grow(ctx_, ni);
+    {
+    RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, embed_, cfg_.vocab_size, H, h);
+    }
     const std::size_t hd = static_cast<std::size_t>(cfg_.head_dim);
     for (const auto& b : blocks_) {
       r.record_hidden(h, H);

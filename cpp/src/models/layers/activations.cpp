@@ -9,6 +9,7 @@
 #include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
+#include "profile/profile.h"
 #include "relpos/error.h"
 
 namespace relpos::models {
@@ -41,6 +42,7 @@ void activate_span(Activation act, std::size_t n, float* x) {
 }  // namespace
 
 void activate(Activation act, std::size_t n, float* x) {
+  RELPOS_PROFILE_SCOPE(NormAct);
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) { activate_span(act, i1 - i0, x + i0); });
 }
 

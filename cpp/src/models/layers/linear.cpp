@@ -7,6 +7,7 @@
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
 #include "models/layers/load_context.h"
+#include "profile/profile.h"
 
 namespace relpos::models {
 
@@ -35,6 +36,7 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
 }
 
 void Linear::forward(int rows, const float* x, float* y) const {
+  RELPOS_PROFILE_SCOPE(Gemm);
   if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());

@@ -36,13 +36,17 @@ async function timeIt(fn, c) {
     await fn();
     if (w > 200) break;
   }
-  const runs = [];
+  const runs = [], cpu = [];
   for (let r = 0; r < reps; ++r) {
+    const c = process.cpuUsage();
     const t = performance.now();
     await fn();
     runs.push(performance.now() - t);
+    const u = process.cpuUsage(c);
+    cpu.push((u.user + u.system) / 1000);
   }
-  return { runs_ms: runs.map((x) => +x.toFixed(3)), median_ms: +median(runs).toFixed(3) };
+  // cpu: process CPU time (all threads) — on 1 thread the same work without the time other processes held the core
+  return { runs_ms: runs.map((x) => +x.toFixed(3)), median_ms: +median(runs).toFixed(3), cpu_median_ms: +median(cpu).toFixed(3) };
 }
 
 async function relposCases() {

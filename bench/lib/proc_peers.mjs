@@ -55,6 +55,7 @@ export function runRounds({ contestants, rounds, log, what }) {
         else if (c.skipped) e.skipped = c.skipped;
         else {
           e.round_medians_ms.push(c.median_ms);
+          (e.round_cpu_medians_ms ??= []).push(c.cpu_median_ms);
           e.sample ??= c.sample;
         }
       }
@@ -62,7 +63,10 @@ export function runRounds({ contestants, rounds, log, what }) {
     log(`${what}: round ${r + 1}/${rounds} done`);
   }
   for (const n of names)
-    for (const e of Object.values(per[n])) e.median_ms = e.round_medians_ms.length ? r3(median(e.round_medians_ms)) : null;
+    for (const e of Object.values(per[n])) {
+      e.median_ms = e.round_medians_ms.length ? r3(median(e.round_medians_ms)) : null;
+      e.cpu_median_ms = e.round_cpu_medians_ms?.length ? r3(median(e.round_cpu_medians_ms)) : null;
+    }
   return per;
 }
 
@@ -169,13 +173,15 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     row.relpos_scaling = row.relpos_1_ms && row.relpos_2_ms ? r3(row.relpos_1_ms / row.relpos_2_ms) : null;
     row.ort_scaling = row.ort_1_ms && row.ort_2_ms ? r3(row.ort_1_ms / row.ort_2_ms) : null;
     row.max_abs_diff = diff(per.relpos_1?.[c.id], per.ort_1?.[c.id]);
-    // the committed in-process numbers (1 thread: e2e relpos_ms; 2 threads: threads.end_to_end two_ms)
+    // the committed in-process numbers, like with like: 1 thread e2e relpos_ms (CPU-time median) against this
+    // child's CPU-time median; 2 threads threads.end_to_end two_ms (wall) against this wall median
+    row.relpos_1_cpu_ms = per.relpos_1?.[c.id]?.cpu_median_ms ?? null;
     if (baseline && c.kind === 'model') {
       const e1 = baseline.end_to_end?.find((x) => x.model === c.model && x.seq === c.seq);
       const e2 = baseline.threads?.end_to_end?.find((x) => x.model === c.model && x.seq === c.seq);
       row.latest_1_ms = e1?.relpos_ms ?? null;
       row.latest_2_ms = e2?.two_ms ?? null;
-      row.vs_latest_1 = row.latest_1_ms && row.relpos_1_ms ? r3(row.relpos_1_ms / row.latest_1_ms) : null;
+      row.vs_latest_1 = row.latest_1_ms && row.relpos_1_cpu_ms ? r3(row.relpos_1_cpu_ms / row.latest_1_ms) : null;
       row.vs_latest_2 = row.latest_2_ms && row.relpos_2_ms ? r3(row.relpos_2_ms / row.latest_2_ms) : null;
     }
     log(`proc_peers ${row.model ?? row.scheme + ' attention'} seq ${c.seq}: 1 thread relpos ${row.relpos_1_ms} / ORT ${row.ort_1_ms} ms (ORT÷relpos ${row.ort_over_relpos_1}) | 2 threads relpos ${row.relpos_2_ms} / ORT ${row.ort_2_ms} ms (${row.ort_over_relpos_2}) | relpos 1÷2 ${row.relpos_scaling}, ORT 1÷2 ${row.ort_scaling}${row.vs_latest_1 != null ? ` | ÷ latest.json 1t ${row.vs_latest_1}, 2t ${row.vs_latest_2}` : ''}`);

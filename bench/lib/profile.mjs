@@ -76,8 +76,11 @@ export async function perCallProfile({ profWeb, modelsDir, minilm, quick, log, s
           acc.js_copies -= CPP.reduce((a, k) => a + p[k], 0);
           const row = { threads: t, model: name, batch: 1, seq: S, tokens: ids.length, total_ms: r4(total / out.reps), parts_ms: {}, regions_per_call: +(p.calls.thread_wakeups / 2 / out.reps).toFixed(1) };
           for (const k of PROFILE_PARTS) row.parts_ms[k] = r4(acc[k] / out.reps);
+          // the encoder's linear layers: per layer q, k, v, o (H → H) and the feed-forward (H → I → H), per token
+          const { hiddenSize: h, intermediateSize: ff, numLayers: nl } = m.info;
+          if (h && ff && nl) row.gemm_gflops = +((2 * ids.length * nl * (4 * h * h + 2 * h * ff)) / (row.parts_ms.gemm * 1e6)).toFixed(1);
           out.rows.push(row);
-          log(`profile ${t}t ${name} 1×${ids.length}: ${row.total_ms} ms = ` + PROFILE_PARTS.filter((k) => row.parts_ms[k] > 0.0005).map((k) => `${k} ${row.parts_ms[k].toFixed(3)}`).join(' + ') + (t > 1 ? ` (${row.regions_per_call} parallel regions/call)` : ''));
+          log(`profile ${t}t ${name} 1×${ids.length}: ${row.total_ms} ms = ` + PROFILE_PARTS.filter((k) => row.parts_ms[k] > 0.0005).map((k) => `${k} ${row.parts_ms[k].toFixed(3)}`).join(' + ') + `; GEMMs ${row.gemm_gflops} GFLOP/s` + (t > 1 ? ` (${row.regions_per_call} parallel regions/call)` : ''));
         }
         m.dispose();
       }

@@ -31,7 +31,7 @@ export function shortTargets(r, add) {
     const vals = layers.flatMap((x) => [[`${x.model} ${x.seq} 1t`, x.vs_latest_1], [`${x.model} ${x.seq} 2t`, x.vs_latest_2]]).filter(([, v]) => v != null);
     add(`nothing slower at 128 and 512 tokens than the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; layers 1 and 2 threads; new ÷ old ≤ ${NOT_SLOWER_TOLERANCE} for noise)`,
       vals.length ? vals.every(([, v]) => v <= NOT_SLOWER_TOLERANCE) : null,
-      vals.map(([k, v]) => `${k} ${fmt(v)}`).join(', ') + ' (separate processes, wall; latest.json: in-process medians, CPU time on 1 thread)');
+      vals.map(([k, v]) => `${k} ${fmt(v)}`).join(', ') + ' (1 thread: CPU-time medians, as latest.json\'s e2e rows; 2 threads: wall, as its threads rows)');
     const two = p.rows.filter((x) => x.ort_over_relpos_2 != null);
     add('relpos faster than onnxruntime-web on 2 threads, each runtime in its own process (attention seq 512, layers 128 and 512)', two.length ? two.every((x) => x.ort_over_relpos_2 > 1) : null,
       two.map((x) => `${x.model ?? x.scheme + ' attention'} ${x.seq} ${fmt(x.ort_over_relpos_2)}×`).join(', '));
@@ -66,7 +66,7 @@ function tables(r, L, full) {
   }
   const p = r.proc_peers;
   if (p?.rows?.length) {
-    L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread e2e CPU-time median, 2 threads the threads section's wall median):`, '');
+    L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread: CPU-time medians of both, 2 threads: wall medians of both — the threads section's in-process rows):`, '');
     L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t | ORT 1t ÷ 2t | ÷ latest.json 1t / 2t |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const x of p.rows)
       L.push(`| ${x.model ?? `${x.scheme} attention`} | ${x.seq} | ${fmt(x.relpos_1_ms, 1)} / ${fmt(x.ort_1_ms, 1)} | ${fmt(x.ort_over_relpos_1)}× | ${fmt(x.relpos_2_ms, 1)} / ${fmt(x.ort_2_ms, 1)} | ${fmt(x.ort_over_relpos_2)}× | ${fmt(x.relpos_scaling)}× | ${fmt(x.ort_scaling)}× | ${x.vs_latest_1 != null ? `${fmt(x.vs_latest_1)} / ${fmt(x.vs_latest_2)}` : '–'} |`);
@@ -74,12 +74,12 @@ function tables(r, L, full) {
   }
   const pr = r.profile;
   if (pr?.rows?.length) {
-    L.push(`Per-call profile at batch 1 (issue #19; bench/lib/profile.mjs over a profiled copy of the package, cpp/src/profile/profile.h; ${pr.reps} calls averaged): total ms per call and its largest parts. JS ↔ heap copies + wrapper = the JS call's wall time minus the C++ parts; thread wake-ups = a parallel region's set-up, wake and join wait on the calling thread.`, '');
+    L.push(`Per-call profile at batch 1 (issue #19; bench/lib/profile.mjs over a profiled copy of the package, cpp/src/profile/profile.h; ${pr.reps} calls averaged): total ms per call, the linear layers' GFLOP/s (2 · tokens · layers · (4H² + 2H·I) over the GEMM time) and the largest parts. JS ↔ heap copies + wrapper = the JS call's wall time minus the C++ parts; thread wake-ups = a parallel region's set-up, wake and join wait on the calling thread.`, '');
     const rows = full ? pr.rows : pr.rows.filter((x) => x.model === 'all-MiniLM-L6-v2' || x.seq === 16 || x.seq === 64);
-    L.push('| model | threads | tokens | ms / call | largest parts: ms (share) |' + (full ? ' ' + PARTS.map((k) => PART_LABEL[k]).join(' | ') + ' | regions / call |' : ''),
-      '| --- | ---: | ---: | ---: | --- |' + (full ? PARTS.map(() => ' ---: |').join('') + ' ---: |' : ''));
+    L.push('| model | threads | tokens | ms / call | GEMM GFLOP/s | largest parts: ms (share) |' + (full ? ' ' + PARTS.map((k) => PART_LABEL[k]).join(' | ') + ' | regions / call |' : ''),
+      '| --- | ---: | ---: | ---: | ---: | --- |' + (full ? PARTS.map(() => ' ---: |').join('') + ' ---: |' : ''));
     for (const x of rows)
-      L.push(`| ${x.model} | ${x.threads} | ${x.tokens} | ${fmt(x.total_ms, 3)} | ${profileCell(x, full ? 4 : 4)} |` + (full ? ' ' + PARTS.map((k) => fmt(x.parts_ms[k], 3)).join(' | ') + ` | ${x.threads > 1 ? x.regions_per_call : '–'} |` : ''));
+      L.push(`| ${x.model} | ${x.threads} | ${x.tokens} | ${fmt(x.total_ms, 3)} | ${fmt(x.gemm_gflops, 1)} | ${profileCell(x, 4)} |` + (full ? ' ' + PARTS.map((k) => fmt(x.parts_ms[k], 3)).join(' | ') + ` | ${x.threads > 1 ? x.regions_per_call : '–'} |` : ''));
     L.push('');
   } else if (pr?.unavailable) L.push(`Per-call profile: not measured (${pr.unavailable.split('\n')[0]}).`, '');
   const b = r.batching;

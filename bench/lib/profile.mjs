@@ -32,7 +32,7 @@ export async function perCallProfile({ profWeb, modelsDir, minilm, quick, log, s
   mods[2] = globalThis.__relposProfiledModules.at(-1);
   if (!mods[1]?.profileRead || !mods[2]?.profileRead || mods[1] === mods[2]) return { unavailable: 'profiled modules did not register (cpp/bindings/profile.cpp)' };
   const out = { rows: [], reps: quick ? 20 : 60 };
-  const words = minilm ? makeTexts(minilm.files['tokenizer.json'], 1, 7)[0].split(' ').concat(makeTexts(minilm.files['tokenizer.json'], 1, 8)[0].split(' ')) : [];
+  const words = minilm ? makeTexts(minilm.files['tokenizer.json'], 12, 7).join(' ').split(' ') : [];  // hundreds of words
   try {
     for (const t of [1, 2]) {
       const rp = rts[t], mod = mods[t];

@@ -47,6 +47,17 @@ function profileCell(x, top = 4) {
   return parts.map(([k, v]) => `${PART_LABEL[k]} ${fmt(v, 3)} (${fmt((100 * v) / x.total_ms, 0)} %)`).join(', ');
 }
 
+// "GEMMs 70–94 %, attention 2–9 %, …" over the profile rows of one thread count (shares of a call).
+export function profileSummary(rows) {
+  const parts = PARTS.map((k) => {
+    const s = rows.map((x) => (100 * x.parts_ms[k]) / x.total_ms);
+    return [k, Math.min(...s), Math.max(...s)];
+  }).filter(([, , hi]) => hi >= 0.5).sort((a, b) => b[2] - a[2]);
+  const g = rows.map((x) => x.gemm_gflops).filter((x) => x != null);
+  return parts.map(([k, lo, hi]) => `${PART_LABEL[k]} ${fmt(lo, 0)}–${fmt(hi, 0)} %`).join(', ') +
+    (g.length ? `; the linear layers run at ${fmt(Math.min(...g), 1)}–${fmt(Math.max(...g), 1)} GFLOP/s` : '');
+}
+
 function tables(r, L, full) {
   const s = r.short_seq;
   if (s?.rows?.length) {
@@ -78,9 +89,12 @@ function tables(r, L, full) {
     const rows = full ? pr.rows : pr.rows.filter((x) => x.model === 'all-MiniLM-L6-v2' || x.seq === 16 || x.seq === 64);
     L.push('| model | threads | tokens | ms / call | GEMM GFLOP/s | largest parts: ms (share) |' + (full ? ' ' + PARTS.map((k) => PART_LABEL[k]).join(' | ') + ' | regions / call |' : ''),
       '| --- | ---: | ---: | ---: | ---: | --- |' + (full ? PARTS.map(() => ' ---: |').join('') + ' ---: |' : ''));
+    const sum = [1, 2].map((t) => [t, pr.rows.filter((x) => x.threads === t)]).filter(([, x]) => x.length);
     for (const x of rows)
       L.push(`| ${x.model} | ${x.threads} | ${x.tokens} | ${fmt(x.total_ms, 3)} | ${fmt(x.gemm_gflops, 1)} | ${profileCell(x, 4)} |` + (full ? ' ' + PARTS.map((k) => fmt(x.parts_ms[k], 3)).join(' | ') + ` | ${x.threads > 1 ? x.regions_per_call : '–'} |` : ''));
     L.push('');
+    L.push('Where the time goes at batch 1 × 8–64 tokens (share of one call, lowest–highest over the models and lengths profiled): ' +
+      sum.map(([t, x]) => `**${t === 1 ? '1 thread' : '2 threads'}**: ${profileSummary(x)}`).join('. ') + '.', '');
   } else if (pr?.unavailable) L.push(`Per-call profile: not measured (${pr.unavailable.split('\n')[0]}).`, '');
   const b = r.batching;
   if (b?.rows?.length) {

@@ -110,7 +110,7 @@ function tables(r, L, full) {
     for (const x of fm.rows.filter((y) => y.every_over_at != null))
       L.push(`| ${x.seq} | ${fmt(x.encoder_only_ms, 1)} | ${fmt(x.logits_at_mask_ms, 1)} | ${fmt(x.logits_every_token_ms, 1)} | ${fmt(x.every_over_at, 1)}× |`);
     L.push('');
-  } else if (fm) L.push(`Fill-mask (logits at the mask only vs every token): not measured — ${fm.unavailable?.split('\n')[0] ?? fm.rows?.map((x) => `seq ${x.seq}: ${x.error}`).join('; ')}.`, '');
+  } else if (fm) L.push(`Fill-mask (logits at the mask only vs every token): not measured — ${fm.unavailable?.split('\n')[0] ?? [...new Set(fm.rows?.map((x) => x.error))].join('; ')}.`, '');
 }
 
 export const shortMarkdown = (r, L) => {

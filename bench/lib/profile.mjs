@@ -76,6 +76,8 @@ export async function perCallProfile({ profWeb, modelsDir, minilm, quick, log, s
           acc.js_copies -= CPP.reduce((a, k) => a + p[k], 0);
           const row = { threads: t, model: name, batch: 1, seq: S, tokens: ids.length, total_ms: r4(total / out.reps), parts_ms: {}, regions_per_call: +(p.calls.thread_wakeups / 2 / out.reps).toFixed(1) };
           for (const k of PROFILE_PARTS) row.parts_ms[k] = r4(acc[k] / out.reps);
+          // each encoder layer's own split (C++ parts inside layer i: GEMMs, attention, norms + activations, wake-ups)
+          row.layers_ms = (p.layers ?? []).map((l) => Object.fromEntries(CPP.filter((k) => l[k] > 0).map((k) => [k, r4(l[k] / out.reps)])));
           // the encoder's linear layers: per layer q, k, v, o (H → H) and the feed-forward (H → I → H), per token
           const { hiddenSize: h, intermediateSize: ff, numLayers: nl } = m.info;
           if (h && ff && nl) row.gemm_gflops = +((2 * ids.length * nl * (4 * h * h + 2 * h * ff)) / (row.parts_ms.gemm * 1e6)).toFixed(1);

@@ -94,8 +94,16 @@ function tables(r, L, full) {
       L.push(`| ${x.model} | ${x.threads} | ${x.tokens} | ${fmt(x.total_ms, 3)} | ${fmt(x.gemm_gflops, 1)} | ${profileCell(x, 4)} |` + (full ? ' ' + PARTS.map((k) => fmt(x.parts_ms[k], 3)).join(' | ') + ` | ${x.threads > 1 ? x.regions_per_call : '–'} |` : ''));
     L.push('');
     L.push('Where the time goes at batch 1 × 8–64 tokens (share of one call, lowest–highest over the models and lengths profiled): ' +
-      sum.map(([t, x]) => `**${t === 1 ? '1 thread' : '2 threads'}**: ${profileSummary(x)}`).join('. ') + '.', '');
+      sum.map(([t, x]) => `**${t === 1 ? '1 thread' : '2 threads'}**: ${profileSummary(x)}`).join('. ') + '.' +
+      (full ? '' : ' Each layer\'s own split (GEMMs / attention / norms / wake-ups per encoder layer) is in latest.json and latest.md.'), '');
   } else if (pr?.unavailable) L.push(`Per-call profile: not measured (${pr.unavailable.split('\n')[0]}).`, '');
+  if (full && pr?.rows?.some((x) => x.layers_ms?.length > 1)) {
+    L.push('Each encoder layer\'s split (ms per call inside layer i) for the multi-layer model:', '');
+    L.push('| model | threads | tokens | layer | GEMMs | attention | norms + activations + residuals | thread wake-ups | other |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const x of pr.rows.filter((y) => y.layers_ms?.length > 1))
+      x.layers_ms.forEach((l, i) => L.push(`| ${x.model} | ${x.threads} | ${x.tokens} | ${i} | ${fmt(l.gemm, 3)} | ${fmt(l.attention, 3)} | ${fmt(l.norms_activations, 3)} | ${fmt(l.thread_wakeups, 3)} | ${fmt(l.other, 3)} |`));
+    L.push('');
+  }
   const b = r.batching;
   if (b?.rows?.length) {
     L.push(`Embedding ${b.texts} texts of ${b.words} words with the real MiniLM (issue #20; mean pooling + L2 norm): one batch padded to the longest text (${b.padded_tokens.one_batch} token slots) against length-sorted batches of ${b.batch_size} each padded to its own longest (${b.padded_tokens.sorted} slots; ${b.tokens.total} real tokens). Same process, interleaved, wall clock; tokenizing all texts takes ${fmt(b.tokenize_ms, 0)} ms more, the same for both; embeddings agree within ${b.max_abs_diff_sorted_vs_padded?.toExponential(0)}. ${b.note}.`, '');

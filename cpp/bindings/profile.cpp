@@ -18,6 +18,18 @@ val profile_read() {
     calls.set(relpos::profile::name(i), static_cast<double>(relpos::profile::calls(i)));
   }
   out.set("calls", calls);
+  val layers = val::array();
+  for (int l = 0; l < relpos::profile::kMaxLayers; ++l) {
+    val row = val::object();
+    double sum = 0;
+    for (int i = 0; i < relpos::profile::kParts; ++i) {
+      row.set(relpos::profile::name(i), relpos::profile::layer_ms(l, i));
+      sum += relpos::profile::layer_ms(l, i);
+    }
+    if (sum == 0) break;
+    layers.call<void>("push", row);
+  }
+  out.set("layers", layers);
   return out;
 }
 void publish() {

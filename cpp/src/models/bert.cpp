@@ -74,10 +74,12 @@ class Bert final : public ModelBase {
     }
     r.record_hidden(h, H);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+      RELPOS_PROFILE_LAYER(i);
       const Scheme& scheme = *schemes_[relative_ ? i : 0];
       layers_[i].forward(r.batch, r.seq, h, r.key_mask, scheme, r.attention_probs(cfg_.num_heads), scratch_);
       r.record_hidden(h, H);
     }
+    RELPOS_PROFILE_LAYER(-1);
     r.set_last_hidden(h, H);
     if (has_pooler_) {
       RELPOS_PROFILE_SCOPE(Pooling);

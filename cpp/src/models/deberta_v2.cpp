@@ -116,10 +116,12 @@ class DebertaV2 final : public ModelBase {
     }
     r.record_hidden(h, H);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+      RELPOS_PROFILE_LAYER(i);
       const Scheme& scheme = *schemes_[schemes_.size() == 1 ? 0 : i];
       layers_[i].forward(r.batch, r.seq, h, r.key_mask, scheme, r.attention_probs(cfg_.num_heads), scratch_);
       r.record_hidden(h, H);
     }
+    RELPOS_PROFILE_LAYER(-1);
     r.set_last_hidden(h, H);
   }
 

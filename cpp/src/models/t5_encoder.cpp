@@ -76,6 +76,7 @@ class T5Encoder final : public ModelBase {
     }
     const std::size_t hd = static_cast<std::size_t>(cfg_.head_dim);
     for (const auto& b : blocks_) {
+      RELPOS_PROFILE_LAYER(&b - blocks_.data());
       r.record_hidden(h, H);
       b.attn_norm.forward(rows, h, x);
       b.q.forward(rows, x, q);
@@ -92,6 +93,7 @@ class T5Encoder final : public ModelBase {
       b.ff.forward(rows, x, x, ffs);
       add_inplace(n, h, x);
     }
+    RELPOS_PROFILE_LAYER(-1);
     final_norm_.forward(rows, h, h);
     r.record_hidden(h, H);
     r.set_last_hidden(h, H);

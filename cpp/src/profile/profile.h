@@ -3,6 +3,7 @@
 // bench/run.sh builds a profiled copy of the package in build/g-wasm-prof, cmake -DRELPOS_PROFILE=ON).
 //
 //   RELPOS_PROFILE_SCOPE(Gemm);   // in a model-layer function: its time until the end of the block
+//   RELPOS_PROFILE_LAYER(i);      // in a family's layer loop: what follows is encoder layer i (−1 after)
 //
 // Time is exclusive: a scope opened inside another pauses the outer one, so the parts add up to the
 // time of the outermost scope (ModelBase::forward's Other). Recorded per calling thread (the thread
@@ -25,8 +26,11 @@ struct Scope {
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 };
+void set_layer(int layer);  // time from here on belongs to encoder layer `layer` (−1: outside the layers)
 void reset();
 double total_ms(int part);   // this thread's exclusive time in `part` since reset()
+double layer_ms(int layer, int part);  // … of it inside encoder layer `layer` (< kMaxLayers)
+constexpr int kMaxLayers = 64;
 long long calls(int part);   // scopes of `part` entered since reset()
 const char* name(int part);
 }  // namespace relpos::profile
@@ -34,6 +38,8 @@ const char* name(int part);
 #define RELPOS_PROFILE_CAT(a, b) RELPOS_PROFILE_CAT2(a, b)
 #define RELPOS_PROFILE_SCOPE(part) \
   ::relpos::profile::Scope RELPOS_PROFILE_CAT(relpos_profile_scope_, __LINE__)(::relpos::profile::part)
+#define RELPOS_PROFILE_LAYER(i) ::relpos::profile::set_layer(static_cast<int>(i))
 #else
 #define RELPOS_PROFILE_SCOPE(part) static_cast<void>(0)
+#define RELPOS_PROFILE_LAYER(i) static_cast<void>(0)
 #endif

@@ -13,7 +13,6 @@
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
-#include "profile/profile.h"
 #include "relpos/error.h"
 #include "relpos/schemes.h"
 

@@ -13,7 +13,6 @@
 #include <cstring>
 
 #include "models/layers/embedding_table.h"
-#include "profile/profile.h"
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
 #include "models/model_base.h"

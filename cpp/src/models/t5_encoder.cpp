@@ -8,7 +8,6 @@
 //               once and shared by every layer (HF computes it in layer 0 and passes it on).
 // Shapes: H = d_model, inner = heads · d_kv (may differ from H), FF hidden = d_ff.
 #include "models/layers/embedding_table.h"
-#include "profile/profile.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
 #include "relpos/schemes.h"

@@ -9,7 +9,6 @@
 #include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
-#include "profile/profile.h"
 #include "relpos/error.h"
 
 namespace relpos::models {

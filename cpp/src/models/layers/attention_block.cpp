@@ -8,7 +8,6 @@
 
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
-#include "profile/profile.h"
 #include "relpos/error.h"
 #include "relpos/scheme.h"
 

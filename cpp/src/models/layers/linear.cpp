@@ -7,7 +7,6 @@
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
 #include "models/layers/load_context.h"
-#include "profile/profile.h"
 
 namespace relpos::models {
 

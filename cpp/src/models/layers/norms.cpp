@@ -6,7 +6,6 @@
 
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
-#include "profile/profile.h"
 
 namespace {
 constexpr std::size_t kNormRows = 16;  // rows per parallel piece (each row is normalised alone)

@@ -16,6 +16,7 @@
 //              against the committed latest.json of the in-process sections ("nothing slower").
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { maxAbsDiff, median } from './util.mjs';
 import { E2E_MODELS } from './e2e_models.mjs';
@@ -40,9 +41,11 @@ function child(spec) {
 export function runRounds({ contestants, rounds, log, what }) {
   const names = Object.keys(contestants);
   const per = Object.fromEntries(names.map((n) => [n, {}]));
+  const load = [];  // 1-minute load average before each child: other engineers' jobs share the 2 cores
   for (let r = 0; r < rounds; ++r) {
     const order = names.map((_, i) => names[(i + r) % names.length]);
     for (const n of order) {
+      load.push(+os.loadavg()[0].toFixed(2));
       const out = child(contestants[n]);
       if (out.error) {
         log(`${what}: round ${r + 1} ${n}: child failed: ${out.error}`);
@@ -60,8 +63,9 @@ export function runRounds({ contestants, rounds, log, what }) {
         }
       }
     }
-    log(`${what}: round ${r + 1}/${rounds} done`);
+    log(`${what}: round ${r + 1}/${rounds} done (1-min load average before its children: ${load.slice(-names.length).join(', ')})`);
   }
+  per.__load = load;
   for (const n of names)
     for (const e of Object.values(per[n])) {
       e.median_ms = e.round_medians_ms.length ? r3(median(e.round_medians_ms)) : null;
@@ -69,6 +73,9 @@ export function runRounds({ contestants, rounds, log, what }) {
     }
   return per;
 }
+
+// { contestant: { case id: [per-round medians, ms] } } for latest.json (what the medians were taken over)
+const roundsOf = (per) => Object.fromEntries(Object.entries(per).filter(([n]) => n !== '__load').map(([n, cs]) => [n, Object.fromEntries(Object.entries(cs).map(([id, e]) => [id, e.round_medians_ms]))]));
 
 const diff = (a, b) => (a?.sample && b?.sample ? maxAbsDiff(Float32Array.from(a.sample), Float32Array.from(b.sample)) : null);
 
@@ -121,6 +128,7 @@ export function shortSeq({ webIndex, modelsDir, q8Dir, minilm, quick, log }) {
     const row = { model: c.model, batch: c.batch, seq: c.seq };
     for (const n of ['relpos_1', 'ort_1', 'relpos_2', 'ort_2']) {
       row[`${n}_ms`] = g(n, c.id)?.median_ms ?? null;
+      row[`${n}_cpu_ms`] = g(n, c.id)?.cpu_median_ms ?? null;  // CPU ÷ wall near 2 on 2 threads: both cores were had
       const e = g(n, c.id)?.error ?? g(n, c.id)?.skipped;
       if (e) row[`${n}_note`] = e;
     }
@@ -136,6 +144,7 @@ export function shortSeq({ webIndex, modelsDir, q8Dir, minilm, quick, log }) {
     const row = { model: c.model, batch: c.batch, seq: c.seq };
     for (const n of ['relpos_q8_1', 'relpos_q8_2', 'ort_q8_1', 'ort_q8_2']) {
       row[`${n}_ms`] = g(n, c.id)?.median_ms ?? null;
+      row[`${n}_cpu_ms`] = g(n, c.id)?.cpu_median_ms ?? null;
       const e = g(n, c.id)?.error ?? g(n, c.id)?.skipped;
       if (e) row[`${n}_note`] = e;
     }
@@ -146,7 +155,7 @@ export function shortSeq({ webIndex, modelsDir, q8Dir, minilm, quick, log }) {
     log(`short_seq q8 ${c.model} 1×128: relpos q8 1t ${row.relpos_q8_1_ms} / 2t ${row.relpos_q8_2_ms} ms (×${row.q8_scaling}); ORT dynamic-q8 1t ${row.ort_q8_1_ms} / 2t ${row.ort_q8_2_ms} ms (ORT÷relpos 1t ${row.ort_q8_over_relpos_q8_1}, 2t ${row.ort_q8_over_relpos_q8_2}); q8 outputs max |Δ| ${row.max_abs_diff_vs_ort_q8?.toExponential(1)}`);
     return row;
   });
-  return { rounds, method: 'each runtime × thread count × dtype in its own child process, children rotated per round; per-case wall-clock median inside a child, then the median over rounds', rows, q8: q8Rows };
+  return { rounds, method: 'each runtime × thread count × dtype in its own child process, children rotated per round; per-case wall-clock median inside a child, then the median over rounds', rows, q8: q8Rows, round_medians_ms: roundsOf(per), loadavg_before_children: per.__load };
 }
 
 export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) {
@@ -165,6 +174,7 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     const row = c.kind === 'attention' ? { scheme: c.scheme, seq: c.seq } : { model: c.model, seq: c.seq };
     for (const n of ['relpos_1', 'ort_1', 'relpos_2', 'ort_2']) {
       row[`${n}_ms`] = per[n]?.[c.id]?.median_ms ?? null;
+      row[`${n}_cpu_ms`] = per[n]?.[c.id]?.cpu_median_ms ?? null;
       const e = per[n]?.[c.id]?.error ?? per[n]?.[c.id]?.skipped;
       if (e) row[`${n}_note`] = e;
     }
@@ -175,7 +185,6 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     row.max_abs_diff = diff(per.relpos_1?.[c.id], per.ort_1?.[c.id]);
     // the committed in-process numbers, like with like: 1 thread e2e relpos_ms (CPU-time median) against this
     // child's CPU-time median; 2 threads threads.end_to_end two_ms (wall) against this wall median
-    row.relpos_1_cpu_ms = per.relpos_1?.[c.id]?.cpu_median_ms ?? null;
     if (baseline && c.kind === 'model') {
       const e1 = baseline.end_to_end?.find((x) => x.model === c.model && x.seq === c.seq);
       const e2 = baseline.threads?.end_to_end?.find((x) => x.model === c.model && x.seq === c.seq);
@@ -188,5 +197,5 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     return row;
   });
   return { rounds, method: 'each runtime × thread count in its own child process, children rotated per round; per-case wall-clock median inside a child, then the median over rounds',
-    baseline: baseline ? { relpos_commit: baseline.meta?.relpos_commit, date: baseline.meta?.date } : null, rows };
+    baseline: baseline ? { relpos_commit: baseline.meta?.relpos_commit, date: baseline.meta?.date } : null, rows, round_medians_ms: roundsOf(per), loadavg_before_children: per.__load };
 }

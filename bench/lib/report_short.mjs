@@ -61,7 +61,8 @@ export function profileSummary(rows) {
 function tables(r, L, full) {
   const s = r.short_seq;
   if (s?.rows?.length) {
-    L.push(`Short sequences (issue #19): relpos ms / onnxruntime-web ms and ORT ÷ relpos, ${s.rounds} rounds, each runtime and thread count in its own process (bench/lib/proc_peers.mjs; wall clock). all-MiniLM-L6-v2 is the real 6-layer model, relpos only (no ONNX export here):`, '');
+    const la = s.loadavg_before_children ?? [];
+    L.push(`Short sequences (issue #19): relpos ms / onnxruntime-web ms and ORT ÷ relpos, ${s.rounds} rounds, each runtime and thread count in its own process (bench/lib/proc_peers.mjs; wall clock${la.length ? `; 1-minute load average ${Math.min(...la).toFixed(1)}–${Math.max(...la).toFixed(1)} before the children: other jobs shared the two cores` : ''}). all-MiniLM-L6-v2 is the real 6-layer model, relpos only (no ONNX export here):`, '');
     L.push('| model | batch × tokens | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t |' + (full ? ' max \\|Δ\\| vs ORT |' : ''),
       '| --- | --- | ---: | ---: | ---: | ---: | ---: |' + (full ? ' --- |' : ''));
     for (const x of s.rows)
@@ -77,7 +78,8 @@ function tables(r, L, full) {
   }
   const p = r.proc_peers;
   if (p?.rows?.length) {
-    L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread: CPU-time medians of both, 2 threads: wall medians of both — the threads section's in-process rows):`, '');
+    const lp = p.loadavg_before_children ?? [];
+    L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock${lp.length ? `; 1-minute load average ${Math.min(...lp).toFixed(1)}–${Math.max(...lp).toFixed(1)} before the children` : ''}). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread: CPU-time medians of both, 2 threads: wall medians of both — the threads section's in-process rows):`, '');
     L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t | ORT 1t ÷ 2t | ÷ latest.json 1t / 2t |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const x of p.rows)
       L.push(`| ${x.model ?? `${x.scheme} attention`} | ${x.seq} | ${fmt(x.relpos_1_ms, 1)} / ${fmt(x.ort_1_ms, 1)} | ${fmt(x.ort_over_relpos_1)}× | ${fmt(x.relpos_2_ms, 1)} / ${fmt(x.ort_2_ms, 1)} | ${fmt(x.ort_over_relpos_2)}× | ${fmt(x.relpos_scaling)}× | ${fmt(x.ort_scaling)}× | ${x.vs_latest_1 != null ? `${fmt(x.vs_latest_1)} / ${fmt(x.vs_latest_2)}` : '–'} |`);

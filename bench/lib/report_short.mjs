@@ -80,9 +80,11 @@ function tables(r, L, full) {
   if (p?.rows?.length) {
     const lp = p.loadavg_before_children ?? [];
     L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock${lp.length ? `; 1-minute load average ${Math.min(...lp).toFixed(1)}–${Math.max(...lp).toFixed(1)} before the children` : ''}). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread: CPU-time medians of both, 2 threads: wall medians of both — the threads section's in-process rows):`, '');
-    L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t | ORT 1t ÷ 2t | ÷ latest.json 1t / 2t |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    const cw = (x, n) => (x[`${n}_cpu_ms`] && x[`${n}_ms`] ? fmt(x[`${n}_cpu_ms`] / x[`${n}_ms`]) : '–');
+    L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t | ORT 1t ÷ 2t | ÷ latest.json 1t / 2t |' + (full ? ' 2 threads CPU ÷ wall: relpos / ORT |' : ''),
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' + (full ? ' ---: |' : ''));
     for (const x of p.rows)
-      L.push(`| ${x.model ?? `${x.scheme} attention`} | ${x.seq} | ${fmt(x.relpos_1_ms, 1)} / ${fmt(x.ort_1_ms, 1)} | ${fmt(x.ort_over_relpos_1)}× | ${fmt(x.relpos_2_ms, 1)} / ${fmt(x.ort_2_ms, 1)} | ${fmt(x.ort_over_relpos_2)}× | ${fmt(x.relpos_scaling)}× | ${fmt(x.ort_scaling)}× | ${x.vs_latest_1 != null ? `${fmt(x.vs_latest_1)} / ${fmt(x.vs_latest_2)}` : '–'} |`);
+      L.push(`| ${x.model ?? `${x.scheme} attention`} | ${x.seq} | ${fmt(x.relpos_1_ms, 1)} / ${fmt(x.ort_1_ms, 1)} | ${fmt(x.ort_over_relpos_1)}× | ${fmt(x.relpos_2_ms, 1)} / ${fmt(x.ort_2_ms, 1)} | ${fmt(x.ort_over_relpos_2)}× | ${fmt(x.relpos_scaling)}× | ${fmt(x.ort_scaling)}× | ${x.vs_latest_1 != null ? `${fmt(x.vs_latest_1)} / ${fmt(x.vs_latest_2)}` : '–'} |` + (full ? ` ${cw(x, 'relpos_2')} / ${cw(x, 'ort_2')} |` : ''));
     L.push('');
   }
   const pr = r.profile;

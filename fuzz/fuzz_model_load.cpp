@@ -15,7 +15,8 @@
 // ../shared/fixtures/hf.
 //
 // Contract (relpos/model.h): a bad config or a missing or mis-shaped weight raises relpos::Error;
-// an accepted model runs forward() on valid ids and mask or raises relpos::Error. Anything else —
+// an accepted model runs forward() on valid ids and mask or raises relpos::Error; so does the task head
+// it carries (relpos/heads.h), then its logits. Anything else —
 // other exceptions, sanitizer reports, timeouts, > -rss_limit_mb — is a finding.
 #include <algorithm>
 #include <cstdint>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "relpos/error.h"
+#include "relpos/heads.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
 
@@ -155,7 +157,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::int32_t> ids(batch * seq), mask(batch * seq, 1);
     for (int i = 0; i < batch * seq; ++i) ids[i] = static_cast<std::int32_t>((i * 7 + 3) % std::max(1, c.vocab_size));
     mask[batch * seq - 1] = 0;  // right padding on the second row
-    (void)model->forward(batch, seq, ids.data(), mask.data(), {true, true});
+    const relpos::ModelOutput out = model->forward(batch, seq, ids.data(), mask.data(), {true, true});
+    // The task head the (mutated) config and weights name, if any: loads or raises relpos::Error,
+    // and its logits come out at every token and at two chosen positions.
+    if (std::unique_ptr<relpos::TaskHead> head = relpos::load_task_head(config, *model, weights, options)) {
+      (void)head->logits(out);
+      (void)head->logits(out, {1, batch * seq - 2});
+    }
   } catch (const relpos::Error&) {
   }
   return 0;

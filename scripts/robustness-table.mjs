@@ -122,6 +122,7 @@ const cases = [
   ['tokenizer file', 'spiece.model for model_type bert (no special-token layout)', withSpm(proto(...goodPieces), { base: fx, file: 'spiece.model' }), S, spmLayout],
   ['tokenizer file', "tokenizer_config.json with split_by_punct: true", withSpm(proto(...goodPieces), { extra: { 'tokenizer_config.json': { split_by_punct: true } } }), S, spmLayout],
   ...checkpointRows(),
+  ...taskHeadRows(),
   ['model input', 'text without tokenizer.json', () => model.forward({ text: 'hello' }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
   ['model input', 'token id outside the vocabulary', () => model.forward({ inputIds: [[1, 2, 100]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
   ['model input', 'non-integer token id', () => model.forward({ inputIds: [[1, 2.5]] }), F, 'text without tokenizer.json is a clear Error; ids out of the vocabulary a RangeError'],
@@ -139,6 +140,49 @@ const cases = [
   ['argument type', "loadModel(src, { dtype: 8 })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 8 }), 'q8.test.mjs', 'loadModel rejects a dtype other than fp32 or q8, naming the allowed values'],
   ['argument value', "loadModel(src, { dtype: 'int4' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 'int4' }), 'q8.test.mjs', 'loadModel rejects a dtype other than fp32 or q8, naming the allowed values'],
 ];
+
+// Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
+function taskHeadRows() {
+  const T = 'task-heads.test.mjs';
+  const dir = join(ROOT, '..', 'shared', 'fixtures', 'hf-tasks', 'bert-token-classification');
+  const cfgText = readFileSync(join(dir, 'config.json'), 'utf8');
+  const bytes = new Uint8Array(readFileSync(join(dir, 'model.safetensors')));
+  const headFiles = (config, header) => {
+    const { header: h, data } = splitSafetensors(bytes);
+    const copy = structuredClone(h);
+    if (header) header(copy);
+    return { 'config.json': JSON.stringify({ ...JSON.parse(cfgText), ...config }), 'model.safetensors': joinSafetensors(copy, data) };
+  };
+  const asQa = (h) => {
+    h['qa_outputs.weight'] = h['classifier.weight'];
+    h['qa_outputs.bias'] = h['classifier.bias'];
+    delete h['classifier.weight'];
+    delete h['classifier.bias'];
+  };
+  const plainBert = () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes });
+  const withModel = (name, fn) => async () => {
+    const m = await rp.loadModel(join(ROOT, '..', 'shared', 'fixtures', 'hf-tasks', name));
+    try {
+      return fn(m);
+    } finally {
+      m.dispose();
+    }
+  };
+  return [
+    ['task head', 'id2label names 3 labels, the classifier has 5 rows', () => rp.loadModel(headFiles({ id2label: { 0: 'O', 1: 'B-PER', 2: 'I-PER' } })),
+     T, 'labels missing from config.json id2label are an Error naming the id and the head size; loading works afterwards'],
+    ['task head', 'qa_outputs.weight [5, 32] (a head of the wrong shape)', () => rp.loadModel(headFiles({ architectures: ['BertForQuestionAnswering'] }, asQa)),
+     T, 'a head tensor of the wrong shape or missing is an Error naming the tensor (and both shapes)'],
+    ['task head', 'architectures names BertForMaskedLM, its tensors are absent', () => rp.loadModel(headFiles({ architectures: ['BertForMaskedLM'] })),
+     T, 'a head tensor of the wrong shape or missing is an Error naming the tensor (and both shapes)'],
+    ['task head', 'forward(…, { logits: true }) without a head', async () => (await plainBert()).forward({ inputIds: [[1, 2]] }, { logits: true }),
+     T, 'bad logits options and token type ids are TypeErrors / RangeErrors naming what was expected'],
+    ['task head', 'logitsAt past the end of the batch', withModel('bert-fill-mask', (m) => m.forward({ inputIds: [[101, 103, 102]] }, { logits: true, logitsAt: [[0, 3]] })),
+     T, 'bad logits options and token type ids are TypeErrors / RangeErrors naming what was expected'],
+    ['task head', 'token type id 5 with type_vocab_size 2', withModel('bert-token-classification', (m) => m.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 5]] })),
+     T, 'bad logits options and token type ids are TypeErrors / RangeErrors naming what was expected'],
+  ];
+}
 
 // PyTorch checkpoint rows: the hostile files of scripts/make-checkpoint-variants.py.
 function checkpointRows() {

@@ -304,7 +304,7 @@ export interface IntTensor {
 export type TokenIds = ArrayLike<number> | ArrayLike<number>[];
 
 export type ForwardInputs =
-  | { inputIds: TokenIds; attentionMask?: TokenIds; text?: undefined }
+  | { inputIds: TokenIds; attentionMask?: TokenIds; tokenTypeIds?: TokenIds; text?: undefined }
   | { text: string | string[]; textPair?: string | string[]; inputIds?: undefined };
 
 export interface ForwardOptions {
@@ -312,8 +312,24 @@ export interface ForwardOptions {
   outputHiddenStates?: boolean;
   /** attentions: numLayers tensors [batch, heads, seq, seq] of probabilities. */
   outputAttentions?: boolean;
-  /** logits [batch, numLabels] of the sequence-classification head (Error when there is none). */
+  /**
+   * The task head's output (Error when the checkpoint has none, see Model.head): text-classification
+   * logits [batch, labels]; token-classification logits [batch, seq, labels]; question-answering
+   * startLogits / endLogits [batch, seq]; fill-mask logits [positions, vocab] at logitsAt, or
+   * [batch, seq, vocab] without it.
+   */
   logits?: boolean;
+  /** Masked-LM heads: [batch index, token index] pairs where the vocabulary logits are computed (only there). */
+  logitsAt?: [number, number][];
+}
+
+/** The task head a checkpoint carries (config.json architectures, else the head tensors present). */
+export interface ModelHead {
+  task: 'text-classification' | 'token-classification' | 'question-answering' | 'fill-mask';
+  /** id2label names in id order (classification heads), else null. */
+  labels: readonly string[] | null;
+  /** Logits per row: the labels, 2 (start, end) or the vocabulary size. */
+  outputs: number;
 }
 
 export interface ForwardResult {
@@ -324,6 +340,9 @@ export interface ForwardResult {
   /** [batch, hidden]: BERT's tanh(dense(first token)), when the checkpoint has a pooler. */
   poolerOutput?: FloatTensor;
   logits?: FloatTensor;
+  /** Question-answering heads: [batch, seq]. */
+  startLogits?: FloatTensor;
+  endLogits?: FloatTensor;
   /** The padded ids and mask that ran, [batch, seq]. */
   inputIds: IntTensor;
   attentionMask: IntTensor;
@@ -355,8 +374,10 @@ export interface Model {
   /** config.json as parsed (Hugging Face field names). */
   readonly config: { model_type: string; [field: string]: unknown };
   readonly info: ModelInfo;
-  /** Label names of the sequence-classification head in id order, or null. */
+  /** Label names of the classification head (sequence or token) in id order, or null. */
   readonly labels: readonly string[] | null;
+  /** The checkpoint's task head, or null. */
+  readonly head: ModelHead | null;
   /** Built from tokenizer.json, else from spm.model / spiece.model (SentencePiece), or null when the folder had neither. */
   readonly tokenizer: HfTokenizer | null;
   /** Tokenizes (needs tokenizer.json or spm.model / spiece.model). */
@@ -364,6 +385,8 @@ export interface Model {
     inputIds: number[][];
     attentionMask: number[][];
     tokens: string[][];
+    /** With textPair: 0 for `[CLS] a [SEP]`, 1 for `b [SEP]`. */
+    tokenTypeIds?: number[][];
   };
   /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. */
   forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;

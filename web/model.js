@@ -142,6 +142,57 @@ function batchInputs(inputIds, attentionMask, padId) {
   return { ids, mask, batch, seq };
 }
 
+/** tokenTypeIds rows (like inputIds) → right-padded Int32Array [batch, seq]. */
+function tokenTypesOf(tokenTypeIds, inputIds, batch, seq) {
+  const nested = batch > 1 || (Array.isArray(tokenTypeIds) && (Array.isArray(tokenTypeIds[0]) || ArrayBuffer.isView(tokenTypeIds[0])));
+  const rows = nested ? Array.from(tokenTypeIds, (r, b) => asIdArray(r, `forward: tokenTypeIds[${b}]`)) : [asIdArray(tokenTypeIds, 'forward: tokenTypeIds')];
+  const idRows = nested ? inputIds : [inputIds];
+  if (rows.length !== batch) throw new RangeError(`forward: tokenTypeIds: expected ${batch} rows like inputIds, got ${rows.length}`);
+  const out = new Int32Array(batch * seq);
+  rows.forEach((r, b) => {
+    if (r.length !== idRows[b].length)
+      throw new RangeError(`forward: tokenTypeIds[${b}]: expected ${idRows[b].length} entries like inputIds[${b}], got ${r.length}`);
+    r.forEach((t, l) => {
+      if (!Number.isInteger(t)) throw new TypeError(`forward: tokenTypeIds[${b}][${l}]: expected an integer segment id, got ${describe(t)}`);
+      out[b * seq + l] = t;
+    });
+  });
+  return out;
+}
+
+/** options.logitsAt ([[b, l], …], masked-LM heads only) → flat positions b·seq + l, or undefined. */
+function logitsPositions(logitsAt, logits, head, batch, seq) {
+  if (logitsAt === undefined || logitsAt === null) return undefined;
+  if (!logits) throw new TypeError('forward: logitsAt needs logits: true');
+  if (head.task !== 'fill-mask') throw new TypeError(`forward: logitsAt is for masked-LM heads; this head is '${head.task}'`);
+  if (!Array.isArray(logitsAt) || logitsAt.length === 0)
+    throw new TypeError(`forward: logitsAt: expected a non-empty array of [batch index, token index] pairs, got ${describe(logitsAt)}`);
+  return logitsAt.map((p, i) => {
+    if (!Array.isArray(p) || p.length !== 2 || !Number.isInteger(p[0]) || !Number.isInteger(p[1]))
+      throw new TypeError(`forward: logitsAt[${i}]: expected [batch index, token index], got ${describe(p)}`);
+    if (p[0] < 0 || p[0] >= batch || p[1] < 0 || p[1] >= seq)
+      throw new RangeError(`forward: logitsAt[${i}] = [${p[0]}, ${p[1]}] is outside the batch [${batch}, ${seq}]`);
+    return p[0] * seq + p[1];
+  });
+}
+
+/** The head's flat logits as the task's tensors: QA splits start/end; masked LM over every token is [B, L, V]. */
+function shapeHeadOutputs(result, head, batch, seq, positions) {
+  const { data } = result.logits;
+  if (head.task === 'question-answering') {
+    const start = new Float32Array(batch * seq), end = new Float32Array(batch * seq);
+    for (let i = 0; i < batch * seq; ++i) {
+      start[i] = data[2 * i];
+      end[i] = data[2 * i + 1];
+    }
+    delete result.logits;
+    result.startLogits = { data: start, dims: [batch, seq] };
+    result.endLogits = { data: end, dims: [batch, seq] };
+  } else if (head.task === 'fill-mask' && !positions) {
+    result.logits.dims = [batch, seq, head.outputs];
+  }
+}
+
 export class Model {
   #mod;
   #handle;
@@ -155,9 +206,15 @@ export class Model {
     const info = handle.config();
     /** The configuration relpos resolved (Hugging Face defaults applied, family names unified). */
     this.info = Object.freeze({ ...info, causal: CAUSAL_TYPES.has(info.modelType) });
-    /** Label names of the sequence-classification head in id order, or null when there is none. */
+    /** Label names of the classification head (sequence or token) in id order, or null when there is none. */
     const labels = handle.labels();
     this.labels = labels.length ? Object.freeze(labels) : null;
+    /**
+     * The checkpoint's task head, or null: { task: 'text-classification' | 'token-classification' |
+     * 'question-answering' | 'fill-mask', labels (null for QA and fill-mask), outputs }.
+     */
+    const head = handle.head();
+    this.head = head ? Object.freeze({ task: head.task, labels: head.labels.length ? Object.freeze(head.labels) : null, outputs: head.outputs }) : null;
     /** The @huggingface/tokenizers Tokenizer built from tokenizer.json or spm.model / spiece.model, or null. */
     this.tokenizer = tokenizer;
   }
@@ -175,13 +232,27 @@ export class Model {
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
       throw new TypeError(`encode: text: expected a string or an array of strings, got ${describe(text)}`);
     const pairs = textPair === undefined ? null : typeof textPair === 'string' ? texts.map(() => textPair) : textPair;
+    if (pairs && (!Array.isArray(pairs) || pairs.length !== texts.length || pairs.some((t) => typeof t !== 'string')))
+      throw new TypeError(`encode: textPair: expected a string or ${texts.length} strings (one per text), got ${describe(textPair)}`);
     const enc = texts.map((t, i) => this.tokenizer.encode(t, pairs ? { text_pair: pairs[i] } : undefined));
-    return { inputIds: enc.map((e) => e.ids), attentionMask: enc.map((e) => e.attention_mask), tokens: enc.map((e) => e.tokens) };
+    const out = { inputIds: enc.map((e) => e.ids), attentionMask: enc.map((e) => e.attention_mask), tokens: enc.map((e) => e.tokens) };
+    // Segment ids of a pair, as Hugging Face's tokenizers give them: 0 for the first text with its
+    // special tokens ([CLS] a [SEP]), 1 for the rest (b [SEP]).
+    if (pairs) {
+      out.tokenTypeIds = texts.map((t, i) => {
+        const first = this.tokenizer.encode(t).ids.length;
+        return enc[i].ids.map((_, l) => (l < first ? 0 : 1));
+      });
+    }
+    return out;
   }
 
   /**
-   * Runs the encoder. inputs: { inputIds, attentionMask? } (one sequence or a batch; ragged rows are
-   * right-padded) or { text } (string or string[]). options: { outputHiddenStates, outputAttentions }.
+   * Runs the encoder. inputs: { inputIds, attentionMask?, tokenTypeIds? } (one sequence or a batch;
+   * ragged rows are right-padded) or { text, textPair? } (string or string[]). options:
+   * { outputHiddenStates, outputAttentions, logits, logitsAt }; `logits` adds the task head's output
+   * (see index.d.ts: [B, labels], [B, L, labels], startLogits/endLogits [B, L], or masked-LM
+   * [P, vocab] at logitsAt = [[b, l], …], [B, L, vocab] without it).
    */
   forward(inputs, options = {}) {
     this.#check('forward');
@@ -190,16 +261,20 @@ export class Model {
     const outputHiddenStates = checkBool(options.outputHiddenStates ?? false, 'forward: outputHiddenStates');
     const outputAttentions = checkBool(options.outputAttentions ?? false, 'forward: outputAttentions');
     const logits = checkBool(options.logits ?? false, 'forward: logits');
-    let { inputIds, attentionMask } = inputs;
+    let { inputIds, attentionMask, tokenTypeIds } = inputs;
     let tokens;
     if (inputs.text !== undefined) {
       if (inputIds !== undefined) throw new TypeError('forward: inputs: give either text or inputIds, not both');
-      ({ inputIds, attentionMask, tokens } = this.encode(inputs.text, { textPair: inputs.textPair }));
+      ({ inputIds, attentionMask, tokens, tokenTypeIds } = this.encode(inputs.text, { textPair: inputs.textPair }));
     } else if (inputIds === undefined) {
       throw new TypeError('forward: inputs: expected { inputIds } or { text }');
     }
+    if (logits && !this.head)
+      throw new Error('forward: logits: this checkpoint has no task head (…ForSequenceClassification, …ForTokenClassification, …ForQuestionAnswering or …ForMaskedLM weights)');
     const padId = Number.isInteger(this.config.pad_token_id) ? this.config.pad_token_id : 0;
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
+    const types = tokenTypeIds === undefined || tokenTypeIds === null ? null : tokenTypesOf(tokenTypeIds, inputIds, batch, seq);
+    const positions = logitsPositions(options.logitsAt, logits, this.head, batch, seq);
     // Lower bound of the memory this call needs (outputs + one layer's activations), checked before
     // the call; the exact need is enforced in C++ (std::bad_alloc → RangeError).
     const { hiddenSize: h, numLayers: layers, numHeads: nh, intermediateSize: ff } = this.info;
@@ -212,21 +287,24 @@ export class Model {
       'activations (at least)': tokens4 * (4 * h + ff),
     });
     const mod = this.#mod;
-    const block = mod._malloc(8 * ids.length);
+    const block = mod._malloc(12 * ids.length);
     if (!block)
       throw new RangeError(
-        `forward: out of WebAssembly memory: could not allocate ${8 * ids.length} bytes with the heap at ${mod.HEAP8.buffer.byteLength} bytes, limit ${MAX_HEAP_BYTES} bytes`,
+        `forward: out of WebAssembly memory: could not allocate ${12 * ids.length} bytes with the heap at ${mod.HEAP8.buffer.byteLength} bytes, limit ${MAX_HEAP_BYTES} bytes`,
       );
     let result;
     try {
       mod.HEAP32.set(ids, block >> 2);
       if (mask) mod.HEAP32.set(mask, (block >> 2) + ids.length);
+      if (types) mod.HEAP32.set(types, (block >> 2) + 2 * ids.length);
       result = unwrap(
-        this.#handle.forward(batch, seq, block, mask ? block + 4 * ids.length : 0, outputHiddenStates, outputAttentions, logits),
+        this.#handle.forward(batch, seq, block, mask ? block + 4 * ids.length : 0, types ? block + 8 * ids.length : 0,
+                             outputHiddenStates, outputAttentions, logits, positions),
       );
     } finally {
       mod._free(block);
     }
+    if (logits) shapeHeadOutputs(result, this.head, batch, seq, positions);
     const padded = new Int32Array(ids);
     result.inputIds = { data: padded, dims: [batch, seq] };
     result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };

@@ -14,9 +14,12 @@
 //   LoadedModel.config() → { modelType, vocabSize, hiddenSize, …, dtype, weightBytes }
 //                                                (relpos::ModelConfig; weightBytes: model + head)
 //   LoadedModel.labels() → [label names] (empty: no classification head)
-//   LoadedModel.forward(batch, seq, ids, mask, hiddenStates, attentions, logits)
-//     ids, mask: heap addresses of int32 [batch, seq] (mask 0 = every token real)
+//   LoadedModel.head() → { task, labels, outputs } | null   (relpos/heads.h; task is the pipeline name)
+//   LoadedModel.forward(batch, seq, ids, mask, types, hiddenStates, attentions, logits, positions)
+//     ids, mask, types: heap addresses of int32 [batch, seq] (mask 0 = every token real, types 0 = all 0)
+//     positions: [flat b·seq + l, …] where a masked-LM head computes logits ([] = every token)
 //     → { lastHiddenState: {data, dims}, hiddenStates?, attentions?, poolerOutput?, logits? } | Error
+//     logits by head: [batch, labels] · [batch, seq, labels] · [batch, seq, 2] · [positions or batch·seq, vocab]
 //     with fresh Float32Arrays (copies; nothing points into the heap)
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
@@ -68,7 +71,7 @@ val tensor_to_js(const Tensor& t) {
 
 class LoadedModel {
  public:
-  LoadedModel(std::unique_ptr<Model> model, std::unique_ptr<SequenceClassifier> head)
+  LoadedModel(std::unique_ptr<Model> model, std::unique_ptr<TaskHead> head)
       : model_(std::move(model)), head_(std::move(head)) {}
 
   val config() const {
@@ -96,13 +99,25 @@ class LoadedModel {
     return out;
   }
 
-  val forward(int batch, int seq, std::uintptr_t ids, std::uintptr_t mask, bool hidden_states, bool attentions,
-              bool logits) {
+  val head() const {
+    if (!head_) return val::null();
+    val out = val::object();
+    out.set("task", std::string(head_task_name(head_->task())));
+    out.set("labels", labels());
+    out.set("outputs", head_->outputs());
+    return out;
+  }
+
+  val forward(int batch, int seq, std::uintptr_t ids, std::uintptr_t mask, std::uintptr_t types, bool hidden_states,
+              bool attentions, bool logits, val positions) {
     return guarded([&] {
       ForwardOptions options;
       options.output_hidden_states = hidden_states;
       options.output_attentions = attentions;
-      ModelOutput out = model_->forward(batch, seq, ptr<const std::int32_t>(ids), ptr<const std::int32_t>(mask), options);
+      std::vector<int> at;
+      if (!positions.isUndefined() && !positions.isNull()) at = vecFromJSArray<int>(positions);
+      ModelOutput out = model_->forward(batch, seq, ptr<const std::int32_t>(ids), ptr<const std::int32_t>(mask), options,
+                                        ptr<const std::int32_t>(types));
       val result = val::object();
       result.set("lastHiddenState", tensor_to_js(out.last_hidden_state));
       if (hidden_states) {
@@ -117,10 +132,17 @@ class LoadedModel {
       }
       if (!out.pooler_output.shape.empty()) result.set("poolerOutput", tensor_to_js(out.pooler_output));
       if (logits) {
-        if (!head_) fail_value("forward: this checkpoint has no sequence-classification head");
+        if (!head_) fail_value("forward: this checkpoint has no task head (…ForSequenceClassification, …ForTokenClassification, …ForQuestionAnswering or …ForMaskedLM weights)");
         Tensor t;
-        t.shape = {batch, head_->num_labels()};
-        t.data = head_->logits(out);
+        switch (head_->task()) {
+          case HeadTask::SequenceClassification: t.shape = {batch, head_->outputs()}; break;
+          case HeadTask::TokenClassification:
+          case HeadTask::QuestionAnswering: t.shape = {batch, seq, head_->outputs()}; break;
+          case HeadTask::MaskedLM:
+            t.shape = {at.empty() ? batch * seq : static_cast<int>(at.size()), head_->outputs()};
+            break;
+        }
+        t.data = head_->logits(out, at);
         result.set("logits", tensor_to_js(t));
       }
       return result;
@@ -129,7 +151,7 @@ class LoadedModel {
 
  private:
   std::unique_ptr<Model> model_;
-  std::unique_ptr<SequenceClassifier> head_;
+  std::unique_ptr<TaskHead> head_;
 };
 
 // The load options of a JS options object (the last argument of loadModel): { dtype } or undefined.
@@ -161,7 +183,7 @@ val load(const std::string& config_text, val files, val js_options) {
     }
     const std::unique_ptr<Weights> weights = open_checkpoint(std::move(checkpoint));
     auto model = load_model(config_text, *weights, options);
-    auto head = load_sequence_classifier(config_text, model->config(), *weights, options);
+    auto head = load_task_head(config_text, *model, *weights, options);
     return val(std::make_unique<LoadedModel>(std::move(model), std::move(head)));
   });
 }
@@ -186,6 +208,7 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
   class_<LoadedModel>("LoadedModel")
       .function("config", &LoadedModel::config)
       .function("labels", &LoadedModel::labels)
+      .function("head", &LoadedModel::head)
       .function("forward", &LoadedModel::forward);
   function("allocateBytes", &allocate_bytes);
   function("loadModel", &load);

@@ -1,18 +1,31 @@
-// Task heads on top of an encoder's outputs: Hugging Face *ForSequenceClassification checkpoints.
+// Task heads on top of an encoder's outputs, from Hugging Face …For<Task> checkpoints.
 //
 //   auto model = relpos::load_model(config_text, weights);
-//   auto head = relpos::load_sequence_classifier(config_text, model->config(), weights);  // null: no head
-//   std::vector<float> logits = head->logits(model->forward(B, L, ids, mask));           // [B, num_labels]
+//   auto head = relpos::load_task_head(config_text, *model, weights);  // null: the checkpoint has none
+//   relpos::ModelOutput out = model->forward(B, L, ids, mask);
+//   std::vector<float> logits = head->logits(out);                     // shape by task, see logits()
+//   head->logits(out, {3, 17});   // masked LM: vocabulary logits at flat positions b·L + l only
 //
-// Families (HF 4.34 class → what the head computes from the encoder outputs, h0 = h[b, 0, :]):
-//   BertForSequenceClassification        classifier(pooler_output)      (pooler = tanh(dense(h0)), in the model)
-//   DebertaV2ForSequenceClassification   classifier(act(pooler.dense(h0))), act = pooler_hidden_act ("gelu")
-//   DistilBertForSequenceClassification  classifier(relu(pre_classifier(h0)))
-//   RoFormerForSequenceClassification    classifier.out_proj(act(classifier.dense(h0))), act = hidden_act
-// Dropout is the identity (eval mode). num_labels comes from the classifier weight's shape; label
-// names from config.json's id2label (missing entries → "LABEL_i", as Hugging Face names them).
+// Which head: config.json's architectures[0] (…ForSequenceClassification, …ForTokenClassification,
+// …ForQuestionAnswering, …ForMaskedLM); without one, the head tensors present decide. A head named by
+// `architectures` whose tensors are missing or mis-shaped is an Error naming the tensor.
+// Families: bert, deberta-v2, distilbert, roformer (HF 4.34 parameter names; dropout = identity):
+//   sequence classification  bert: classifier(pooler_output);  deberta-v2: classifier(act(pooler.dense(h0)));
+//                            distilbert: classifier(relu(pre_classifier(h0)));
+//                            roformer: classifier.out_proj(act(classifier.dense(h0)))      (h0 = first token)
+//   token classification     classifier(h) at every token
+//   question answering       qa_outputs(h) = (start, end) logits at every token
+//   masked LM                decoder(LayerNorm(act(dense(h)))) + bias, the decoder tied to the word
+//                            embeddings (bert, roformer, deberta-v2: cls.predictions.transform.dense /
+//                            .LayerNorm, cls.predictions.bias; distilbert: vocab_transform,
+//                            vocab_layer_norm, vocab_projector.bias); an untied checkpoint
+//                            (tie_word_embeddings false) reads cls.predictions.decoder / vocab_projector.
+// Labels: config.json's id2label in id order ("LABEL_i" when it has none, or only HF's placeholder
+// LABEL_0, LABEL_1); an id2label of real names that does not name exactly the head's outputs is an Error. The masked-LM head reads the model's embedding table:
+// keep the model alive while its head is used.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,26 +36,41 @@
 
 namespace relpos {
 
-class SequenceClassifier {
+enum class HeadTask { SequenceClassification, TokenClassification, QuestionAnswering, MaskedLM };
+// The pipeline task of a head: "text-classification", "token-classification", "question-answering", "fill-mask".
+const char* head_task_name(HeadTask task);
+
+class TaskHead {
  public:
-  virtual ~SequenceClassifier() = default;
-  int num_labels() const { return static_cast<int>(labels_.size()); }
+  virtual ~TaskHead() = default;
+  HeadTask task() const { return task_; }
+  // Label names in id order for classification heads; empty for question answering and masked LM.
   const std::vector<std::string>& labels() const { return labels_; }
-  // logits [batch, num_labels] from the encoder's outputs of one forward (last_hidden_state
-  // [B, L, H], and pooler_output for BERT). Throws relpos::Error when an output it needs is absent.
-  virtual std::vector<float> logits(const ModelOutput& outputs) const = 0;
-  // Bytes of weights the head holds (as Model::weight_bytes).
+  int num_labels() const { return static_cast<int>(labels_.size()); }
+  // Logits per row: the labels, 2 (question answering: start, end) or the vocabulary (masked LM).
+  int outputs() const { return outputs_; }
+  // Bytes of weights the head holds (as Model::weight_bytes; a tied decoder holds none).
   std::size_t weight_bytes() const { return weight_bytes_; }
+  // Sequence classification [B, labels]; token classification [B, L, labels]; question answering
+  // [B, L, 2]; masked LM [P, vocab] at `positions` (flat b·L + l, in that order) or [B·L, vocab] when
+  // `positions` is empty. Other heads ignore `positions`. RangeError: a position outside [0, B·L).
+  virtual std::vector<float> logits(const ModelOutput& outputs, const std::vector<int>& positions = {}) const = 0;
+  void set_weight_bytes(std::size_t bytes) { weight_bytes_ = bytes; }  // by the loader
 
  protected:
+  HeadTask task_ = HeadTask::SequenceClassification;
   std::vector<std::string> labels_;
+  int outputs_ = 0;
   std::size_t weight_bytes_ = 0;
 };
 
-// The checkpoint's sequence-classification head, or null when it has none (no classifier weights,
-// or a model family without a supported head). Errors (relpos::Error) for a head whose tensors
-// are mis-shaped or whose config fields have the wrong JSON type, naming the file and tensor.
+// The checkpoint's task head for `model` (loaded from the same config and weights), or null.
 // options.dtype = Q8 quantizes the head's linear layers as load_model does the model's.
+std::unique_ptr<TaskHead> load_task_head(const std::string& config_json_text, const Model& model,
+                                         const Weights& weights, const LoadOptions& options = {});
+
+// The head when it is a sequence classifier, else null.
+using SequenceClassifier = TaskHead;
 std::unique_ptr<SequenceClassifier> load_sequence_classifier(const std::string& config_json_text,
                                                              const ModelConfig& config, const Weights& weights,
                                                              const LoadOptions& options = {});

@@ -4,8 +4,10 @@
 //   auto model = relpos::load_model(config_json_text, relpos::SafeTensors::read_file(path));
 //   relpos::ModelOutput out = model->forward(batch, seq, input_ids, attention_mask, {true, true});
 //
-// Inputs are row-major [batch, seq]: token ids (int32, < vocab_size) and an attention mask
-// (nonzero = real token; nullptr = every token real). Position ids are 0 … seq−1 for every row.
+// Inputs are row-major [batch, seq]: token ids (int32, < vocab_size), an attention mask (nonzero =
+// real token; nullptr = every token real) and token type ids (segment of a text pair, < the
+// model's type_vocab_size; nullptr = all 0; ignored by families without token types). Position
+// ids are 0 … seq−1 for every row.
 // Outputs follow Hugging Face's conventions (see model families in cpp/src/models/):
 //   last_hidden_state [B, L, H];  hidden_states: n_layers + 1 tensors [B, L, H] (embeddings first;
 //   the last one after the final norm for T5 / BLOOM / MPT / LLaMA);  attentions: n_layers tensors
@@ -63,9 +65,10 @@ class Model {
   virtual WeightFormat dtype() const = 0;
   // Bytes of weights the model holds: 4 per float32 value, 1 per int8 weight + 4 per scale.
   virtual std::size_t weight_bytes() const = 0;
-  // Throws relpos::Error (RangeError: bad sizes or token ids; Error: sequence longer than the model's tables).
+  // Throws relpos::Error (RangeError: bad sizes, token or token type ids; Error: sequence longer than
+  // the model's tables).
   virtual ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
-                              const ForwardOptions& options = {}) = 0;
+                              const ForwardOptions& options = {}, const std::int32_t* token_type_ids = nullptr) = 0;
 };
 
 // Parses config.json and builds the model named by its model_type. Throws relpos::Error on an

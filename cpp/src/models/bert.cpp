@@ -1,5 +1,5 @@
 // BERT encoder (BertModel, transformers 4.34 modeling_bert.py) with its three position schemes.
-//   embeddings  e = LayerNorm(word[id] + token_type[0] + pos[l])          (pos only when "absolute")
+//   embeddings  e = LayerNorm(word[id] + token_type[tt] + pos[l])          (pos only when "absolute")
 //   layer       post-LN encoder layer (layers/post_ln_layer.cpp), activation = hidden_act
 //   attention   absolute: scheme none — positions are already in the embeddings;
 //               relative_key / relative_key_query: BertRelativeParams with the layer's own
@@ -57,6 +57,7 @@ class Bert final : public ModelBase {
 
  private:
   int max_sequence() const override { return cfg_.max_position_embeddings; }
+  const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, rows = r.rows();
@@ -66,7 +67,8 @@ class Bert final : public ModelBase {
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
     for (int t = 0; t < rows; ++t) {
       float* row = h + static_cast<std::size_t>(t) * H;
-      if (!token_type_.empty()) add_inplace(H, row, token_type_.data());  // token_type_ids = 0
+      if (!token_type_.empty())
+        add_inplace(H, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * H);
       if (!relative_) position_.add_row(t % r.seq, row);
     }
     emb_ln_.forward(rows, h, h);

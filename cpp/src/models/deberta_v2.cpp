@@ -1,5 +1,5 @@
 // DeBERTa-v2 / v3 encoder (DebertaV2Model, modeling_deberta_v2.py).
-//   embeddings  e = LayerNorm(embed_proj(word[id] (+ pos[l] if position_biased_input) (+ token_type[0])))
+//   embeddings  e = LayerNorm(embed_proj(word[id] (+ pos[l] if position_biased_input) (+ token_type[tt])))
 //               · mask[b, l]                       (embed_proj only when embedding_size ≠ hidden_size)
 //   relative    R = rel_embeddings[0 : 2·span]  (LayerNorm'd by encoder.LayerNorm when norm_rel_ebd has
 //               "layer_norm"), span = position_buckets > 0 ? position_buckets : max_relative_positions
@@ -91,6 +91,7 @@ class DebertaV2 final : public ModelBase {
 
  private:
   int max_sequence() const override { return cfg_.position_biased_input ? cfg_.max_position_embeddings : 0; }
+  const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
@@ -102,7 +103,8 @@ class DebertaV2 final : public ModelBase {
     for (int t = 0; t < rows; ++t) {
       float* row = e + static_cast<std::size_t>(t) * E;
       if (!position_.empty()) add_inplace(E, row, position_.data() + static_cast<std::size_t>(t % r.seq) * E);
-      if (!token_type_.empty()) add_inplace(E, row, token_type_.data());
+      if (!token_type_.empty())
+        add_inplace(E, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * E);
     }
     if (E != H) {
       h = grow(h_, static_cast<std::size_t>(rows) * H);

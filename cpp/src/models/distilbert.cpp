@@ -37,6 +37,7 @@ class DistilBert final : public ModelBase {
 
  private:
   int max_sequence() const override { return cfg_.max_position_embeddings; }
+  const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, rows = r.rows();

@@ -23,7 +23,7 @@ std::string detect_prefix(const Weights& weights, const std::string& probe, cons
 }
 
 ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
-                               const ForwardOptions& options) {
+                               const ForwardOptions& options, const std::int32_t* token_type_ids) {
   RELPOS_PROFILE_SCOPE(Other);  // bench-only (profile/profile.h); nothing in the package
   if (batch < 1) fail_range("forward: batch must be ≥ 1, got " + std::to_string(batch));
   if (seq < 1) fail_range("forward: sequence length must be ≥ 1, got " + std::to_string(seq));
@@ -38,8 +38,15 @@ ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids
     if (input_ids[r] < 0 || input_ids[r] >= cfg_.vocab_size)
       fail_range("forward: input_ids[" + std::to_string(r / seq) + "][" + std::to_string(r % seq) + "] = " +
                  std::to_string(input_ids[r]) + " is outside the vocabulary [0, " + std::to_string(cfg_.vocab_size) + ")");
+  if (token_type_ids && cfg_.type_vocab_size > 0)
+    for (std::size_t r = 0; r < rows; ++r)
+      if (token_type_ids[r] < 0 || token_type_ids[r] >= cfg_.type_vocab_size)
+        fail_range("forward: token_type_ids[" + std::to_string(r / seq) + "][" + std::to_string(r % seq) + "] = " +
+                   std::to_string(token_type_ids[r]) + " is outside [0, " + std::to_string(cfg_.type_vocab_size) +
+                   ") (type_vocab_size)");
   ModelOutput out;
   Run r;
+  if (cfg_.type_vocab_size > 0) r.token_types = token_type_ids;
   r.batch = batch;
   r.seq = seq;
   r.ids = input_ids;

@@ -10,6 +10,8 @@
 
 namespace relpos::models {
 
+class EmbeddingTable;
+
 // Grows v to at least n floats (never shrinks, so repeated forwards allocate nothing) and returns it.
 float* grow(std::vector<float>& v, std::size_t n);
 
@@ -28,7 +30,10 @@ class ModelBase : public Model {
     weight_bytes_ = bytes;
   }
   ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
-                      const ForwardOptions& options) final;
+                      const ForwardOptions& options = {}, const std::int32_t* token_type_ids = nullptr) final;
+  // The word-embedding table [vocab_size, embedding width] a tied masked-LM decoder reads
+  // (heads/masked_lm.cpp); null for families without such a head.
+  virtual const EmbeddingTable* word_embeddings() const { return nullptr; }
 
  protected:
   // One forward call as a family sees it.
@@ -36,6 +41,7 @@ class ModelBase : public Model {
     int batch = 0, seq = 0;
     const std::int32_t* ids = nullptr;
     const std::uint8_t* key_mask = nullptr;  // [B, L], null = every key valid
+    const std::int32_t* token_types = nullptr;  // [B, L], null = all 0; checked < type_vocab_size
     ForwardOptions options;
     ModelOutput* out = nullptr;
     int rows() const { return batch * seq; }

@@ -1,5 +1,5 @@
 // RoFormer encoder (RoFormerModel, modeling_roformer.py).
-//   embeddings  e = LayerNorm(word[id] + token_type[0])   — no absolute positions
+//   embeddings  e = LayerNorm(word[id] + token_type[tt])   — no absolute positions
 //               (embedding_size ≠ hidden_size adds embeddings_project: e ← W e + b)
 //   layer       post-LN encoder layer (layers/post_ln_layer.cpp), activation = hidden_act
 //   attention   RopeParams{Interleaved, θ = 10000, rotary_dim = head_dim}: q and k of position p
@@ -41,13 +41,16 @@ class RoFormer final : public ModelBase {
 
  private:
   int max_sequence() const override { return cfg_.max_position_embeddings; }
+  const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, E, e);
     if (!token_type_.empty())
-      for (int t = 0; t < rows; ++t) add_inplace(E, e + static_cast<std::size_t>(t) * E, token_type_.data());
+      for (int t = 0; t < rows; ++t)
+        add_inplace(E, e + static_cast<std::size_t>(t) * E,
+                    token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * E);
     emb_ln_.forward(rows, e, e);
     float* h = e;
     if (E != H) {

@@ -5,10 +5,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/dot_rows_f32.h"
+#include "kernels/gemm_f32.h"
 #include "kernels/gemm_qs8.h"
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
+#include "parallel/parallel_for.h"
 #include "relpos/error.h"
+#include "relpos/threads.h"
 
 namespace relpos::models {
 
@@ -61,6 +65,42 @@ void EmbeddingTable::add_row(int row, float* out) const {
   }
   const float s = scales_[row];
   for (int c = 0; c < dim_; ++c) out[c] += s * q8_[at + c];
+}
+
+void EmbeddingTable::project(int count, const float* x, float* y, const float* bias) const {
+  // Table rows per chunk. Up to kFewRows vectors, dot_rows_f32 streams each row once per 4 vectors;
+  // more (every token of a batch) pack the chunk's rows once and run the packed GEMM over all of them.
+  constexpr parallel::Index kRows = 128;
+  constexpr int kFewRows = 8;
+  const bool gemm = count > kFewRows;
+  const std::size_t block = std::max(static_cast<std::size_t>(kRows) * dim_, kernels::packed_b_floats(dim_, kRows));
+  const std::size_t per_thread = (q8_.empty() ? 0 : block) + (gemm ? block : 0);
+  dequantized_.resize(per_thread * static_cast<std::size_t>(num_threads()));  // before the region
+  parallel::parallel_for(0, rows_, kRows, [&](parallel::Index b, parallel::Index e, int thread) {
+    const int n = static_cast<int>(e - b);
+    float* scratch = dequantized_.data() + per_thread * static_cast<std::size_t>(thread);
+    const float* w = f32_.data() + static_cast<std::size_t>(b) * dim_;
+    if (!q8_.empty()) {
+      for (int r = 0; r < n; ++r) {
+        const float s = scales_[b + r];
+        const std::int8_t* q = q8_.data() + static_cast<std::size_t>(b + r) * dim_;
+        for (int c = 0; c < dim_; ++c) scratch[static_cast<std::size_t>(r) * dim_ + c] = s * q[c];
+      }
+      w = scratch;
+      scratch += block;
+    }
+    if (gemm) {
+      kernels::pack_b_nk(dim_, n, w, static_cast<std::size_t>(dim_), scratch);
+      kernels::gemm_f32_packed(count, n, dim_, 1.0f, x, static_cast<std::size_t>(dim_), scratch, y + b,
+                               static_cast<std::size_t>(rows_), false);
+    } else {
+      kernels::dot_rows_f32(count, n, dim_, x, static_cast<std::size_t>(dim_), w, static_cast<std::size_t>(dim_), y + b,
+                            static_cast<std::size_t>(rows_));
+    }
+    if (bias)
+      for (int i = 0; i < count; ++i)
+        for (int r = 0; r < n; ++r) y[static_cast<std::size_t>(i) * rows_ + b + r] += bias[b + r];
+  });
 }
 
 void gather_rows(int rows, const std::int32_t* ids, const EmbeddingTable& table, int, int, float* out) {

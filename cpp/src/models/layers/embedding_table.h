@@ -21,12 +21,21 @@ class EmbeddingTable {
   void gather(int count, const std::int32_t* ids, float* out) const;
   // out[:] += table[row, :]; row < rows (the caller's invariant, e.g. a position below the table's size).
   void add_row(int row, float* out) const;
+  // The table as a tied output projection: y[i, r] = x[i, :] · table[r, :] (+ bias[r] when not null)
+  // for i < count, r < rows; x [count, dim], y [count, rows]. Split over fixed row ranges of the
+  // table (parallel_for), so the result does not depend on the thread count; q8 rows are dequantized
+  // exactly as gather() does. A few vectors (≤ 8, the masked positions) stream the table through
+  // kernels::dot_rows_f32; more go through the packed GEMM.
+  void project(int count, const float* x, float* y, const float* bias) const;
+  int rows() const { return rows_; }
+  int dim() const { return dim_; }
 
  private:
   int rows_ = 0, dim_ = 0;
   std::vector<float> f32_;
   std::vector<std::int8_t> q8_;
   std::vector<float> scales_;
+  mutable std::vector<float> dequantized_;  // project(): per-thread blocks (dequantized / packed rows)
 };
 
 // gather_rows (layers.h) over an EmbeddingTable; vocab and dim must be the table's.

@@ -1,0 +1,115 @@
+// Masked-LM heads (relpos/heads.h): logits = decoder(LayerNorm(act(dense(h)))) + bias.
+//   bert, roformer, deberta-v2  cls.predictions.transform.dense [E, H], .LayerNorm [E] (eps = layer_norm_eps),
+//                               act = hidden_act, cls.predictions.bias [V] (or .decoder.bias)
+//   distilbert                  vocab_transform [H, H], vocab_layer_norm [H] (eps 1e-12), act = activation,
+//                               vocab_projector.bias [V]
+// E = the word-embedding width (embedding_size; = H for bert and distilbert). The decoder [V, E] is
+// the model's word-embedding table (tied, Hugging Face's default), read in place through
+// EmbeddingTable::project — no second copy, and under q8 the same int8 rows; a checkpoint saved with
+// tie_word_embeddings false brings its own cls.predictions.decoder.weight / vocab_projector.weight.
+// Only the rows asked for are transformed and projected: at the mask tokens of a fill-mask call the
+// vocabulary product (V·E per token; 98 M multiply-adds for DeBERTa-v3-base) is done for them alone.
+#include <cstring>
+
+#include "models/heads/head_support.h"
+#include "models/layers/embedding_table.h"
+#include "models/layers/layers.h"
+#include "models/model_base.h"
+#include "relpos/error.h"
+
+namespace relpos::models::heads {
+namespace {
+
+class MaskedLmHead final : public TaskHead {
+ public:
+  MaskedLmHead(Linear dense, Activation act, LayerNorm norm, EmbeddingTable own, const EmbeddingTable* tied,
+               std::vector<float> bias)
+      : dense_(std::move(dense)), act_(act), norm_(std::move(norm)), own_(std::move(own)), bias_(std::move(bias)) {
+    decoder_ = tied ? tied : &own_;
+    task_ = HeadTask::MaskedLM;
+    outputs_ = decoder_->rows();
+  }
+
+  std::vector<float> logits(const ModelOutput& o, const std::vector<int>& positions) const override {
+    const Tensor& h = o.last_hidden_state;
+    if (h.shape.size() != 3) fail_value("fill-mask head: the model output has no last_hidden_state");
+    const int tokens = h.shape[0] * h.shape[1], H = h.shape[2];
+    const int rows = positions.empty() ? tokens : static_cast<int>(positions.size());
+    std::vector<float> x(static_cast<std::size_t>(rows) * H);
+    if (positions.empty()) {
+      x = h.data;
+    } else {
+      for (int i = 0; i < rows; ++i) {
+        const int p = positions[i];
+        if (p < 0 || p >= tokens)
+          fail_range("fill-mask head: position " + std::to_string(p) + " is outside the " + std::to_string(tokens) +
+                     " tokens of the batch (flat index b·L + l)");
+        std::memcpy(x.data() + static_cast<std::size_t>(i) * H, h.data.data() + static_cast<std::size_t>(p) * H,
+                    sizeof(float) * H);
+      }
+    }
+    const int E = dense_.out();
+    std::vector<float> t(static_cast<std::size_t>(rows) * E);
+    dense_.forward(rows, x.data(), t.data());
+    activate(act_, t.size(), t.data());
+    norm_.forward(rows, t.data(), t.data());
+    std::vector<float> out(static_cast<std::size_t>(rows) * outputs_);
+    decoder_->project(rows, t.data(), out.data(), bias_.data());
+    return out;
+  }
+
+ private:
+  Linear dense_;
+  Activation act_;
+  LayerNorm norm_;
+  EmbeddingTable own_;
+  const EmbeddingTable* decoder_ = nullptr;
+  std::vector<float> bias_;
+};
+
+bool tied(const nlohmann::json& j) {
+  if (!j.contains("tie_word_embeddings") || j["tie_word_embeddings"].is_null()) return true;
+  if (!j["tie_word_embeddings"].is_boolean()) fail_value("config.json: field 'tie_word_embeddings' must be a boolean");
+  return j["tie_word_embeddings"].get<bool>();
+}
+
+}  // namespace
+
+std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& s) {
+  const ModelConfig& c = s.config;
+  const Weights& w = s.weights;
+  const std::string& t = c.model_type;
+  if (t != "bert" && t != "roformer" && t != "deberta-v2" && t != "distilbert") return nullptr;
+  const bool distil = t == "distilbert";
+  const int H = c.hidden_size, V = c.vocab_size;
+  const int E = (t == "roformer" || t == "deberta-v2") && c.embedding_size > 0 ? c.embedding_size : H;
+  const std::string dense = distil ? "vocab_transform" : "cls.predictions.transform.dense";
+  const std::string norm = distil ? "vocab_layer_norm" : "cls.predictions.transform.LayerNorm";
+  const std::string decoder = distil ? "vocab_projector" : "cls.predictions.decoder";
+  std::string bias = distil ? "vocab_projector.bias" : "cls.predictions.bias";
+  if (!distil && !w.contains(bias) && w.contains("cls.predictions.decoder.bias")) bias = "cls.predictions.decoder.bias";
+  const std::string missing = first_missing(w, {dense + ".weight", dense + ".bias", norm + ".weight", norm + ".bias", bias});
+  if (!missing.empty()) fail_value(w.file_name() + ": missing masked-LM head tensor '" + missing + "'");
+
+  Linear transform = Linear::load(w, dense, H, E, true);
+  LayerNorm layer_norm = LayerNorm::load(w, norm, E, distil ? 1e-12f : c.norm_eps);
+  std::vector<float> b = load_tensor(w, bias, {V});
+  EmbeddingTable own;
+  const EmbeddingTable* shared = nullptr;
+  if (tied(s.config_json)) {
+    const auto* base = dynamic_cast<const ModelBase*>(s.model);
+    shared = base ? base->word_embeddings() : nullptr;
+    if (!shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
+    if (shared->rows() != V || shared->dim() != E)
+      fail_value("fill-mask head: the word embeddings are [" + std::to_string(shared->rows()) + ", " +
+                 std::to_string(shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(E) + "]");
+  } else {
+    if (!w.contains(decoder + ".weight"))
+      fail_value(w.file_name() + ": missing masked-LM head tensor '" + decoder + ".weight' (tie_word_embeddings is false)");
+    own = EmbeddingTable::load(w, decoder + ".weight", V, E);
+  }
+  return std::make_unique<MaskedLmHead>(std::move(transform), parse_activation(c.hidden_act), std::move(layer_norm),
+                                        std::move(own), shared, std::move(b));
+}
+
+}  // namespace relpos::models::heads

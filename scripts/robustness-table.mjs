@@ -41,6 +41,17 @@ const withHeaderLength = (len) => {
 };
 const cfg = JSON.parse(fx.configText);
 const S = 'sentencepiece.test.mjs';
+const V = 'variant.test.mjs';
+const variantName = 'variant must be a plain name: TypeError / RangeError, and the runtime keeps working';
+const variantMissing = "all-MiniLM-L6-v2 loads with variant 'fp16' (model.fp16.safetensors) and without it names what it tried";
+const TASKS = join(ROOT, '..', 'shared', 'fixtures', 'hf-tasks');
+const taskModel = (name) => rp.loadModel(join(TASKS, name));
+const tasks = {};
+tasks.nerModel = await taskModel('bert-token-classification');
+tasks.ner = pipeline('ner', tasks.nerModel);
+tasks.qa = pipeline('question-answering', await taskModel('bert-question-answering'));
+tasks.fill = pipeline('fill-mask', await taskModel('bert-fill-mask'));
+tasks.pairs = pipeline('text-classification', await taskModel('bert-text-pair-classification'));
 const deberta = loadCase('deberta-v2-b-v3like');
 const withSpm = (bytes, { base = deberta, file = 'spm.model', extra = {} } = {}) => () =>
   rp.loadModel({ 'config.json': base.configText, 'model.safetensors': base.modelBytes, [file]: bytes, ...extra });
@@ -139,6 +150,10 @@ const cases = [
   ['disposed', 'encode() on a disposed model', () => disposedModel.encode('hi'), R, 'a disposed model refuses forward() and encode() with an Error; dispose() twice is harmless'],
   ['argument type', "loadModel(src, { dtype: 8 })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 8 }), 'q8.test.mjs', 'loadModel rejects a dtype other than fp32 or q8, naming the allowed values'],
   ['argument value', "loadModel(src, { dtype: 'int4' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 'int4' }), 'q8.test.mjs', 'loadModel rejects a dtype other than fp32 or q8, naming the allowed values'],
+  ['argument type', 'loadModel(src, { variant: 16 })', () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 16 }), V, variantName],
+  ['argument value', "loadModel(src, { variant: '../fp16' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: '../fp16' }), V, variantName],
+  ['model file', "variant 'fp16' of a folder without model.fp16.safetensors", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 'fp16' }), V, variantMissing],
+  ...taskRows(),
 ];
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
@@ -181,6 +196,25 @@ function taskHeadRows() {
      T, 'bad logits options and token type ids are TypeErrors / RangeErrors naming what was expected'],
     ['task head', 'token type id 5 with type_vocab_size 2', withModel('bert-token-classification', (m) => m.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 5]] })),
      T, 'bad logits options and token type ids are TypeErrors / RangeErrors naming what was expected'],
+  ];
+}
+
+// Task-pipeline rows: the HF task fixtures (../shared/fixtures/hf-tasks) with their heads.
+function taskRows() {
+  const T = 'task-pipelines-behaviour.test.mjs';
+  const qaErrors = 'question-answering: a question longer than maxSeqLen, an empty context and a docStride not below the window are clear Errors';
+  const context = 'John lives in Paris. He works at a small company in London and travels to Berlin every month.';
+  return [
+    ['task pipeline', 'fill-mask: a text without the mask token', () => tasks.fill('Paris is the capital of France.'), T, 'fill-mask: an input without the mask token, or targets that give no token, are clear Errors'],
+    ['task pipeline', 'fill-mask: targets that give no token', () => tasks.fill('a [MASK] b', { targets: [''] }), T, 'fill-mask: an input without the mask token, or targets that give no token, are clear Errors'],
+    ['task pipeline', 'question-answering: a question longer than maxSeqLen', () => tasks.qa({ question: 'why '.repeat(70), context }), T, qaErrors],
+    ['task pipeline', 'question-answering: an empty context', () => tasks.qa({ question: 'Why?', context: '' }), T, qaErrors],
+    ['task pipeline', 'question-answering: docStride not below the window', () => tasks.qa({ question: 'Why?', context }, { maxSeqLen: 16, docStride: 11 }), T, qaErrors],
+    ['task pipeline', "ner: aggregationStrategy 'mean'", () => tasks.ner('John lives in Paris', { aggregationStrategy: 'mean' }), T, 'bad inputs to the task pipelines are TypeErrors / Errors naming the option and what was expected'],
+    ['task pipeline', 'ner: a text longer than the model with truncation: false', () => tasks.ner('Paris and Rome. '.repeat(30), { truncation: false }), T, 'truncation: absolute-position models default to max_position_embeddings; relative-position models have no limit'],
+    ['task pipeline', 'ner: maxLength above max_position_embeddings', () => tasks.ner('Paris', { maxLength: 100 }), T, 'truncation: absolute-position models default to max_position_embeddings; relative-position models have no limit'],
+    ['task pipeline', "pipeline('fill-mask') on a token-classification checkpoint", () => pipeline('fill-mask', tasks.nerModel), T, 'bad inputs to the task pipelines are TypeErrors / Errors naming the option and what was expected'],
+    ['task pipeline', "text-classification: functionToApply 'relu'", () => tasks.pairs({ text: 'a', textPair: 'b' }, { functionToApply: 'relu' }), T, 'text-classification: output shapes follow HF (a text → [best], a pair → best, a list → one best each; topK → sorted lists)'],
   ];
 }
 

@@ -274,8 +274,12 @@ export interface LoadModelOptions {
   /** The @huggingface/tokenizers module, when a bare `import('@huggingface/tokenizers')` cannot resolve (no bundler). */
   tokenizers?: { Tokenizer: new (tokenizerJson: object, tokenizerConfig: object) => HfTokenizer };
   /** How the weights are held: 'fp32' (default) or 'q8' — every linear layer's weight quantized to int8
-   * (one scale per output channel) as it is read; about 4× less memory, a small measured accuracy cost (README). */
+   * (a scale per output channel times a 4-bit multiplier per 32 inputs) and the word embeddings to int8 as
+   * they are read; about 4× less memory, a small measured accuracy cost (README). */
   dtype?: WeightDtype;
+  /** Hugging Face's variant: 'fp16' reads model.fp16.safetensors (or model.safetensors.index.fp16.json,
+   * pytorch_model.fp16.bin) instead of model.safetensors. */
+  variant?: string;
 }
 
 export type WeightDtype = 'fp32' | 'q8';
@@ -361,6 +365,8 @@ export interface ModelInfo {
   headDim: number;
   intermediateSize: number;
   maxPositionEmbeddings: number;
+  /** Longest sequence forward() takes: max_position_embeddings for absolute positions, 0 = no limit (relative positions). */
+  maxSequence: number;
   hiddenAct: string;
   /** How the weights are held (LoadModelOptions.dtype). */
   dtype: WeightDtype;
@@ -395,9 +401,28 @@ export interface Model {
   [Symbol.dispose](): void;
 }
 
-export type PipelineTask = 'feature-extraction' | 'text-classification' | 'zero-shot-classification';
+export type PipelineTask =
+  | 'feature-extraction'
+  | 'text-classification'
+  | 'zero-shot-classification'
+  | 'token-classification'
+  | 'question-answering'
+  | 'fill-mask';
+/** Other task names, as in Hugging Face: 'ner' → 'token-classification', 'sentiment-analysis' → 'text-classification'. */
+export type PipelineTaskAlias = 'ner' | 'sentiment-analysis';
 
-export interface FeatureExtractionOptions {
+/** Options every pipeline takes. */
+export interface PipelineLengthOptions {
+  /** Cut inputs to maxLength tokens (default true). Pairs: the longer side first ('longest_first'). */
+  truncation?: boolean;
+  /** Default: max_position_embeddings for absolute-position models (BERT, DistilBERT, RoFormer, MPT,
+   * DeBERTa-v2 with position_biased_input); none for relative-position models (DeBERTa-v3, T5, …). */
+  maxLength?: number;
+  /** Inputs per forward pass (default 32); inputs are sorted by length inside the call, results come back in input order. */
+  batchSize?: number;
+}
+
+export interface FeatureExtractionOptions extends PipelineLengthOptions {
   /** 'mean' (default): mean over the attention mask; 'cls': first token; 'none': lastHiddenState. */
   pooling?: 'mean' | 'cls' | 'none';
   /** L2-normalise each pooled vector (default false). */
@@ -412,30 +437,158 @@ export interface ZeroShotResult {
   labels: string[];
   scores: number[];
 }
-export interface ZeroShotOptions {
+export interface ZeroShotOptions extends PipelineLengthOptions {
   /** Default 'This example is {}.' */
   hypothesisTemplate?: string;
   /** Score each label alone (entailment vs contradiction) instead of a softmax across labels. */
   multiLabel?: boolean;
 }
 
-export type FeatureExtractionPipeline = {
+/** A text pair for text-classification (rerankers, NLI): [CLS] text [SEP] textPair [SEP]. */
+export interface TextPair {
+  text: string;
+  textPair?: string;
+}
+export interface TextClassificationOptions extends PipelineLengthOptions {
+  /** Default: 'sigmoid' for one label (or problem_type multi_label_classification), else 'softmax'. */
+  functionToApply?: 'sigmoid' | 'softmax' | 'none';
+}
+export interface TextClassificationTopKOptions extends TextClassificationOptions {
+  /** Labels per input, sorted by score; null: all of them. */
+  topK: number | null;
+}
+
+export type AggregationStrategy = 'none' | 'simple' | 'first' | 'average' | 'max';
+export interface TokenClassificationOptions extends PipelineLengthOptions {
+  /** Default 'none' (one entry per token). */
+  aggregationStrategy?: AggregationStrategy;
+  /** Labels (entity or entity_group) left out; default ['O']. */
+  ignoreLabels?: string[];
+}
+/** aggregationStrategy 'none': one per token. start/end: UTF-16 offsets into the input, end exclusive. */
+export interface TokenEntity {
+  entity: string;
+  score: number;
+  /** Position in the model input, [CLS] = 0. */
+  index: number;
+  /** The vocabulary token ('##ing', '▁Jo'); for an unknown token, the text it covers. */
+  word: string;
+  start: number;
+  end: number;
+}
+/** Other strategies: consecutive tokens (or words) of one entity type. */
+export interface EntityGroup {
+  entity_group: string;
+  score: number;
+  word: string;
+  start: number;
+  end: number;
+}
+
+export interface QuestionContext {
+  question: string;
+  context: string;
+}
+export interface QuestionAnsweringOptions {
+  /** Answers per question (default 1). */
+  topK?: number;
+  /** Longest answer in tokens (default 15). */
+  maxAnswerLen?: number;
+  /** Tokens per window, question included (default min(384, the model's limit)). */
+  maxSeqLen?: number;
+  /** Tokens shared by consecutive windows of a long context (default min(maxSeqLen / 2, 128)). */
+  docStride?: number;
+  /** Also offer the empty answer { score, start: 0, end: 0, answer: '' } (default false). */
+  handleImpossibleAnswer?: boolean;
+  /** Widen spans to whole words (default true, as Hugging Face). */
+  alignToWords?: boolean;
+  batchSize?: number;
+}
+/** answer === context.slice(start, end); start/end are UTF-16 offsets, end exclusive. */
+export interface Answer {
+  score: number;
+  start: number;
+  end: number;
+  answer: string;
+}
+
+export interface FillMaskOptions extends PipelineLengthOptions {
+  /** Predictions per mask (default 5; at most the number of targets). */
+  topK?: number;
+  /** Only score these tokens (a vocabulary entry, else the first piece of the word). */
+  targets?: string | string[];
+}
+export interface FillMaskResult {
+  score: number;
+  token: number;
+  token_str: string;
+  sequence: string;
+}
+
+/** Every pipeline function also carries its task and model, and dispose() (frees a model the pipeline loaded itself). */
+export interface PipelineExtras {
+  readonly task: PipelineTask;
+  readonly model: Model;
+  dispose(): void;
+}
+
+export type FeatureExtractionPipeline = PipelineExtras & {
   /** [batch, hidden] pooled (or [batch, seq, hidden] with pooling 'none'). */
   (texts: string | string[], options?: FeatureExtractionOptions): Promise<FloatTensor>;
 };
-export type TextClassificationPipeline = {
-  (text: string, options?: { topK?: number | null }): Promise<LabelScore[]>;
-  (texts: string[], options?: { topK?: number | null }): Promise<LabelScore[][]>;
+export type TextClassificationPipeline = PipelineExtras & {
+  (text: string, options: TextClassificationTopKOptions): Promise<LabelScore[]>;
+  (pair: TextPair, options: TextClassificationTopKOptions): Promise<LabelScore[]>;
+  (inputs: Array<string | TextPair>, options: TextClassificationTopKOptions): Promise<LabelScore[][]>;
+  /** Without topK, as Hugging Face: a text gives [best], a pair gives best, a list one best per input. */
+  (text: string, options?: TextClassificationOptions): Promise<LabelScore[]>;
+  (pair: TextPair, options?: TextClassificationOptions): Promise<LabelScore>;
+  (inputs: Array<string | TextPair>, options?: TextClassificationOptions): Promise<LabelScore[]>;
 };
-export type ZeroShotClassificationPipeline = {
+export type ZeroShotClassificationPipeline = PipelineExtras & {
   (text: string, candidateLabels: string | string[], options?: ZeroShotOptions): Promise<ZeroShotResult>;
   (texts: string[], candidateLabels: string | string[], options?: ZeroShotOptions): Promise<ZeroShotResult[]>;
 };
+export type TokenClassificationPipeline = PipelineExtras & {
+  (text: string, options?: TokenClassificationOptions & { aggregationStrategy?: 'none' }): Promise<TokenEntity[]>;
+  (texts: string[], options?: TokenClassificationOptions & { aggregationStrategy?: 'none' }): Promise<TokenEntity[][]>;
+  (text: string, options: TokenClassificationOptions & { aggregationStrategy: 'simple' | 'first' | 'average' | 'max' }): Promise<EntityGroup[]>;
+  (texts: string[], options: TokenClassificationOptions & { aggregationStrategy: 'simple' | 'first' | 'average' | 'max' }): Promise<EntityGroup[][]>;
+};
+export type QuestionAnsweringPipeline = PipelineExtras & {
+  /** One answer as an object; several (topK, handleImpossibleAnswer) as a list. */
+  (input: QuestionContext, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
+  (question: string, context: string, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
+  (inputs: QuestionContext[], options?: QuestionAnsweringOptions): Promise<Array<Answer | Answer[]>>;
+};
+export type FillMaskPipeline = PipelineExtras & {
+  /** One mask: a list of predictions; several masks: one list per mask. */
+  (text: string, options?: FillMaskOptions): Promise<FillMaskResult[] | FillMaskResult[][]>;
+  (texts: string[], options?: FillMaskOptions): Promise<Array<FillMaskResult[] | FillMaskResult[][]>>;
+};
 
-export function pipeline(task: 'feature-extraction', model: Model): FeatureExtractionPipeline;
-export function pipeline(task: 'text-classification', model: Model): TextClassificationPipeline;
-export function pipeline(task: 'zero-shot-classification', model: Model): ZeroShotClassificationPipeline;
+export interface PipelineTypes {
+  'feature-extraction': FeatureExtractionPipeline;
+  'text-classification': TextClassificationPipeline;
+  'sentiment-analysis': TextClassificationPipeline;
+  'zero-shot-classification': ZeroShotClassificationPipeline;
+  'token-classification': TokenClassificationPipeline;
+  ner: TokenClassificationPipeline;
+  'question-answering': QuestionAnsweringPipeline;
+  'fill-mask': FillMaskPipeline;
+}
+
+/** loadModel options plus the runtime to load with (default: one made by init() on first use). */
+export interface PipelineLoadOptions extends LoadModelOptions {
+  runtime?: Relpos;
+}
+
+/** A pipeline over a loaded model (synchronous). Error when the model lacks the task's head. */
+export function pipeline<T extends keyof PipelineTypes>(task: T, model: Model): PipelineTypes[T];
+/** Loads the model first (Hub id, URL, folder, files), like Transformers.js' pipeline(task, 'owner/name'). */
+export function pipeline<T extends keyof PipelineTypes>(task: T, source: ModelSource, options?: PipelineLoadOptions): Promise<PipelineTypes[T]>;
 export const PIPELINE_TASKS: readonly PipelineTask[];
+export const TASK_ALIASES: Readonly<Record<PipelineTaskAlias, PipelineTask>>;
 /** The pooling of the feature-extraction pipeline over any lastHiddenState and mask. */
 export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: FeatureExtractionOptions): FloatTensor;
 
@@ -487,6 +640,7 @@ declare const relpos: {
   version: string;
   pipeline: typeof pipeline;
   PIPELINE_TASKS: typeof PIPELINE_TASKS;
+  TASK_ALIASES: typeof TASK_ALIASES;
   clearCache: typeof clearCache;
 };
 export default relpos;

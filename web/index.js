@@ -17,8 +17,8 @@ import { normalizeScheme, SCHEME_TYPES } from './schemes.js';
 import { checkBool, checkFloat32, checkInt, checkMemory, checkObject, describe, MAX_HEAP_BYTES, product } from './validation.js';
 
 export { simdSupported } from './loader.js';
-export { pipeline, pool, PIPELINE_TASKS } from './pipelines.js';
-import { pipeline, PIPELINE_TASKS } from './pipelines.js';
+export { pipeline, pool, PIPELINE_TASKS, TASK_ALIASES } from './pipelines.js';
+import { pipeline, PIPELINE_TASKS, setRuntimeFactory, TASK_ALIASES } from './pipelines.js';
 export { clearCache, CACHE_NAME } from './cache.js';
 import { clearCache } from './cache.js';
 
@@ -268,4 +268,6 @@ class Runtime {
   }
 }
 
-export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, clearCache };
+setRuntimeFactory(() => init());
+
+export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, TASK_ALIASES, clearCache };

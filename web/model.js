@@ -20,7 +20,7 @@ import { unwrap } from './positions.js';
 import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
-import { readCheckpoint } from './weights.js';
+import { checkVariant, readCheckpoint } from './weights.js';
 
 export const MODEL_FILES = Object.freeze({
   config: 'config.json',
@@ -74,6 +74,7 @@ export async function loadModel(mod, source, options = {}) {
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
   const dtype = checkDtype(options.dtype);
+  const variant = checkVariant(options.variant);
   const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
 
@@ -94,7 +95,7 @@ export async function loadModel(mod, source, options = {}) {
     tokenizers: options.tokenizers,
   });
 
-  const files = await readCheckpoint(mod, src, onProgress);
+  const files = await readCheckpoint(mod, src, onProgress, variant);
   let handle;
   try {
     handle = unwrap(mod.loadModel(config.text, files, { dtype }));

@@ -1,159 +1,118 @@
-// Text in, numbers or labels out, over a Model loaded with tokenizer.json (web/model.js):
+// Text in, numbers or labels out, over a Model loaded with a tokenizer (web/model.js). One file per
+// task in web/pipelines/; this entry picks the task and, given a model source instead of a Model,
+// loads it first (like Transformers.js' `await pipeline('feature-extraction', 'owner/name')`).
 //
 //   const embed = pipeline('feature-extraction', model);
 //   const { data, dims } = await embed(['first text', 'second'], { pooling: 'mean', normalize: true });
-//   const classify = pipeline('text-classification', model);          // needs a classification head
-//   await classify('great movie', { topK: 2 });                        // [{ label, score }, …]
-//   const zeroShot = pipeline('zero-shot-classification', model);      // an NLI head (entailment label)
-//   await zeroShot('the match ended 2-1', ['sport', 'politics']);      // { sequence, labels, scores }
+//   const ner = await pipeline('ner', 'owner/bert-ner');               // loads, then resolves
+//   await ner('John lives in Paris', { aggregationStrategy: 'simple' });
 // Pipelines run synchronously inside; they return promises so that callers can swap in async back ends.
-import { checkBool, checkObject, describe } from './validation.js';
+import { checkObject, describe } from './validation.js';
+import { featureExtraction } from './pipelines/feature-extraction.js';
+import { fillMask } from './pipelines/fill-mask.js';
+import { questionAnswering } from './pipelines/question-answering.js';
+import { requireClassifier, textClassification } from './pipelines/text-classification.js';
+import { tokenClassification } from './pipelines/token-classification.js';
+import { zeroShotClassification } from './pipelines/zero-shot-classification.js';
 
-export const PIPELINE_TASKS = Object.freeze(['feature-extraction', 'text-classification', 'zero-shot-classification']);
+export { pool } from './pipelines/feature-extraction.js';
 
-function texts(input, task) {
-  const list = typeof input === 'string' ? [input] : input;
-  if (!Array.isArray(list) || list.length === 0 || list.some((t) => typeof t !== 'string'))
-    throw new TypeError(`${task}: expected a string or a non-empty array of strings, got ${describe(input)}`);
-  return list;
+export const PIPELINE_TASKS = Object.freeze([
+  'feature-extraction',
+  'text-classification',
+  'zero-shot-classification',
+  'token-classification',
+  'question-answering',
+  'fill-mask',
+]);
+/** Other names of tasks, as in Hugging Face. */
+export const TASK_ALIASES = Object.freeze({ ner: 'token-classification', 'sentiment-analysis': 'text-classification' });
+
+/** The head each task needs: model.head.task, or null when any model will do. */
+const HEAD_OF = {
+  'token-classification': 'token-classification',
+  'question-answering': 'question-answering',
+  'fill-mask': 'fill-mask',
+};
+const HEAD_NAMES = {
+  'token-classification': 'a token-classification head (…ForTokenClassification)',
+  'question-answering': 'a question-answering head (…ForQuestionAnswering)',
+  'fill-mask': 'a masked-LM head (…ForMaskedLM)',
+};
+
+const BUILD = {
+  'feature-extraction': featureExtraction,
+  'text-classification': textClassification,
+  'zero-shot-classification': zeroShotClassification,
+  'token-classification': tokenClassification,
+  'question-answering': questionAnswering,
+  'fill-mask': fillMask,
+};
+
+function checkTask(task) {
+  const names = [...PIPELINE_TASKS, ...Object.keys(TASK_ALIASES)];
+  if (typeof task !== 'string' || !names.includes(task))
+    throw new Error(`pipeline: task: expected one of ${names.map((t) => `'${t}'`).join(', ')}, got ${describe(task)}`);
+  return TASK_ALIASES[task] ?? task;
 }
 
-function softmax(row) {
-  const m = Math.max(...row);
-  const e = row.map((x) => Math.exp(x - m));
-  const s = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / s);
-}
-const sigmoid = (x) => 1 / (1 + Math.exp(-x));
+const isModel = (m) => m !== null && typeof m === 'object' && typeof m.forward === 'function' && 'tokenizer' in m;
 
-function requireTokenizer(model, task) {
-  if (!model.tokenizer) throw new Error(`${task}: the model was loaded without tokenizer.json (or spm.model / spiece.model), so it cannot take text`);
-}
-function requireHead(model, task) {
-  if (!model.labels)
-    throw new Error(
-      `${task}: the checkpoint has no sequence-classification head (classifier weights; supported for bert, deberta-v2, distilbert, roformer)`,
-    );
-}
-
-/** Mean over the attention mask (or the first token, or none) of last_hidden_state; optional L2 norm. */
-export function pool(lastHiddenState, attentionMask, { pooling = 'mean', normalize = false } = {}) {
-  const [B, L, H] = lastHiddenState.dims;
-  if (pooling === 'none') return lastHiddenState;
-  const out = new Float32Array(B * H);
-  for (let b = 0; b < B; ++b) {
-    const o = out.subarray(b * H, (b + 1) * H);
-    if (pooling === 'cls') {
-      o.set(lastHiddenState.data.subarray(b * L * H, b * L * H + H));
-    } else {
-      const acc = new Float64Array(H);
-      let n = 0;
-      for (let l = 0; l < L; ++l) {
-        if (!attentionMask.data[b * L + l]) continue;
-        ++n;
-        const row = lastHiddenState.data.subarray((b * L + l) * H, (b * L + l + 1) * H);
-        for (let h = 0; h < H; ++h) acc[h] += row[h];
-      }
-      for (let h = 0; h < H; ++h) o[h] = n ? acc[h] / n : 0;
-    }
-    if (normalize) {
-      let ss = 0;
-      for (let h = 0; h < H; ++h) ss += o[h] * o[h];
-      const inv = 1 / Math.max(Math.sqrt(ss), 1e-12);
-      for (let h = 0; h < H; ++h) o[h] *= inv;
-    }
+function build(task, name, model, loaded) {
+  if (task === 'text-classification' || task === 'zero-shot-classification') requireClassifier(model, name);
+  const needs = HEAD_OF[task];
+  if (needs && model.head?.task !== needs) {
+    const has = model.head ? `a ${model.head.task} head` : 'no task head';
+    throw new Error(`${name}: the checkpoint has ${has}; this task needs ${HEAD_NAMES[task]}`);
   }
-  return { data: out, dims: [B, H] };
+  const run = BUILD[task](model, name);
+  Object.defineProperties(run, {
+    task: { value: task, enumerable: true },
+    model: { value: model, enumerable: true },
+    /** Frees the model when the pipeline loaded it (a Model you passed stays yours). */
+    dispose: { value: () => (loaded ? model.dispose() : undefined) },
+  });
+  return run;
 }
 
-function featureExtraction(model) {
-  return async function extract(input, options = {}) {
-    const task = 'feature-extraction';
-    checkObject(options, `${task}: options`);
-    const pooling = options.pooling ?? 'mean';
-    if (!['mean', 'cls', 'none'].includes(pooling))
-      throw new Error(`${task}: pooling: expected 'mean', 'cls' or 'none', got ${describe(pooling)}`);
-    const normalize = checkBool(options.normalize ?? false, `${task}: normalize`);
-    if (normalize && pooling === 'none') throw new Error(`${task}: normalize needs pooling 'mean' or 'cls'`);
-    requireTokenizer(model, task);
-    const r = model.forward({ text: texts(input, task) });
-    return pool(r.lastHiddenState, r.attentionMask, { pooling, normalize });
-  };
+let defaultRuntime = null;
+let makeRuntime = null;
+/** Set by web/index.js: how pipeline(task, source) makes its runtime (init()). */
+export function setRuntimeFactory(factory) {
+  makeRuntime = factory;
 }
 
-function scoresOf(model, logits, b) {
-  const n = logits.dims[1];
-  const row = Array.from(logits.data.subarray(b * n, (b + 1) * n));
-  return model.config.problem_type === 'multi_label_classification' ? row.map(sigmoid) : softmax(row);
-}
-
-function textClassification(model) {
-  return async function classify(input, options = {}) {
-    const task = 'text-classification';
-    checkObject(options, `${task}: options`);
-    requireTokenizer(model, task);
-    requireHead(model, task);
-    const topK = options.topK === undefined ? 1 : options.topK;
-    if (topK !== null && !(Number.isInteger(topK) && topK >= 1))
-      throw new RangeError(`${task}: topK: expected a positive integer or null (all labels), got ${describe(topK)}`);
-    const list = texts(input, task);
-    const r = model.forward({ text: list }, { logits: true });
-    const results = list.map((_, b) =>
-      scoresOf(model, r.logits, b)
-        .map((score, i) => ({ label: model.labels[i], score }))
-        .sort((x, y) => y.score - x.score)
-        .slice(0, topK ?? undefined),
-    );
-    return typeof input === 'string' ? results[0] : results;
-  };
-}
-
-function labelIndex(model, prefix) {
-  return model.labels.findIndex((l) => l.toLowerCase().startsWith(prefix));
-}
-
-function zeroShotClassification(model) {
-  return async function zeroShot(input, candidateLabels, options = {}) {
-    const task = 'zero-shot-classification';
-    checkObject(options, `${task}: options`);
-    requireTokenizer(model, task);
-    requireHead(model, task);
-    const labels = typeof candidateLabels === 'string' ? [candidateLabels] : candidateLabels;
-    if (!Array.isArray(labels) || labels.length === 0 || labels.some((l) => typeof l !== 'string'))
-      throw new TypeError(`${task}: candidateLabels: expected a string or a non-empty array of strings, got ${describe(candidateLabels)}`);
-    const template = options.hypothesisTemplate ?? 'This example is {}.';
-    if (typeof template !== 'string' || !template.includes('{}'))
-      throw new Error(`${task}: hypothesisTemplate: expected a string containing '{}', got ${describe(template)}`);
-    const multiLabel = checkBool(options.multiLabel ?? false, `${task}: multiLabel`);
-    const entail = labelIndex(model, 'entail');
-    const contra = labelIndex(model, 'contra');
-    if (entail < 0 || (multiLabel && contra < 0))
-      throw new Error(
-        `${task}: the classification head's labels (${model.labels.join(', ')}) have no 'entailment'${multiLabel ? " and 'contradiction'" : ''} label: an NLI checkpoint is needed`,
-      );
-    const list = texts(input, task);
-    const results = list.map((sequence) => {
-      const hypotheses = labels.map((l) => template.replace('{}', l));
-      const r = model.forward({ text: labels.map(() => sequence), textPair: hypotheses }, { logits: true });
-      const n = r.logits.dims[1];
-      const row = (i) => r.logits.data.subarray(i * n, (i + 1) * n);
-      const scores = multiLabel
-        ? labels.map((_, i) => softmax([row(i)[contra], row(i)[entail]])[1])
-        : softmax(labels.map((_, i) => row(i)[entail]));
-      const order = labels.map((_, i) => i).sort((a, b) => scores[b] - scores[a]);
-      return { sequence, labels: order.map((i) => labels[i]), scores: order.map((i) => scores[i]) };
-    });
-    return typeof input === 'string' ? results[0] : results;
-  };
-}
-
-/** pipeline(task, model) → async function; see index.d.ts. */
-export function pipeline(task, model) {
-  if (!PIPELINE_TASKS.includes(task))
-    throw new Error(`pipeline: task: expected one of ${PIPELINE_TASKS.map((t) => `'${t}'`).join(', ')}, got ${describe(task)}`);
-  if (!model || typeof model.forward !== 'function' || !('tokenizer' in model))
-    throw new TypeError(`pipeline: model: expected a model from rp.loadModel(), got ${describe(model)}`);
-  if (task === 'feature-extraction') return featureExtraction(model);
-  requireHead(model, task);
-  return task === 'text-classification' ? textClassification(model) : zeroShotClassification(model);
+/**
+ * pipeline(task, model) → the task's async function (see index.d.ts). pipeline(task, source,
+ * options) with a model source (Hub id, URL, folder, files) → a Promise of it: the model is loaded
+ * by options.runtime (a Relpos), else by a runtime made once with init(); the other options go to
+ * loadModel (dtype, variant, host, revision, onProgress, …).
+ */
+export function pipeline(task, model, options = {}) {
+  const name = typeof task === 'string' && TASK_ALIASES[task] ? task : undefined;
+  const t = checkTask(task);
+  if (isModel(model)) return build(t, name ?? t, model, false);
+  if (model === undefined || model === null || typeof model === 'number' || typeof model === 'boolean')
+    throw new TypeError(`pipeline: model: expected a model from rp.loadModel() or a model source (Hub id, URL, folder, files), got ${describe(model)}`);
+  checkObject(options, 'pipeline: options');
+  const { runtime, ...loadOptions } = options;
+  return (async () => {
+    let rp = runtime;
+    if (rp === undefined || rp === null) {
+      if (!defaultRuntime) defaultRuntime = makeRuntime();
+      try {
+        rp = await defaultRuntime;
+      } catch (e) {
+        defaultRuntime = null; // a later call may try again
+        throw e;
+      }
+    } else if (typeof rp.loadModel !== 'function') throw new TypeError(`pipeline: options.runtime: expected a runtime from init(), got ${describe(rp)}`);
+    const loaded = await rp.loadModel(model, loadOptions);
+    try {
+      return build(t, name ?? t, loaded, true);
+    } catch (e) {
+      loaded.dispose();
+      throw e;
+    }
+  })();
 }

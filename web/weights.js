@@ -8,12 +8,15 @@
 //   2. model.safetensors.index.json + the shards its weight_map names
 //   3. pytorch_model.bin (torch.save zip format, PyTorch ≥ 1.6)
 //   4. pytorch_model.bin.index.json + its shards
+// With a variant (Hugging Face's `variant`, e.g. 'fp16') every name gets it before its last
+// extension: model.fp16.safetensors, model.safetensors.index.fp16.json, pytorch_model.fp16.bin,
+// pytorch_model.bin.index.fp16.json (the shards are whatever the index names).
 // A file that is absent (the source returns null / false: a 404, a missing path or map entry) moves
 // on to the next layout; any other failure is an Error naming the file and where it was looked for.
 // Shards stream one at a time, each straight into its own heap buffer; onProgress({ file, loaded,
 // total }) reports every file. On failure every buffer already filled is freed.
 import { unwrap } from './positions.js';
-import { MAX_HEAP_BYTES } from './validation.js';
+import { describe, MAX_HEAP_BYTES } from './validation.js';
 import { CHUNK_BYTES } from './sources.js';
 
 export const WEIGHT_LAYOUTS = Object.freeze([
@@ -22,6 +25,22 @@ export const WEIGHT_LAYOUTS = Object.freeze([
   Object.freeze({ file: 'pytorch_model.bin' }),
   Object.freeze({ index: 'pytorch_model.bin.index.json' }),
 ]);
+
+/** Hugging Face's _add_variant: 'model.safetensors' + 'fp16' → 'model.fp16.safetensors'. */
+export function withVariant(name, variant) {
+  if (!variant) return name;
+  const parts = name.split('.');
+  parts.splice(parts.length - 1, 0, variant);
+  return parts.join('.');
+}
+
+/** options.variant: null/undefined, or a plain name such as 'fp16' (letters, digits, '_', '-'). */
+export function checkVariant(variant) {
+  if (variant === undefined || variant === null) return null;
+  if (typeof variant !== 'string') throw new TypeError(`loadModel: variant: expected a string such as 'fp16', got ${describe(variant)}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(variant)) throw new RangeError(`loadModel: variant: expected letters, digits, '_' or '-' (such as 'fp16'), got ${describe(variant)}`);
+  return variant;
+}
 
 function reporter(onProgress, file) {
   if (onProgress === undefined || onProgress === null) return () => {};
@@ -88,27 +107,30 @@ function shardNames(src, index, text) {
  * Finds the first layout present and streams its files into the heap: [{ name, buffer }] (the
  * caller deletes every buffer). Throws when none is present, listing the layouts and where.
  */
-export async function readCheckpoint(mod, src, onProgress) {
+export async function readCheckpoint(mod, src, onProgress, variant = null) {
   const files = [];
   const free = () => files.forEach((f) => f.buffer.delete());
   try {
     for (const layout of WEIGHT_LAYOUTS) {
       if (layout.file) {
-        const buffer = await streamFile(mod, src, layout.file, reporter(onProgress, layout.file));
+        const file = withVariant(layout.file, variant);
+        const buffer = await streamFile(mod, src, file, reporter(onProgress, file));
         if (!buffer) continue;
-        files.push({ name: layout.file, buffer });
+        files.push({ name: file, buffer });
         return files;
       }
-      const text = await src.text(layout.index);
+      const index = withVariant(layout.index, variant);
+      const text = await src.text(index);
       if (text === null) continue;
-      reporter(onProgress, layout.index)(text.length, text.length);
+      reporter(onProgress, index)(text.length, text.length);
       const bytes = new TextEncoder().encode(text);
       const indexBuffer = unwrap(mod.allocateBytes(bytes.length));
       mod.HEAPU8.set(bytes, indexBuffer.address());
+      // C++ recognises an index by its '.index.json' ending: a variant index goes under its plain name
       files.push({ name: layout.index, buffer: indexBuffer });
-      for (const shard of shardNames(src, layout.index, text)) {
+      for (const shard of shardNames(src, index, text)) {
         const buffer = await streamFile(mod, src, shard, reporter(onProgress, shard));
-        if (!buffer) throw new Error(`${shard}: not found at ${src.where(shard)} (a shard named by ${layout.index})`);
+        if (!buffer) throw new Error(`${shard}: not found at ${src.where(shard)} (a shard named by ${index})`);
         files.push({ name: shard, buffer });
       }
       return files;
@@ -117,6 +139,9 @@ export async function readCheckpoint(mod, src, onProgress) {
     free();
     throw e;
   }
-  const tried = WEIGHT_LAYOUTS.map((l) => `${l.file ?? `${l.index} + shards`} (${src.where(l.file ?? l.index)})`);
-  throw new Error(`no weights found: tried, in order, ${tried.join(', ')}`);
+  const tried = WEIGHT_LAYOUTS.map((l) => {
+    const name = withVariant(l.file ?? l.index, variant);
+    return `${l.file ? name : `${name} + shards`} (${src.where(name)})`;
+  });
+  throw new Error(`no weights found${variant ? ` for variant '${variant}'` : ''}: tried, in order, ${tried.join(', ')}`);
 }

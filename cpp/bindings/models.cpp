@@ -86,6 +86,7 @@ class LoadedModel {
     o.set("headDim", c.head_dim);
     o.set("intermediateSize", c.intermediate_size);
     o.set("maxPositionEmbeddings", c.max_position_embeddings);
+    o.set("maxSequence", model_->max_sequence());  // 0: no limit (relative positions)
     o.set("hiddenAct", c.hidden_act);
     o.set("dtype", std::string(weight_format_name(model_->dtype())));
     o.set("weightBytes", static_cast<double>(model_->weight_bytes() + (head_ ? head_->weight_bytes() : 0)));

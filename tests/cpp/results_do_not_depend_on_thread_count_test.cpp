@@ -1,6 +1,10 @@
 // Results are bitwise identical for 1, 2 and 3 threads: every scheme variant's attention (output,
 // probabilities and terms; bidirectional and causal; more slices than threads and fewer), and every
-// Hugging Face fixture model's forward (hidden states and attentions). In single-thread builds
+// Hugging Face fixture model's forward (hidden states and attentions), the same with 8-bit weights
+// (LoadOptions::dtype = Q8) on the fixtures and on two bench models at 128 tokens (hidden 384 and 512:
+// several row and column tiles per linear layer), and the 8-bit linear layer (both of its ways of
+// splitting: output tiles under 64 rows, row blocks from 64) and its tiled product against one whole
+// kernel call on odd shapes. In single-thread builds
 // set_num_threads reports 1 and the comparison still runs (trivially equal) — the threaded builds
 // (native, relpos-simd-threads) are the ones this proves. Also: the thread-count API's contract.
 #include <cstring>
@@ -9,6 +13,9 @@
 
 #include "fixture_files.h"
 #include "hf_fixture_support.h"
+#include "kernels/gemm_qs8.h"
+#include "models/layers/linear_q8.h"
+#include "models/layers/parallel_rows.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
 #include "relpos/threads.h"
@@ -26,6 +33,35 @@ struct ThreadCountGuard {
   int saved = relpos::num_threads();
   ~ThreadCountGuard() { relpos::set_num_threads(saved); }
 };
+
+// Runs `model` on the batch with 1, 2 and 3 threads; every output must be bitwise the same.
+void check_forward_ignores_thread_count(relpos::Model& model, int B, int L, const std::vector<std::int32_t>& ids,
+                                        const std::vector<std::int32_t>& mask) {
+  relpos::ForwardOptions options;
+  options.output_hidden_states = true;
+  options.output_attentions = true;
+  std::vector<relpos::ModelOutput> outs;
+  for (int threads : {1, 2, 3}) {
+    relpos::set_num_threads(threads);
+    outs.push_back(model.forward(B, L, ids.data(), mask.data(), options));
+  }
+  REQUIRE(ts::all_finite(outs[0].last_hidden_state.data));
+  for (std::size_t r = 1; r < outs.size(); ++r) {
+    INFO("threads " << r + 1 << " vs 1");
+    CHECK(bitwise_equal(outs[r].last_hidden_state.data, outs[0].last_hidden_state.data));
+    REQUIRE(outs[r].hidden_states.size() == outs[0].hidden_states.size());
+    for (std::size_t i = 0; i < outs[0].hidden_states.size(); ++i)
+      CHECK(bitwise_equal(outs[r].hidden_states[i].data, outs[0].hidden_states[i].data));
+    REQUIRE(outs[r].attentions.size() == outs[0].attentions.size());
+    for (std::size_t i = 0; i < outs[0].attentions.size(); ++i)
+      CHECK(bitwise_equal(outs[r].attentions[i].data, outs[0].attentions[i].data));
+    CHECK(bitwise_equal(outs[r].pooler_output.data, outs[0].pooler_output.data));
+  }
+}
+
+const char* const kFixtures[] = {"bert-absolute", "bert-relative-key-query", "deberta-v2-b-v3like", "distilbert-sinusoidal",
+                                 "roformer-rotary", "t5-b-v1_1-gated-gelu", "bloom-alibi", "mpt-alibi", "llama-rope",
+                                 "transfo-xl"};
 
 }  // namespace
 
@@ -61,32 +97,117 @@ TEST_CASE("attention results are bitwise identical for 1, 2 and 3 threads, every
 
 TEST_CASE("model forwards on the Hugging Face fixtures are bitwise identical for 1, 2 and 3 threads", "[threads][hf-fixture]") {
   ThreadCountGuard guard;
-  for (const char* name : {"bert-absolute", "bert-relative-key-query", "deberta-v2-b-v3like", "distilbert-sinusoidal",
-                           "roformer-rotary", "t5-b-v1_1-gated-gelu", "bloom-alibi", "mpt-alibi", "llama-rope",
-                           "transfo-xl"}) {
+  for (const char* name : kFixtures) {
     INFO("fixture " << name);
     const std::string dir = relpos_test::fixture_dir(name);
     const relpos_test::FixtureBatch batch = relpos_test::read_fixture_batch(dir);
     const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
     auto model = relpos::load_model(relpos_test::read_text(dir + "config.json"), weights);
-    relpos::ForwardOptions options;
-    options.output_hidden_states = true;
-    options.output_attentions = true;
-    std::vector<relpos::ModelOutput> outs;
+    check_forward_ignores_thread_count(*model, batch.B, batch.L, batch.ids, batch.mask);
+  }
+}
+
+TEST_CASE("q8 model forwards on the Hugging Face fixtures are bitwise identical for 1, 2 and 3 threads", "[threads][hf-fixture][q8]") {
+  ThreadCountGuard guard;
+  relpos::LoadOptions q8;
+  q8.dtype = relpos::WeightFormat::Q8;
+  for (const char* name : kFixtures) {
+    INFO("fixture " << name);
+    const std::string dir = relpos_test::fixture_dir(name);
+    const relpos_test::FixtureBatch batch = relpos_test::read_fixture_batch(dir);
+    const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
+    auto model = relpos::load_model(relpos_test::read_text(dir + "config.json"), weights, q8);
+    REQUIRE(model->dtype() == relpos::WeightFormat::Q8);
+    check_forward_ignores_thread_count(*model, batch.B, batch.L, batch.ids, batch.mask);
+  }
+}
+
+TEST_CASE("q8 bench models at 128 tokens (many tiles per linear layer) are bitwise identical for 1, 2 and 3 threads", "[threads][q8]") {
+  ThreadCountGuard guard;
+  relpos::LoadOptions q8;
+  q8.dtype = relpos::WeightFormat::Q8;
+  for (const char* name : {"bert-minilm-layer", "t5-small-encoder-layer"}) {
+    INFO("bench model " << name);
+    const std::string dir = std::string(RELPOS_SHARED_DIR) + "/bench-models/" + name + "/";
+    // The bench input ([1, 128]) twice, the second copy with its last 37 tokens padded: 256 rows, so
+    // the 96-row tiles end inside the second sequence.
+    const auto input = relpos_test::read_json(dir + "input.json");
+    const auto row = input.at("input_ids").at(0).get<std::vector<std::int32_t>>();
+    const int L = static_cast<int>(row.size());
+    REQUIRE(L == 128);
+    std::vector<std::int32_t> ids(row), mask(2 * static_cast<std::size_t>(L), 1);
+    ids.insert(ids.end(), row.begin(), row.end());
+    for (int l = L - 37; l < L; ++l) mask[static_cast<std::size_t>(L + l)] = 0;
+    const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
+    auto model = relpos::load_model(relpos_test::read_text(dir + "config.json"), weights, q8);
+    REQUIRE(model->dtype() == relpos::WeightFormat::Q8);
+    check_forward_ignores_thread_count(*model, 2, L, ids, mask);
+  }
+}
+
+TEST_CASE("the tiled q8 product equals one whole gemm_qs8_packed call bitwise for 1, 2 and 3 threads", "[threads][q8]") {
+  ThreadCountGuard guard;
+  using namespace relpos::kernels;
+  struct Shape {
+    int M, N, K;
+  };
+  // M across 96-row tiles and not a multiple of any MR; N across 64-column tiles, ending mid-panel; K odd.
+  for (const Shape sh : {Shape{131, 200, 77}, Shape{200, 384, 1536}, Shape{1, 1536, 384}, Shape{97, 65, 1}}) {
+    INFO("M " << sh.M << ", N " << sh.N << ", K " << sh.K);
+    const auto a = ts::random_vector(static_cast<std::size_t>(sh.M) * sh.K, 31, 2.0f);
+    const auto w = ts::random_vector(static_cast<std::size_t>(sh.N) * sh.K, 32, 0.5f);
+    const auto bias = ts::random_vector(static_cast<std::size_t>(sh.N), 33, 1.0f);
+    std::vector<std::int8_t> packed(packed_qs8_bytes(sh.K, sh.N));
+    std::vector<float> b_scales(sh.N), a_scales(sh.M);
+    const int qmax = pack_qs8_nk(sh.K, sh.N, w.data(), sh.K, packed.data(), b_scales.data());
+    const std::size_t ldq = qs8_row_entries(sh.K);
+    std::vector<std::int16_t> aq(ldq * sh.M);
+    quantize_rows_qs8(sh.M, sh.K, a.data(), sh.K, aq.data(), ldq, a_scales.data(), qmax);
+    std::vector<float> whole(static_cast<std::size_t>(sh.M) * sh.N);
+    gemm_qs8_packed(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(), bias.data(),
+                    whole.data(), sh.N);
+    REQUIRE(ts::all_finite(whole));
     for (int threads : {1, 2, 3}) {
+      INFO("threads " << threads);
       relpos::set_num_threads(threads);
-      outs.push_back(model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), options));
+      std::vector<float> tiled(whole.size(), std::nanf(""));
+      relpos::models::gemm_qs8_parallel(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(),
+                                        bias.data(), tiled.data(), sh.N);
+      CHECK(bitwise_equal(tiled, whole));
     }
-    for (std::size_t r = 1; r < outs.size(); ++r) {
-      INFO("threads " << r + 1 << " vs 1");
-      CHECK(bitwise_equal(outs[r].last_hidden_state.data, outs[0].last_hidden_state.data));
-      REQUIRE(outs[r].hidden_states.size() == outs[0].hidden_states.size());
-      for (std::size_t i = 0; i < outs[0].hidden_states.size(); ++i)
-        CHECK(bitwise_equal(outs[r].hidden_states[i].data, outs[0].hidden_states[i].data));
-      REQUIRE(outs[r].attentions.size() == outs[0].attentions.size());
-      for (std::size_t i = 0; i < outs[0].attentions.size(); ++i)
-        CHECK(bitwise_equal(outs[r].attentions[i].data, outs[0].attentions[i].data));
-      CHECK(bitwise_equal(outs[r].pooler_output.data, outs[0].pooler_output.data));
+  }
+}
+
+TEST_CASE("a q8 linear layer's forward equals one whole quantize + gemm_qs8_packed call bitwise for 1, 2 and 3 threads", "[threads][q8]") {
+  ThreadCountGuard guard;
+  using namespace relpos::kernels;
+  struct Shape {
+    int M, N, K;
+  };
+  // 40 rows: quantized rows, then 96×64 output tiles; 131 and 64 rows: in threaded builds blocks of 32
+  // rows × all columns (single-thread builds: tiles again).
+  for (const Shape sh : {Shape{40, 200, 77}, Shape{131, 200, 77}, Shape{64, 1536, 384}, Shape{131, 384, 1536}}) {
+    INFO("M " << sh.M << ", N " << sh.N << ", K " << sh.K);
+    const auto x = ts::random_vector(static_cast<std::size_t>(sh.M) * sh.K, 41, 2.0f);
+    const auto w = ts::random_vector(static_cast<std::size_t>(sh.N) * sh.K, 42, 0.5f);
+    const auto bias = ts::random_vector(static_cast<std::size_t>(sh.N), 43, 1.0f);
+    std::vector<std::int8_t> packed(packed_qs8_bytes(sh.K, sh.N));
+    std::vector<float> b_scales(sh.N), a_scales(sh.M);
+    const int qmax = pack_qs8_nk(sh.K, sh.N, w.data(), sh.K, packed.data(), b_scales.data());
+    const std::size_t ldq = qs8_row_entries(sh.K);
+    std::vector<std::int16_t> aq(ldq * sh.M);
+    quantize_rows_qs8(sh.M, sh.K, x.data(), sh.K, aq.data(), ldq, a_scales.data(), qmax);
+    std::vector<float> whole(static_cast<std::size_t>(sh.M) * sh.N);
+    gemm_qs8_packed(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(), bias.data(),
+                    whole.data(), sh.N);
+    REQUIRE(ts::all_finite(whole));
+    const relpos::models::QuantizedMatrix layer(sh.K, sh.N, w.data());
+    for (int threads : {1, 2, 3}) {
+      INFO("threads " << threads);
+      relpos::set_num_threads(threads);
+      std::vector<float> y(whole.size(), std::nanf(""));
+      layer.forward(sh.M, x.data(), y.data(), bias.data());
+      CHECK(bitwise_equal(y, whole));
     }
   }
 }

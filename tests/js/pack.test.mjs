@@ -31,6 +31,15 @@ const EXPECTED_FILES = [
   'web/model.js',
   'web/node-worker.js',
   'web/pipelines.js',
+  'web/pipelines/batching.js',
+  'web/pipelines/common.js',
+  'web/pipelines/encoding.js',
+  'web/pipelines/feature-extraction.js',
+  'web/pipelines/fill-mask.js',
+  'web/pipelines/question-answering.js',
+  'web/pipelines/text-classification.js',
+  'web/pipelines/token-classification.js',
+  'web/pipelines/zero-shot-classification.js',
   'web/positions.js',
   'web/schemes.js',
   'web/sentencepiece.js',
@@ -42,7 +51,7 @@ const EXPECTED_FILES = [
 ];
 
 const EXAMPLE = `
-import { init } from 'relpos';
+import { init, PIPELINE_TASKS } from 'relpos';
 const batch = 1, heads = 2, seqLen = 6, headDim = 8, n = batch * heads * seqLen * headDim;
 const x = Float32Array.from({ length: n }, (_, i) => Math.sin(i));
 const results = {};
@@ -59,10 +68,11 @@ for (const simd of [true, false]) {
   results.threads = { threads: rp.threads, reason: rp.threadsReason, n: output.length };
   rp.dispose();
 }
+results.tasks = PIPELINE_TASKS.length;
 console.log(JSON.stringify(results));
 `;
 
-test('npm pack contains only web/*.js, web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
+test('npm pack contains only web/*.js, web/pipelines/*.js, web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
   const files = info.files.map((f) => f.path).filter((p) => !/^(README|LICENSE)/i.test(p)).sort();
   assert.deepEqual(files, EXPECTED_FILES);
@@ -84,5 +94,6 @@ test('the packed tarball installs into an empty project and its Node example run
   assert.deepEqual(out.simd.row0, [1, 0, 0, 0, 0, 0]);
   assert.deepEqual(out.scalar.row0, [1, 0, 0, 0, 0, 0]);
   assert.ok(out.simd.schemes.includes('none'));
-  assert.deepEqual(out.threads, { threads: 2, reason: null, n: 96 });  // the threads build and its worker file
+  assert.deepEqual(out.threads, { threads: 2, reason: null, n: 96 });
+  assert.equal(out.tasks, 6); // the pipelines (web/pipelines/*.js) are in the package  // the threads build and its worker file
 });

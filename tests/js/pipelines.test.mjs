@@ -260,3 +260,19 @@ test('picked files as Blobs (the browser File path) load like bytes', { skip }, 
   a.dispose();
   b.dispose();
 });
+
+test('feature-extraction: batchSize and length sorting do not change the vectors; truncation cuts at max_position_embeddings', { skip }, async () => {
+  const model = await rp.loadModel(fixtureFiles('bert-absolute'));
+  const extract = pipeline('feature-extraction', model);
+  const texts = [TEXTS[1], TEXTS[2], TEXTS[0], 'a'];
+  const all = await extract(texts, { normalize: true });
+  const ones = await extract(texts, { normalize: true, batchSize: 1 });
+  assert.deepEqual(all.dims, [4, 32]);
+  assert.ok(maxAbs(all.data, ones.data) < 1e-5);
+  const long = 'the teams played games '.repeat(40);
+  const max = model.info.maxPositionEmbeddings;
+  const cut = await extract(long, { pooling: 'none' });
+  assert.deepEqual(cut.dims, [1, max, 32]);
+  await assert.rejects(extract(long, { truncation: false }), { name: 'RangeError', message: new RegExp(`^feature-extraction: the input has \\d+ tokens, more than the model's ${max} positions`) });
+  model.dispose();
+});

@@ -26,7 +26,7 @@ test('init: a wasmPaths prefix where no .wasm exists is an Error naming the buil
 test('calls before init() resolved: the pending promise has no attention(), pipeline() without a model is a TypeError', async () => {
   const pending = init();
   assert.throws(() => pending.attention(good()), TypeError);
-  assert.throws(() => pipeline('feature-extraction', undefined), { name: 'TypeError', message: 'pipeline: model: expected a model from rp.loadModel(), got undefined' });
+  assert.throws(() => pipeline('feature-extraction', undefined), { name: 'TypeError', message: 'pipeline: model: expected a model from rp.loadModel() or a model source (Hub id, URL, folder, files), got undefined' });
   const rp = await pending;
   assert.equal(rp.attention(good()).output.length, 40);
 });

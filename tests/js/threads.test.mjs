@@ -1,10 +1,13 @@
 // init({ threads }): the threads build (relpos-simd-threads) in Node, results bitwise equal to the
 // single-thread SIMD build, the fallback with its readable reason when SharedArrayBuffer is missing
 // (a child process deletes it, as a page that is not cross-origin isolated lacks it) or without SIMD,
-// and the validation of the option.
+// and the validation of the option. q8 models (8-bit linear layers over the pool) give the same bits
+// on 2 and 3 threads as on the single-thread SIMD build.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { init } from '../../web/index.js';
@@ -84,4 +87,41 @@ test("threads in Node start even when another library has put worker_threads' Wo
     if (had) globalThis.Worker = previous;
     else delete globalThis.Worker;
   }
+});
+
+test('q8 models on 2 and 3 threads are bitwise equal to the single-thread SIMD build (8-bit linear layers split into tiles)', async () => {
+  const shared = join(ROOT, '..', 'shared');
+  const cases = [
+    // 2 × 128 tokens of a real-geometry layer (hidden 384, feed-forward 1536): several row and column tiles
+    { dir: join(shared, 'bench-models', 'bert-minilm-layer'), batch: 2 },
+    { dir: join(shared, 'fixtures', 'hf', 't5-b-v1_1-gated-gelu'), batch: 0 },
+  ];
+  for (const c of cases) assert.ok(existsSync(c.dir), `${c.dir} is missing`);
+  const one = await init({ simd: true });
+  const runtimes = [await init({ threads: 2 }), await init({ threads: 3 })];
+  assert.deepEqual(runtimes.map((rp) => rp.threads), [2, 3]);
+  for (const c of cases) {
+    const input = JSON.parse(readFileSync(join(c.dir, 'input.json'), 'utf8'));
+    let inputIds = input.input_ids, attentionMask = input.attention_mask;
+    if (c.batch === 2) {
+      inputIds = [inputIds[0], inputIds[0]];
+      attentionMask = [attentionMask[0], attentionMask[0].map((m, i) => (i < 91 ? m : 0))];
+    }
+    const run = async (rp) => {
+      const model = await rp.loadModel(c.dir, { dtype: 'q8' });
+      assert.equal(model.info.dtype, 'q8');
+      const out = model.forward({ inputIds, attentionMask }, { outputHiddenStates: true });
+      model.dispose();
+      return out;
+    };
+    const base = await run(one);
+    assert.ok(base.lastHiddenState.data.every(Number.isFinite));
+    for (const rp of runtimes) {
+      const out = await run(rp);
+      assert.ok(bitwise(out.lastHiddenState.data, base.lastHiddenState.data), `${c.dir}, ${rp.threads} threads: lastHiddenState`);
+      out.hiddenStates.forEach((h, i) => assert.ok(bitwise(h.data, base.hiddenStates[i].data), `${c.dir}, ${rp.threads} threads: hiddenStates[${i}]`));
+    }
+  }
+  one.dispose();
+  runtimes.forEach((rp) => rp.dispose());
 });

@@ -46,9 +46,11 @@ struct ModelOutput {
 };
 
 // How a model holds its weights. F32 ("fp32"): float32, as in the checkpoint. Q8 ("q8"): every linear
-// layer's weight as symmetric int8 with one float32 scale per output channel, quantized tensor by
-// tensor as it is read (biases, norms, embeddings and position tables stay float32); at every
-// forward those layers quantize their input per row to int16 and multiply in exact integer sums.
+// layer's weight as symmetric int8 with one float32 scale per output channel times a 4-bit multiplier
+// per group of 32 inputs (kernels/gemm_qs8.h), the word embeddings (and BERT's absolute position table)
+// as int8 with one scale per row, quantized tensor by tensor as it is read (biases, norms and the other
+// position tables stay float32); at every forward the linear layers quantize their input per row to
+// int16 and multiply in exact integer sums.
 enum class WeightFormat { F32, Q8 };
 const char* weight_format_name(WeightFormat format);  // "fp32" | "q8"
 // "fp32" → F32, "q8" → Q8; RangeError naming the allowed values otherwise.
@@ -63,8 +65,12 @@ class Model {
   virtual ~Model() = default;
   virtual const ModelConfig& config() const = 0;
   virtual WeightFormat dtype() const = 0;
-  // Bytes of weights the model holds: 4 per float32 value, 1 per int8 weight + 4 per scale.
+  // Bytes of weights the model holds: 4 per float32 value, 1 per int8 weight + 4 per scale (+ ½ per
+  // group multiplier).
   virtual std::size_t weight_bytes() const = 0;
+  // Longest sequence the model's position tables allow (max_position_embeddings for absolute
+  // positions), 0 when relative positions put no limit on it; forward() refuses longer inputs.
+  virtual int max_sequence() const { return 0; }
   // Throws relpos::Error (RangeError: bad sizes, token or token type ids; Error: sequence longer than
   // the model's tables).
   virtual ModelOutput forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,

@@ -50,8 +50,6 @@ class ModelBase : public Model {
     void set_last_hidden(const float* h, int width) const;
   };
   virtual void run(const Run& run) = 0;
-  // Longest sequence the model's tables allow (0 = unlimited); longer inputs raise Error.
-  virtual int max_sequence() const { return 0; }
 
   ModelConfig cfg_;
 

@@ -1,7 +1,7 @@
 // A consumer of the package's public types, compiled with `tsc --noEmit` by tests/js/types.test.mjs.
 // Imports the package by name, so the "exports" map's "types" condition is what resolves it.
 import relpos, { init, pipeline, simdSupported, SCHEME_TYPES, version } from 'relpos';
-import type { AttentionOptions, AttentionResult, ForwardResult, LabelScore, Model, Relpos, Scheme, SchemeType, ZeroShotResult } from 'relpos';
+import type { Answer, AttentionOptions, AttentionResult, EntityGroup, FillMaskResult, ForwardResult, LabelScore, Model, Relpos, Scheme, SchemeType, TokenEntity, ZeroShotResult } from 'relpos';
 
 async function models(rp: Relpos): Promise<number> {
   const model: Model = await rp.loadModel('https://example.com/model/', {
@@ -28,6 +28,27 @@ async function models(rp: Relpos): Promise<number> {
     top.length + zs.scores.length + rp.modelTypes.length + (model.labels?.length ?? 0) + model.info.hiddenSize + held;
 }
 void models;
+
+async function tasks(rp: Relpos, model: Model): Promise<number> {
+  const tokens: TokenEntity[] = await pipeline('ner', model)('John lives in Paris', { ignoreLabels: [] });
+  const groups: EntityGroup[][] = await pipeline('token-classification', model)(['a', 'b'], { aggregationStrategy: 'first', batchSize: 2 });
+  const answer = await pipeline('question-answering', model)({ question: 'Where?', context: 'In Paris.' }, { topK: 2, docStride: 16, maxSeqLen: 64, maxAnswerLen: 5, handleImpossibleAnswer: true });
+  const first: Answer = Array.isArray(answer) ? answer[0] : answer;
+  const jsStyle = await pipeline('question-answering', model)('Where?', 'In Paris.');
+  const fills = await pipeline('fill-mask', model)('Paris is the [MASK].', { topK: 3, targets: ['city'] });
+  const fill: FillMaskResult = (fills as FillMaskResult[])[0];
+  const best: LabelScore = await pipeline('text-classification', model)({ text: 'q', textPair: 'doc' }, { functionToApply: 'sigmoid' });
+  const ranked: LabelScore[][] = await pipeline('text-classification', model)([{ text: 'q', textPair: 'd' }], { topK: null });
+  const loaded = await pipeline('feature-extraction', 'sentence-transformers/all-MiniLM-L6-v2', { runtime: rp, variant: 'fp16', dtype: 'q8' });
+  const v = await loaded(['x'], { truncation: true, maxLength: 128, batchSize: 8 });
+  loaded.dispose();
+  // @ts-expect-error aggregationStrategy is one of five names
+  await pipeline('ner', model)('x', { aggregationStrategy: 'mean' });
+  // @ts-expect-error a pipeline needs a model or a source
+  pipeline('fill-mask', 42);
+  return tokens.length + groups.length + first.start + fill.score + best.score + ranked.length + v.dims[0] + (Array.isArray(jsStyle) ? 0 : jsStyle.end) + loaded.model.info.hiddenSize;
+}
+void tasks;
 
 async function main(): Promise<number> {
   const rp: Relpos = await init({ simd: simdSupported() ? 'auto' : false, wasmPaths: '/static/relpos/' });

@@ -1,6 +1,8 @@
 // The 8-bit weights of a linear layer (LoadOptions::dtype = Q8): W [out, in] quantized to symmetric
-// int8 with one scale per output channel and packed for kernels::gemm_qs8_packed. forward quantizes
-// its input per row (kernels::quantize_rows_qs8, int16 values) and rescales the exact int32 sums.
+// int8 with one scale per output channel times a 4-bit multiplier per group of 32 inputs, packed for
+// kernels::gemm_qs8_packed (kernels/gemm_qs8.h). forward quantizes its input per row to int16 within
+// the matrix's own activation range (the widest that keeps its int32 sums exact, from pack_qs8_nk)
+// and rescales the exact int32 sums.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,7 @@ class QuantizedMatrix {
   int in_ = 0, out_ = 0;
   std::vector<std::int8_t> packed_;
   std::vector<float> scales_;
+  int activation_max_ = 1;  // pack_qs8_nk's range for the activations of this matrix
 };
 
 }  // namespace relpos::models

@@ -1,11 +1,14 @@
-// gemm_packed_parallel: the model layer's matrix products split over fixed output tiles.
-// Tiles are 96 rows (a multiple of every gemm_mr: 4 on SIMD128, 6 natively) × 64 columns (a multiple
-// of every gemm_nr, so a tile starts on a packed panel: panel p begins at p·K·NR floats).
+// gemm_packed_parallel / gemm_qs8_parallel: the model layer's matrix products split over fixed output
+// tiles. Tiles are 96 rows (a multiple of every gemm_mr: 4 on SIMD128, 6 natively) × 64 columns (a
+// multiple of every gemm_nr, so a tile starts on a packed panel: fp32 panel p begins at p·K·NR floats,
+// int8 panel p at kernels::packed_qs8_bytes(K, p·NR) bytes). Tile t covers row tile t / col_tiles and
+// column tile t % col_tiles; parallel_for hands tiles out one at a time (grain 1).
 #include "models/layers/parallel_rows.h"
 
 #include <algorithm>
 
 #include "kernels/gemm_f32.h"
+#include "kernels/gemm_qs8.h"
 #include "kernels/simd.h"
 
 namespace relpos::models {
@@ -13,10 +16,14 @@ namespace {
 constexpr int kRowTile = 96;
 constexpr int kColTile = 64;
 static_assert(kColTile % simd::gemm_nr == 0, "column tiles must start on packed panels");
-}  // namespace
 
-void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, const float* packed_b, float* C,
-                          std::size_t ldc, const float* bias) {
+struct Tile {
+  int r0, c0, rows, cols;
+};
+
+// fn(tile) for every tile of C[M×N], in parallel.
+template <class F>
+void for_each_tile(int M, int N, F&& fn) {
   if (M <= 0 || N <= 0) return;
   const int row_tiles = (M + kRowTile - 1) / kRowTile, col_tiles = (N + kColTile - 1) / kColTile;
   parallel::parallel_for(0, static_cast<parallel::Index>(row_tiles) * col_tiles, 1,
@@ -24,16 +31,31 @@ void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, 
                            for (parallel::Index t = t0; t < t1; ++t) {
                              const int r0 = static_cast<int>(t / col_tiles) * kRowTile;
                              const int c0 = static_cast<int>(t % col_tiles) * kColTile;
-                             const int rows = std::min(kRowTile, M - r0), cols = std::min(kColTile, N - c0);
-                             float* c = C + static_cast<std::size_t>(r0) * ldc + c0;
-                             kernels::gemm_f32_packed(rows, cols, K, 1.0f, A + static_cast<std::size_t>(r0) * lda, lda,
-                                                      packed_b + static_cast<std::size_t>(c0 / simd::gemm_nr) * K * simd::gemm_nr,
-                                                      c, ldc, false);
-                             if (!bias) continue;
-                             for (int r = 0; r < rows; ++r)
-                               for (int j = 0; j < cols; ++j) c[static_cast<std::size_t>(r) * ldc + j] += bias[c0 + j];
+                             fn(Tile{r0, c0, std::min(kRowTile, M - r0), std::min(kColTile, N - c0)});
                            }
                          });
+}
+}  // namespace
+
+void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, const float* packed_b, float* C,
+                          std::size_t ldc, const float* bias) {
+  for_each_tile(M, N, [&](const Tile& t) {
+    float* c = C + static_cast<std::size_t>(t.r0) * ldc + t.c0;
+    kernels::gemm_f32_packed(t.rows, t.cols, K, 1.0f, A + static_cast<std::size_t>(t.r0) * lda, lda,
+                             packed_b + static_cast<std::size_t>(t.c0 / simd::gemm_nr) * K * simd::gemm_nr, c, ldc, false);
+    if (!bias) return;
+    for (int r = 0; r < t.rows; ++r)
+      for (int j = 0; j < t.cols; ++j) c[static_cast<std::size_t>(r) * ldc + j] += bias[t.c0 + j];
+  });
+}
+
+void gemm_qs8_parallel(int M, int N, int K, const std::int16_t* Aq, std::size_t ldq, const float* a_scales,
+                       const std::int8_t* packed_b, const float* b_scales, const float* bias, float* C, std::size_t ldc) {
+  for_each_tile(M, N, [&](const Tile& t) {
+    kernels::gemm_qs8_packed(t.rows, t.cols, K, Aq + static_cast<std::size_t>(t.r0) * ldq, ldq, a_scales + t.r0,
+                             packed_b + kernels::packed_qs8_bytes(K, t.c0), b_scales + t.c0, bias ? bias + t.c0 : nullptr,
+                             C + static_cast<std::size_t>(t.r0) * ldc + t.c0, ldc);
+  });
 }
 
 }  // namespace relpos::models

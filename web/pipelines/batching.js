@@ -1,0 +1,96 @@
+// Shared by every pipeline: the options truncation / maxLength / batchSize, the model's position
+// limit, and running encoded inputs through model.forward in batches of similar length (sorted
+// inside the call so that padding stays small; results go back in input order).
+import { checkBool, describe } from '../validation.js';
+
+/**
+ * The longest sequence the model can take (model.info.maxSequence, the C++ model's own limit):
+ * max_position_embeddings for absolute-position models (BERT — also its relative_key tables —,
+ * DistilBERT, RoFormer's sinusoid table, MPT, DeBERTa-v2 with position_biased_input), null for
+ * relative-position models (DeBERTa-v3, T5, Transformer-XL, BLOOM, LLaMA), which have no built-in limit.
+ */
+export function positionLimit(model) {
+  const limit = model.info?.maxSequence;
+  return Number.isInteger(limit) && limit > 0 ? limit : null;
+}
+
+export function checkPositiveInt(value, name) {
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a positive integer, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name}: expected a positive integer, got ${describe(value)}`);
+  return value;
+}
+
+/** options.truncation (default true) and options.maxLength (default: positionLimit(model), or none). */
+export function lengthOptions(model, options, task) {
+  const truncation = checkBool(options.truncation ?? true, `${task}: truncation`);
+  let maxLength = options.maxLength ?? null;
+  if (maxLength !== null) checkPositiveInt(maxLength, `${task}: maxLength`);
+  const limit = positionLimit(model);
+  if (maxLength !== null && limit !== null && maxLength > limit)
+    throw new RangeError(`${task}: maxLength: ${maxLength} is more than the model's ${limit} positions (max_position_embeddings)`);
+  if (maxLength === null) maxLength = limit;
+  return { truncation, maxLength, limit };
+}
+
+export const DEFAULT_BATCH_SIZE = 32;
+
+export function batchSizeOption(options, task) {
+  return options.batchSize === undefined || options.batchSize === null ? DEFAULT_BATCH_SIZE : checkPositiveInt(options.batchSize, `${task}: batchSize`);
+}
+
+/** RangeError when an encoded input is longer than the model can take (truncation off). */
+export function checkLength(enc, limit, task, what) {
+  if (limit !== null && enc.ids.length > limit)
+    throw new RangeError(
+      `${task}: ${what} has ${enc.ids.length} tokens, more than the model's ${limit} positions (max_position_embeddings); pass truncation: true (the default) or a shorter text`,
+    );
+}
+
+/** True when forward() should get token type ids: the model has a token-type table and a row uses type 1. */
+function wantsTypes(model, encodings) {
+  const vocab = model.config?.type_vocab_size;
+  return typeof vocab === 'number' && vocab > 1 && encodings.some((e) => e.typeIds && e.typeIds.some((t) => t !== 0));
+}
+
+/**
+ * Runs encodings ({ ids, typeIds }) through model.forward, batchSize rows at a time, shortest first.
+ * forwardOptions: an object, or a function (indices of the batch's encodings) → object.
+ * collect(result, row, index) is called for every encoding with its row in that batch's result.
+ */
+export function forwardBatched(model, encodings, batchSize, forwardOptions, collect) {
+  const order = encodings.map((_, i) => i).sort((x, y) => encodings[x].ids.length - encodings[y].ids.length || x - y);
+  const types = wantsTypes(model, encodings);
+  for (let s = 0; s < order.length; s += batchSize) {
+    const idx = order.slice(s, s + batchSize);
+    const inputs = { inputIds: idx.map((i) => encodings[i].ids) };
+    if (types) inputs.tokenTypeIds = idx.map((i) => encodings[i].typeIds);
+    const opts = typeof forwardOptions === 'function' ? forwardOptions(idx) : forwardOptions;
+    const result = model.forward(inputs, opts);
+    idx.forEach((i, row) => collect(result, row, i));
+  }
+}
+
+/** Row b of a [B, N] tensor as a plain array. */
+export function row2(t, b) {
+  const n = t.dims[1];
+  return Array.from(t.data.subarray(b * n, (b + 1) * n));
+}
+
+/** Rows l = 0 … len−1 of batch b of a [B, L, N] tensor. */
+export function rows3(t, b, len) {
+  const [, L, N] = t.dims;
+  const out = [];
+  for (let l = 0; l < len; ++l) out.push(Array.from(t.data.subarray((b * L + l) * N, (b * L + l + 1) * N)));
+  return out;
+}
+
+export function softmax(row) {
+  let m = -Infinity;
+  for (const x of row) if (x > m) m = x;
+  const e = row.map((x) => Math.exp(x - m));
+  let s = 0;
+  for (const x of e) s += x;
+  return e.map((x) => x / s);
+}
+
+export const sigmoid = (x) => 1 / (1 + Math.exp(-x));

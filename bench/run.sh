@@ -2,7 +2,10 @@
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
 # Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,heap (default all; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package;
-#      threads: the package on 1 vs 2 threads, and relpos vs onnxruntime-web both on 1 and both on 2 threads, bench/lib/peer_threads.mjs),
+#      threads: the package on 1 vs 2 threads, and relpos vs onnxruntime-web both on 1 and both on 2 threads, bench/lib/peer_threads.mjs;
+#      short: batch 1 at 8–64 tokens and 8 × 32, each runtime in its own process (bench/lib/proc_peers.mjs), q8 on 1/2 threads vs a dynamically
+#      quantized ONNX; procpeers: the layer rows at 128/512 and attention at 512 in separate processes; profile: per-call profile
+#      (bench/lib/profile.mjs, build/g-wasm-prof); batching: sorted vs padded batches, real MiniLM; fillmask: logits at the mask vs every token),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,9 +26,11 @@ fi
 
 # 3. the library in a build dir of our own, and the bench-only wasm (peak microkernel + harness)
 out=build/g-wasm
+mkdir -p $out/bench
+# Only the sections that run relpos's bench harnesses need them (the package-only sections skip this step).
+if [ -z "${BENCH_SECTIONS:-}" ] || [[ ",${BENCH_SECTIONS}," =~ ,(peak|kernels|experiment|ort|e2e|q8), ]]; then
 [ -f $out/CMakeCache.txt ] || emcmake cmake -S . -B $out -DCMAKE_BUILD_TYPE=Release -DRELPOS_TESTS=OFF >/dev/null
 cmake --build $out -j"$jobs" --target relpos_simd relpos_scalar >/dev/null
-mkdir -p $out/bench
 
 # Which schemes the built library defines right now (a make_scheme overload in the archive).
 defs=()
@@ -92,6 +97,30 @@ fi
 emcc -O3 -msimd128 -sMODULARIZE=1 -sEXPORT_NAME=createGemm -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node \
   -sEXPORTED_FUNCTIONS=_malloc,_free bench/src/gemm_experiment.cpp -o $out/bench/gemm_experiment.js
 mv -f $out/bench/gemm_experiment.js $out/bench/gemm_experiment.cjs
+
+fi
+
+# 3b. data (bench/data/*.py, Debian's python3-onnx / numpy): the dynamically quantized ONNX of each bench
+# layer (the q8 peer) and a DeBERTa-v3-base-shaped masked-LM checkpoint (the fill-mask section)
+data=$out/data
+if [ ! -f $data/bert-minilm-layer/model.q8.onnx ] || [ bench/data/make_q8_onnx.py -nt $data/bert-minilm-layer/model.q8.onnx ]; then
+  /usr/bin/python3 bench/data/make_q8_onnx.py ../shared/bench-models $data || echo "bench: quantized ONNX not made (python3-onnx missing? scripts/bootstrap.sh)" >&2
+fi
+if [ ! -f $data/deberta-v3-base-mlm/model.safetensors ] || [ bench/data/make_fill_mask_model.py -nt $data/deberta-v3-base-mlm/model.safetensors ]; then
+  /usr/bin/python3 bench/data/make_fill_mask_model.py $data/deberta-v3-base-mlm || echo "bench: fill-mask checkpoint not made" >&2
+fi
+
+# 3c. the profiled copy of the npm package (cpp/src/profile: -DRELPOS_PROFILE=ON) for the profile section:
+# build/g-wasm-prof/web = web/*.js + its own dist/. The shipped package (web/dist) has no timers.
+if [ -z "${BENCH_SECTIONS:-}" ] || [[ ",${BENCH_SECTIONS}," == *,profile,* ]]; then
+  prof=build/g-wasm-prof
+  [ -f $prof/CMakeCache.txt ] || emcmake cmake -S . -B $prof -DCMAKE_BUILD_TYPE=Release -DRELPOS_TESTS=OFF -DRELPOS_PROFILE=ON \
+    -DRELPOS_PACKAGE_DIST=$root/$prof/web/dist >/dev/null
+  mkdir -p $prof/web
+  tar -C web --exclude=./dist -cf - . | tar -C $prof/web -xf -   # web/*.js and web/pipelines/, not its dist
+  cmake --build $prof -j"$jobs" --target relpos_package_simd relpos_package_simd_threads >/dev/null ||
+    echo "bench: profiled package build failed; the profile section will say so" >&2
+fi
 
 # 4. run
 exec node --no-experimental-fetch bench/bench.mjs "$@"

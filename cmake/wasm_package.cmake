@@ -15,7 +15,9 @@ file(GLOB RELPOS_BINDING_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/bindi
 include(${CMAKE_CURRENT_LIST_DIR}/available.cmake)
 message(STATUS "relpos bindings: ${RELPOS_AVAILABLE_DEFS}")
 
-set(RELPOS_PACKAGE_DIST ${CMAKE_SOURCE_DIR}/web/dist)
+# Where the package files go: web/dist, or elsewhere for a bench-only build (bench/run.sh's profiled
+# copy: -DRELPOS_PACKAGE_DIST=build/g-wasm-prof/dist -DRELPOS_PROFILE=ON).
+set(RELPOS_PACKAGE_DIST ${CMAKE_SOURCE_DIR}/web/dist CACHE PATH "Output folder of the npm package's .js/.wasm")
 set(RELPOS_PACKAGE_LINK_FLAGS
     --bind -O3
     -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createRelposModule

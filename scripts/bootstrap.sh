@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 for pkg in emscripten libxsimd-dev catch2 nlohmann-json3-dev cmake g++ make chromium clang libclang-rt-14-dev \
-           python3-torch python3-sentencepiece sentencepiece; do
+           python3-torch python3-sentencepiece sentencepiece python3-onnx; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

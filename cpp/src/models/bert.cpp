@@ -62,6 +62,8 @@ class Bert final : public ModelBase {
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, rows = r.rows();
     float* h = grow(h_, static_cast<std::size_t>(rows) * H);
+    {
+    RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
     for (int t = 0; t < rows; ++t) {
       float* row = h + static_cast<std::size_t>(t) * H;
@@ -70,14 +72,18 @@ class Bert final : public ModelBase {
       if (!relative_) position_.add_row(t % r.seq, row);
     }
     emb_ln_.forward(rows, h, h);
+    }
     r.record_hidden(h, H);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+      RELPOS_PROFILE_LAYER(i);
       const Scheme& scheme = *schemes_[relative_ ? i : 0];
       layers_[i].forward(r.batch, r.seq, h, r.key_mask, scheme, r.attention_probs(cfg_.num_heads), scratch_);
       r.record_hidden(h, H);
     }
+    RELPOS_PROFILE_LAYER(-1);
     r.set_last_hidden(h, H);
     if (has_pooler_) {
+      RELPOS_PROFILE_SCOPE(Pooling);
       float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
       float* pooled = first + static_cast<std::size_t>(r.batch) * H;
       for (int b = 0; b < r.batch; ++b)

@@ -96,6 +96,9 @@ class DebertaV2 final : public ModelBase {
   void run(const Run& r) override {
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
+    float* h = e;
+    {
+    RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, E, e);
     for (int t = 0; t < rows; ++t) {
       float* row = e + static_cast<std::size_t>(t) * E;
@@ -103,7 +106,6 @@ class DebertaV2 final : public ModelBase {
       if (!token_type_.empty())
         add_inplace(E, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * E);
     }
-    float* h = e;
     if (E != H) {
       h = grow(h_, static_cast<std::size_t>(rows) * H);
       embed_proj_.forward(rows, e, h);
@@ -112,12 +114,15 @@ class DebertaV2 final : public ModelBase {
     if (r.key_mask)  // HF multiplies the embeddings by the attention mask
       for (int t = 0; t < rows; ++t)
         if (!r.key_mask[t]) std::memset(h + static_cast<std::size_t>(t) * H, 0, sizeof(float) * H);
+    }
     r.record_hidden(h, H);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+      RELPOS_PROFILE_LAYER(i);
       const Scheme& scheme = *schemes_[schemes_.size() == 1 ? 0 : i];
       layers_[i].forward(r.batch, r.seq, h, r.key_mask, scheme, r.attention_probs(cfg_.num_heads), scratch_);
       r.record_hidden(h, H);
     }
+    RELPOS_PROFILE_LAYER(-1);
     r.set_last_hidden(h, H);
   }
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "profile/profile.h"
 #include "relpos/error.h"
 
 namespace relpos {
@@ -23,6 +24,7 @@ std::string detect_prefix(const Weights& weights, const std::string& probe, cons
 
 ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids, const std::int32_t* attention_mask,
                                const ForwardOptions& options, const std::int32_t* token_type_ids) {
+  RELPOS_PROFILE_SCOPE(Other);  // bench-only (profile/profile.h); nothing in the package
   if (batch < 1) fail_range("forward: batch must be ≥ 1, got " + std::to_string(batch));
   if (seq < 1) fail_range("forward: sequence length must be ≥ 1, got " + std::to_string(seq));
   if (!input_ids) throw Error(ErrorKind::Type, "forward: input_ids are required");

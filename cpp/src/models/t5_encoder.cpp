@@ -69,9 +69,13 @@ class T5Encoder final : public ModelBase {
     float* k = grow(k_, ni);
     float* v = grow(v_, ni);
     float* ctx = grow(ctx_, ni);
+    {
+    RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, embed_, cfg_.vocab_size, H, h);
+    }
     const std::size_t hd = static_cast<std::size_t>(cfg_.head_dim);
     for (const auto& b : blocks_) {
+      RELPOS_PROFILE_LAYER(&b - blocks_.data());
       r.record_hidden(h, H);
       b.attn_norm.forward(rows, h, x);
       b.q.forward(rows, x, q);
@@ -88,6 +92,7 @@ class T5Encoder final : public ModelBase {
       b.ff.forward(rows, x, x, ffs);
       add_inplace(n, h, x);
     }
+    RELPOS_PROFILE_LAYER(-1);
     final_norm_.forward(rows, h, h);
     r.record_hidden(h, H);
     r.set_last_hidden(h, H);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "parallel/parallel_for.h"
+#include "profile/profile.h"
 #include "relpos/error.h"
 #include "relpos/threads.h"
 
@@ -64,6 +65,7 @@ class Pool {
       return;
     }
     {
+      RELPOS_PROFILE_SCOPE(Wake);  // bench-only: a region's set-up and wake-up …
       std::lock_guard<std::mutex> lock(m_);
       job_ = {begin, end, grain, chunks, fn, context};
       next_.store(0, std::memory_order_relaxed);
@@ -76,6 +78,7 @@ class Pool {
     work_on_job(0);
     std::exception_ptr error;
     {
+      RELPOS_PROFILE_SCOPE(Wake);  // … and its join wait
       std::unique_lock<std::mutex> lock(m_);
       done_.wait(lock, [&] { return pending_ == 0; });
       error = error_;

@@ -41,6 +41,7 @@ void activate_span(Activation act, std::size_t n, float* x) {
 }  // namespace
 
 void activate(Activation act, std::size_t n, float* x) {
+  RELPOS_PROFILE_SCOPE(NormAct);
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) { activate_span(act, i1 - i0, x + i0); });
 }
 

@@ -28,6 +28,7 @@ std::vector<float> load_tensor(const Weights& weights, const std::string& name, 
 }
 
 void add_inplace(std::size_t n, float* x, const float* y) {
+  RELPOS_PROFILE_SCOPE(NormAct);
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
   });
@@ -50,6 +51,7 @@ void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& ta
 void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
                           const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
                           const Scheme& scheme, float* probs, float* ctx, AttentionScratch& s) {
+  RELPOS_PROFILE_SCOPE(Attention);
   AttentionDims dims{batch, heads, seq, head_dim};
   const std::size_t n = dims.qkv_elements();
   if (s.q.size() < n) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/layers/linear_q8.h"
+#include "profile/profile.h"  // RELPOS_PROFILE_SCOPE / _LAYER: bench-only timers, nothing unless RELPOS_PROFILE
 #include "relpos/attention.h"
 #include "relpos/weights.h"
 

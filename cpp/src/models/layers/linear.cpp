@@ -35,6 +35,7 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
 }
 
 void Linear::forward(int rows, const float* x, float* y) const {
+  RELPOS_PROFILE_SCOPE(Gemm);
   if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());

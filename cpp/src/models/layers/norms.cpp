@@ -22,6 +22,7 @@ LayerNorm LayerNorm::load(const Weights& weights, const std::string& prefix, int
 }
 
 void LayerNorm::forward(int rows, const float* x, float* y) const {
+  RELPOS_PROFILE_SCOPE(NormAct);
   const int dim = static_cast<int>(gamma.size());
   for_each_span(static_cast<std::size_t>(rows), kNormRows, [&](std::size_t r0, std::size_t r1) {
   for (std::size_t r = r0; r < r1; ++r) {
@@ -49,6 +50,7 @@ RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, 
 }
 
 void RmsNorm::forward(int rows, const float* x, float* y) const {
+  RELPOS_PROFILE_SCOPE(NormAct);
   const int dim = static_cast<int>(weight.size());
   for_each_span(static_cast<std::size_t>(rows), kNormRows, [&](std::size_t r0, std::size_t r1) {
   for (std::size_t r = r0; r < r1; ++r) {

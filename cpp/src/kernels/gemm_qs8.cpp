@@ -201,6 +201,16 @@ inline void expand_pairs(const std::int8_t* panel, int K2, int j0, int j1, std::
   }
 }
 
+// Every loop over the R rows of a tile is unrolled completely (R ≤ MR ≤ 6), so the accumulators are
+// only ever indexed by constants. -O3 does this anyway; the pragma makes it hold at -O2 too, where GCC
+// 12.2 miscompiles the rolled epilogue of the ASan+UBSan build (acc0/acc1 addressable, in memory): ivopts
+// addresses acc1[r] as MEM[base = r·64 (an integer IV) + index = &acc1], then VRP2 folds that base to
+// 64 (a dereferenced base taken as non-null: the multiple of 64 in [1, 64]), so both rows of
+// micro_kernel<2> read acc1[1] (row 0's columns W..NR−1 got row 1's sums; no sanitizer report).
+// clang reads `#pragma GCC unroll` too.
+#define RELPOS_QS8_ROWS_UNROLLED _Pragma("GCC unroll 8")
+static_assert(MR <= 8, "RELPOS_QS8_ROWS_UNROLLED covers every row count of a tile");
+
 // One chunk of pairs for a tile of R rows × one panel: sums Aq · w16 over `npairs` pairs (A already at
 // the chunk's first pair), starting from zero when `first`, else from sums[R][NR]; then, when `last`,
 // rescales into C [R × ncols] (ncols ≤ NR), else leaves the int32 sums in `sums`.
@@ -210,6 +220,7 @@ inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, con
                          float* C, std::size_t ldc, int ncols) {
   vi acc0[R];
   vi acc1[R];
+  RELPOS_QS8_ROWS_UNROLLED
   for (int r = 0; r < R; ++r) {
     acc0[r] = first ? zero() : load_i32(sums + r * NR);
     acc1[r] = first ? zero() : load_i32(sums + r * NR + W);
@@ -217,6 +228,7 @@ inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, con
   for (int j = 0; j < npairs; ++j) {
     const vb b0 = load_w(w16 + static_cast<std::size_t>(j) * NR * 2);
     const vb b1 = load_w(w16 + static_cast<std::size_t>(j) * NR * 2 + 2 * W);
+    RELPOS_QS8_ROWS_UNROLLED
     for (int r = 0; r < R; ++r) {
       const va a = splat_a(A + r * ldq + 2 * j);
       acc0[r] = dot_add(acc0[r], a, b0);
@@ -224,6 +236,7 @@ inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, con
     }
   }
   if (!last) {
+    RELPOS_QS8_ROWS_UNROLLED
     for (int r = 0; r < R; ++r) {
       store_i32(sums + r * NR, acc0[r]);
       store_i32(sums + r * NR + W, acc1[r]);
@@ -239,6 +252,7 @@ inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, con
   }
   const simd::vf sb0 = simd::load(sb), sb1 = simd::load(sb + W);
   const simd::vf bb0 = simd::load(bb), bb1 = simd::load(bb + W);
+  RELPOS_QS8_ROWS_UNROLLED
   for (int r = 0; r < R; ++r) {
     alignas(64) float tile[NR];
     store_f32(tile, acc0[r]);
@@ -257,6 +271,7 @@ inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, con
     }
   }
 }
+#undef RELPOS_QS8_ROWS_UNROLLED
 
 template <int R>
 void row_tail(int rows, int npairs, const std::int16_t* A, std::size_t ldq, const std::int16_t* w16, bool first, bool last,

@@ -12,22 +12,14 @@
 
 #include "kernels/gemm_qs8.h"
 #include "kernels/simd.h"
+#include "qs8_packed_reader.h"
 #include "test_support.h"
 
 namespace {
 
 using namespace relpos::kernels;
 
-// m[k / 32][n] · q[k][n] from the packed layout of gemm_qs8.h.
-int effective_weight(const std::vector<std::int8_t>& packed, int K, int k, int n) {
-  const int NR = relpos::simd::gemm_nr;
-  const std::size_t K2 = static_cast<std::size_t>((K + 1) / 2), G2 = static_cast<std::size_t>((K + 31) / 32);
-  const std::size_t panel = static_cast<std::size_t>(n / NR) * (K2 * NR * 2 + G2 * NR / 2);
-  const int q = packed[panel + (static_cast<std::size_t>(k / 2) * NR + n % NR) * 2 + (k & 1)];
-  const std::size_t nibble = static_cast<std::size_t>(k / 32) * NR + n % NR;
-  const auto byte = static_cast<std::uint8_t>(packed[panel + K2 * NR * 2 + nibble / 2]);
-  return q * (((nibble & 1) ? byte >> 4 : byte & 15) + 1);
-}
+using relpos_test::effective_weight;
 
 }  // namespace
 

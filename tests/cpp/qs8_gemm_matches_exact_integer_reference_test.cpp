@@ -12,6 +12,7 @@
 
 #include "kernels/gemm_qs8.h"
 #include "kernels/simd.h"
+#include "qs8_packed_reader.h"
 #include "test_support.h"
 
 namespace {
@@ -22,23 +23,9 @@ struct Shape {
   int M, N, K;
 };
 
-// q[k][n] and its group multiplier m[k / 32][n] from the packed layout of gemm_qs8.h.
-struct PackedWeight {
-  int q, m;
-};
-PackedWeight packed_weight(const std::vector<std::int8_t>& packed, int K, int k, int n) {
-  const int NR = relpos::simd::gemm_nr;
-  const std::size_t K2 = static_cast<std::size_t>((K + 1) / 2), G2 = static_cast<std::size_t>((K + 31) / 32);
-  const std::size_t panel = static_cast<std::size_t>(n / NR) * (K2 * NR * 2 + G2 * NR / 2);
-  const int q = packed[panel + (static_cast<std::size_t>(k / 2) * NR + n % NR) * 2 + (k & 1)];
-  const std::size_t nibble = static_cast<std::size_t>(k / 32) * NR + n % NR;
-  const auto byte = static_cast<std::uint8_t>(packed[panel + K2 * NR * 2 + nibble / 2]);
-  return {q, ((nibble & 1) ? byte >> 4 : byte & 15) + 1};
-}
-int effective_weight(const std::vector<std::int8_t>& packed, int K, int k, int n) {
-  const PackedWeight w = packed_weight(packed, K, k, n);
-  return w.q * w.m;
-}
+using relpos_test::effective_weight;
+using relpos_test::packed_weight;
+using relpos_test::PackedWeight;
 
 }  // namespace
 

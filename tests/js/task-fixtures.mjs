@@ -75,10 +75,10 @@ const HEAD_TASK = {
  * A model-like object whose forward() returns the logits HF recorded for the same ids (an Error for
  * ids it has none for). forward.calls counts the forward passes, forward.rows the rows.
  */
-/** model.info.maxSequence as the C++ model reports it: the position table's rows, 0 for relative positions. */
-export function standInMaxSequence(config) {
+/** A stand-in model's info: the fields the pipelines read, maxSequence as the C++ model reports it (the position table's rows, 0 for relative positions). */
+export function standInInfo(config) {
   const absolute = config.model_type !== 'deberta-v2' || (config.position_biased_input ?? true);
-  return absolute ? config.max_position_embeddings : 0;
+  return { modelType: config.model_type, maxPositionEmbeddings: config.max_position_embeddings, maxSequence: absolute ? config.max_position_embeddings : 0 };
 }
 
 export async function recordedModel(c) {
@@ -90,7 +90,7 @@ export async function recordedModel(c) {
   const model = {
     tokenizer,
     config: c.config,
-    info: { modelType: c.config.model_type, maxPositionEmbeddings: c.config.max_position_embeddings, maxSequence: standInMaxSequence(c.config) },
+    info: standInInfo(c.config),
     labels: c.task === 'text-classification' ? labels : null,
     head: { task: HEAD_TASK[c.task], labels: needsLabels ? labels : null },
     stats,

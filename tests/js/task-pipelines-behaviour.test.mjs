@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { pipeline } from '../../web/index.js';
 import { positionLimit } from '../../web/pipelines/batching.js';
 import { contextWindows } from '../../web/pipelines/question-answering.js';
-import { caseTokenizer, haveTaskFixtures, loadTaskCase, standInMaxSequence } from './task-fixtures.mjs';
+import { caseTokenizer, haveTaskFixtures, loadTaskCase, standInInfo } from './task-fixtures.mjs';
 
 const skip = haveTaskFixtures ? false : 'no HF task fixtures';
 const LABELS = ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'];
@@ -21,7 +21,7 @@ async function taggingModel(caseName, probsByToken) {
   return {
     tokenizer,
     config: c.config,
-    info: { modelType: c.config.model_type, maxPositionEmbeddings: c.config.max_position_embeddings, maxSequence: standInMaxSequence(c.config) },
+    info: standInInfo(c.config),
     labels: null,
     head: { task: 'token-classification', labels: LABELS },
     seen,
@@ -123,7 +123,7 @@ async function qaModel(caseName, startToken, endToken) {
   return {
     tokenizer,
     config: c.config,
-    info: { modelType: c.config.model_type, maxPositionEmbeddings: c.config.max_position_embeddings, maxSequence: standInMaxSequence(c.config) },
+    info: standInInfo(c.config),
     labels: null,
     head: { task: 'question-answering', labels: null },
     windows,
@@ -243,7 +243,7 @@ async function mlmModel(caseName, favourite) {
   return {
     tokenizer,
     config: c.config,
-    info: { modelType: c.config.model_type, maxPositionEmbeddings: c.config.max_position_embeddings, maxSequence: standInMaxSequence(c.config) },
+    info: standInInfo(c.config),
     labels: null,
     head: { task: 'fill-mask', labels: null },
     forward(inputs, { logitsAt }) {

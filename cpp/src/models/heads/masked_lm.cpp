@@ -35,22 +35,24 @@ class MaskedLmHead final : public TaskHead {
     if (h.shape.size() != 3) fail_value("fill-mask head: the model output has no last_hidden_state");
     const int tokens = h.shape[0] * h.shape[1], H = h.shape[2];
     const int rows = positions.empty() ? tokens : static_cast<int>(positions.size());
-    std::vector<float> x(static_cast<std::size_t>(rows) * H);
-    if (positions.empty()) {
-      x = h.data;
-    } else {
+    // The rows to transform: every token in place, or the chosen positions gathered.
+    const float* x = h.data.data();
+    std::vector<float> gathered;
+    if (!positions.empty()) {
+      gathered.resize(static_cast<std::size_t>(rows) * H);
+      x = gathered.data();
       for (int i = 0; i < rows; ++i) {
         const int p = positions[i];
         if (p < 0 || p >= tokens)
           fail_range("fill-mask head: position " + std::to_string(p) + " is outside the " + std::to_string(tokens) +
                      " tokens of the batch (flat index b·L + l)");
-        std::memcpy(x.data() + static_cast<std::size_t>(i) * H, h.data.data() + static_cast<std::size_t>(p) * H,
+        std::memcpy(gathered.data() + static_cast<std::size_t>(i) * H, h.data.data() + static_cast<std::size_t>(p) * H,
                     sizeof(float) * H);
       }
     }
     const int E = dense_.out();
     std::vector<float> t(static_cast<std::size_t>(rows) * E);
-    dense_.forward(rows, x.data(), t.data());
+    dense_.forward(rows, x, t.data());
     activate(act_, t.size(), t.data());
     norm_.forward(rows, t.data(), t.data());
     std::vector<float> out(static_cast<std::size_t>(rows) * outputs_);

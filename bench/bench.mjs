@@ -25,7 +25,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -574,6 +574,22 @@ if (SECTIONS.includes('batching') || SECTIONS.includes('fillmask')) {
       results.fill_mask = await fillMask({ rpModule: mod, dir: path.join(DATA, 'deberta-v3-base-mlm'), quick: QUICK, log });
     } catch (e) {
       results.fill_mask = { unavailable: e.stack ?? e.message };
+    }
+  }
+}
+// ---------- issue #18: training throughput of the lab module (Node), the demo's default run in Chromium ----------
+if (SECTIONS.includes('training')) {
+  const { trainingThroughput, trainingInChromium } = await import('./lib/training.mjs');
+  try {
+    results.training = await trainingThroughput({ webDir: path.join(ROOT, 'web'), quick: QUICK, log });
+  } catch (e) {
+    results.training = { unavailable: e.stack ?? e.message };
+  }
+  if (!QUICK) {
+    try {
+      results.training.browser = await trainingInChromium({ root: ROOT, log });
+    } catch (e) {
+      results.training.browser = { unavailable: e.stack ?? e.message };
     }
   }
 }

@@ -6,6 +6,7 @@
 #      short: batch 1 at 8–64 tokens and 8 × 32, each runtime in its own process (bench/lib/proc_peers.mjs), q8 on 1/2 threads vs a dynamically
 #      quantized ONNX; procpeers: the layer rows at 128/512 and attention at 512 in separate processes; profile: per-call profile
 #      (bench/lib/profile.mjs, build/g-wasm-prof); batching: sorted vs padded batches, real MiniLM; fillmask: logits at the mask vs every token),
+#      training: the lab module's training throughput per scheme and the demo's default run in Chromium (bench/lib/training.mjs),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

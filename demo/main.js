@@ -1,5 +1,5 @@
 // Entry point: loads the relpos package (main thread, for the small interactive sections) and
-// mounts the six sections. Long work (encoder, real model, benchmark) runs in worker.js.
+// mounts the seven sections. Long work (encoder, real model, benchmark) runs in worker.js.
 import { loadRelpos, describeBuild } from './lib/package.js';
 import { errorBox } from './lib/dom.js';
 import { describeThreads } from './lib/threads.js';
@@ -8,6 +8,7 @@ import * as why from './sections/why.js';
 import * as inside from './sections/inside.js';
 import * as encoder from './sections/encoder.js';
 import * as real from './sections/real-model.js';
+import * as lab from './sections/lab.js';
 import * as bench from './sections/bench.js';
 
 const status = document.getElementById('status');
@@ -38,7 +39,7 @@ async function main() {
   }
   demo.rp = rp;
   status.textContent = `relpos loaded: ${describeBuild(rp)}${rp.version ? ` v${rp.version}` : ''} in ${(performance.now() - t0).toFixed(0)} ms.`;
-  const sections = { explorer, why, inside, encoder, real, bench };
+  const sections = { explorer, why, inside, encoder, real, lab, bench };
   for (const [name, mod] of Object.entries(sections)) {
     const root = document.querySelector(`#${name} .body`);
     try {

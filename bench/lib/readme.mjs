@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { flopBound, targets } from './report.mjs';
 import { shortReadme } from './report_short.mjs';
+import { trainingReadme } from './report_training.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '../..');
@@ -87,6 +88,7 @@ export function performanceSection(r, resultsDir) {
   }
 
   shortReadme(r, L);  // short sequences, separate-process peers, profile, batching, fill-mask (lib/report_short.mjs)
+  trainingReadme(r, L);  // lab training throughput (lib/report_training.mjs)
 
   const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
   const eq = (r.end_to_end || []).filter((x) => x.relpos_q8_ms != null);

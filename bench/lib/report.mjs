@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { debertaBucket } from './positions.mjs';
 import { shortMarkdown, shortTargets } from './report_short.mjs';
+import { trainingMarkdown, trainingTargets } from './report_training.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -145,6 +146,7 @@ export function targets(r) {
   add('first result ≤ 50 ms after init() starts (median wall)', s?.first_result_ms != null ? s.first_result_ms <= 50 : null,
     s?.first_result_ms != null ? `median ${fmt(s.first_result_ms, 1)} ms wall, best ${fmt(s.first_result_min_ms, 1)} ms, ${fmt(s.first_result_cpu_ms, 1)} ms CPU (init alone ${fmt(s.init_ms, 1)} ms; the module import before init ${fmt(s.import_ms, 1)} ms)` : s?.error ?? '');
   shortTargets(r, add);  // issues #19 / #20 (lib/report_short.mjs)
+  trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
   return t;
 }
 
@@ -307,6 +309,7 @@ function markdown(r) {
       ['relpos_1', 'relpos_2', 'ort_1', 'ort_2'].map((k) => tc[k] ? `${k.replace('_', ' ')}t: ${tc[k].working_threads} working (CPU ms ${tc[k].working_thread_cpu_ms.join(' + ')} of ${tc[k].cpu_ms}; ${fmt(tc[k].wall_ms)} ms wall per run)` : `${k}: not read`).join('; ') + '.', '');
   }
   shortMarkdown(r, L);
+  trainingMarkdown(r, L);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

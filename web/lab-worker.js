@@ -78,7 +78,7 @@ async function start(post, { config, progressEvery }) {
     const chunk = unwrap(session.step(Math.min(progressEvery, config.steps - done)));
     losses.set(chunk, done);
     done += chunk.length;
-    post({ type: 'progress', step: done, loss: chunk[chunk.length - 1], learningRate: session.learningRate(done - 1), seconds: (now() - t0) / 1000 });
+    post({ type: 'progress', step: done, loss: losses[done - 1], learningRate: session.learningRate(done - 1), seconds: (now() - t0) / 1000 });
   }
   const seconds = (now() - t0) / 1000;
   post({ type: 'trained', losses, seconds, flops: session.flopsPerStep() * config.steps, causal: resolved.causal, maxLength: resolved.maxLength }, [losses.buffer]);

@@ -111,7 +111,9 @@ async function startWorker(handlers) {
     const name = 'node:worker_threads'; // non-literal: bundlers targeting the web must not resolve it
     const { Worker: NodeWorker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
     const file = 'lab-worker.js'; // non-literal: bundlers only see the browser Worker below
-    const worker = new NodeWorker(new URL(file, import.meta.url));
+    // Workers inherit the process's execArgv; --input-type (node --input-type=module -e …) would stop the file from loading.
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+    const worker = new NodeWorker(new URL(file, import.meta.url), { execArgv });
     worker.on('message', handlers.message);
     worker.on('error', handlers.error);
     worker.on('exit', (code) => handlers.exit(code));

@@ -240,16 +240,18 @@ test('a C++ error inside the worker reaches the caller as the same class and mes
     const messages = [];
     const error = await new Promise((resolveError, reject) => {
       worker.on('error', reject);
+      worker.on('exit', (code) => reject(new Error(`the worker exited (${code}) before reporting an error`)));
       worker.on('message', (m) => {
         messages.push(m.type);
         if (m.type === 'ready')
-          worker.postMessage({ type: 'start', progressEvery: 1, config: { ...SMALL, task: 'shift-k', scheme: 'rope', seed: 1, lr: 1e-3, maxLength: 24, build: 'scalar', model: { dim: 12, layers: 1, heads: 2 } } });
+          worker.postMessage({ type: 'start', progressEvery: 1, config: { ...SMALL, task: 'shift-k', scheme: 'rope', seed: 1, lr: 1e-3, maxLength: 24, build: 'scalar', model: { dim: 12, layers: 1, heads: 4 } } });
         if (m.type === 'error') resolveError(m);
+        if (m.type === 'trained') reject(new Error('the worker trained a configuration the session should reject'));
       });
     });
     assert.deepEqual(messages, ['ready', 'error']);
     assert.equal(error.name, 'RangeError');
-    assert.match(error.message, /^model\.dim: rope needs an even head size, got model\.dim \/ model\.heads = 6$/);
+    assert.match(error.message, /^model\.dim: rope needs an even head size, got model\.dim \/ model\.heads = 3$/);
   } finally {
     await worker.terminate();
   }

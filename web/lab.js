@@ -110,10 +110,12 @@ async function startWorker(handlers) {
   if (isNode) {
     const name = 'node:worker_threads'; // non-literal: bundlers targeting the web must not resolve it
     const { Worker: NodeWorker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
-    const file = 'lab-worker.js'; // non-literal: bundlers only see the browser Worker below
+    // Not `new URL('./lab-worker.js', import.meta.url)`: bundlers would take that for an asset; they
+    // only need to see the browser Worker below.
+    const here = import.meta.url;
     // Workers inherit the process's execArgv; --input-type (node --input-type=module -e …) would stop the file from loading.
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
-    const worker = new NodeWorker(new URL(file, import.meta.url), { execArgv });
+    const worker = new NodeWorker(new URL('lab-worker.js', here), { execArgv });
     worker.on('message', handlers.message);
     worker.on('error', handlers.error);
     worker.on('exit', (code) => handlers.exit(code));

@@ -633,6 +633,11 @@ export function clearCache(): Promise<number>;
 /** Name of the Cache API cache holding downloaded model files. */
 export const CACHE_NAME: string;
 
+/** The length-generalisation lab: train a tiny transformer in a Worker, evaluate it at longer lengths (web/lab.d.ts). */
+export { lab } from './lab.js';
+export type { Lab, LabAttention, LabBuild, LabConfig, LabEvaluation, LabModelOptions, LabProgress, LabRun, LabScheme, LabTask, LabTrainOptions } from './lab.js';
+import type { Lab } from './lab.js';
+
 declare const relpos: {
   init: typeof init;
   simdSupported: typeof simdSupported;
@@ -642,5 +647,6 @@ declare const relpos: {
   PIPELINE_TASKS: typeof PIPELINE_TASKS;
   TASK_ALIASES: typeof TASK_ALIASES;
   clearCache: typeof clearCache;
+  lab: Lab;
 };
 export default relpos;

@@ -20,6 +20,8 @@ export { simdSupported } from './loader.js';
 export { pipeline, pool, PIPELINE_TASKS, TASK_ALIASES } from './pipelines.js';
 import { pipeline, PIPELINE_TASKS, setRuntimeFactory, TASK_ALIASES } from './pipelines.js';
 export { clearCache, CACHE_NAME } from './cache.js';
+export { lab } from './lab.js';
+import { lab } from './lab.js';
 import { clearCache } from './cache.js';
 
 /** The package version. */
@@ -270,4 +272,4 @@ class Runtime {
 
 setRuntimeFactory(() => init());
 
-export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, TASK_ALIASES, clearCache };
+export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, TASK_ALIASES, clearCache, lab };

@@ -2,11 +2,11 @@
 // relpos-simd-threads, whose glue also starts its Workers from relpos-simd-threads.worker.js).
 //
 // The Emscripten glue (dist/relpos-*.js) is an ES module factory built for web and worker only; we
-// always instantiate the .wasm ourselves through its `instantiateWasm` hook:
-//   Node:       the bytes are read from disk (file: URL or path), or fetched for http(s) URLs
-//   elsewhere:  WebAssembly.instantiateStreaming(fetch(url)), falling back to bytes when the server
-//               sends the wrong MIME type
+// always instantiate the .wasm ourselves through its `instantiateWasm` hook (instantiate.js:
+// bytes from disk under Node, instantiateStreaming(fetch(url)) elsewhere).
 // Bundlers see the literal `new URL('./dist/relpos-*.wasm', import.meta.url)` and emit the files.
+
+import { instantiate, isNode } from './instantiate.js';
 
 // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)) — validates only with SIMD128.
 const SIMD_PROBE = new Uint8Array([
@@ -37,8 +37,6 @@ export const WASM_FILES = Object.freeze({
   scalar: 'relpos-scalar.wasm',
   'simd-threads': 'relpos-simd-threads.wasm',
 });
-
-const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 
 function defaultWasmUrl(variant) {
   // Literal URLs so bundlers (webpack 5, Vite, Rollup, esbuild) pick the assets up.
@@ -73,33 +71,6 @@ export function resolveWasmLocation(variant, wasmPaths) {
     return entry;
   }
   throw new TypeError(`init: wasmPaths: expected a prefix string or an object mapping file names to URLs, got ${typeof wasmPaths}`);
-}
-
-async function nodeReadBytes(location) {
-  // Non-literal specifiers keep bundlers targeting the web from resolving Node built-ins.
-  const fsName = 'node:fs/promises';
-  const urlName = 'node:url';
-  const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
-  const { fileURLToPath } = await import(/* webpackIgnore: true */ /* @vite-ignore */ urlName);
-  const text = String(location);
-  const path = text.startsWith('file:') ? fileURLToPath(text) : text;
-  return fs.readFile(path);
-}
-
-async function instantiate(location, imports) {
-  const text = String(location);
-  const remote = /^(https?|blob|data):/i.test(text);
-  if (isNode && !remote) return WebAssembly.instantiate(await nodeReadBytes(location), imports);
-  if (typeof WebAssembly.instantiateStreaming === 'function') {
-    try {
-      return await WebAssembly.instantiateStreaming(fetch(text, { credentials: 'same-origin' }), imports);
-    } catch (e) {
-      if (!(e instanceof TypeError)) throw e; // a TypeError here is usually a non-application/wasm MIME type
-    }
-  }
-  const response = await fetch(text, { credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`relpos: failed to fetch ${text}: HTTP ${response.status}`);
-  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
 }
 
 /**

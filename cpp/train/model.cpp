@@ -631,6 +631,15 @@ double Trainer::accuracy(const Batch& batch) const {
   return count ? static_cast<double>(ok) / count : 0.0;
 }
 
+void Trainer::predictions(std::vector<std::int32_t>& out) const {
+  const int N = lastB_ * lastL_, C = c_.classes;
+  out.resize(N);
+  for (int r = 0; r < N; ++r) {
+    const float* lr = logits_.data() + static_cast<long>(r) * C;
+    out[r] = static_cast<std::int32_t>(std::max_element(lr, lr + C) - lr);
+  }
+}
+
 void Trainer::backward(const std::vector<float>& P, const Batch& batch, std::vector<float>& grads) {
   const int B = lastB_, L = lastL_, N = B * L, d = d_, F = F_, C = c_.classes;
   if (batch.batch != B || batch.len != L) throw std::invalid_argument("backward: batch differs from the last forward");

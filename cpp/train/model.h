@@ -104,6 +104,14 @@ class Trainer {
   void backward(const std::vector<float>& params, const Batch& batch, std::vector<float>& grads);
   // Predicted class per position of the last forward ([B·L]) and accuracy over labelled rows.
   double accuracy(const Batch& batch) const;
+  // Argmax class of every row of the last forward into out ([B·L], resized).
+  void predictions(std::vector<std::int32_t>& out) const;
+  // Attention probabilities of layer `layer` kept by the last forward (B, L of that forward):
+  // [B, H, L, L] packed at the last forward's L (row = query i, column = key j, 0 where masked).
+  // Only the first B·H·L·L floats are meaningful (the buffer is sized for the workspace).
+  const float* attention_probs(int layer) const { return acts_.at(layer).probs.data(); }
+  int last_batch() const { return lastB_; }
+  int last_len() const { return lastL_; }
 
   // Multiply–add FLOPs (2 per multiply–add) of one forward pass at (B, L): the linear layers, Q·Kᵀ,
   // P·V and the Shaw terms; element-wise work (LayerNorm, GELU, softmax) is not counted.

@@ -5,7 +5,9 @@
 //     SIMD threads build runs (rp.threads > 1), its .wasm and worker script come from the build output;
 //   - without: the single-thread SIMD build runs (rp.threads === 1) and rp.threadsReason says why.
 // Each time the app's attention output matches a float64 recomputation (≤ 1e-5) and its forward of the
-// bert-absolute fixture matches transformers' last_hidden_state (≤ 1e-4, valid positions). Files are
+// bert-absolute fixture matches transformers' last_hidden_state (≤ 1e-4, valid positions), and its
+// 20-step lab.train ran in the lab worker (its script and relpos-lab-simd.wasm from the build output)
+// with a falling loss. Files are
 // recognised by their bytes (bundlers rename them): every .wasm of the package must be in the output,
 // and every file the page fetched must have been served from the output (or /fixtures/).
 import assert from 'node:assert/strict';
@@ -17,7 +19,7 @@ import { extname, join, normalize, relative, sep } from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { FIXTURES, haveFixtures, loadCase } from '../js/safetensors.mjs';
-import { ATTENTION, MODEL_CASE, attentionInputs } from '../bundlers/inputs.js';
+import { ATTENTION, LAB, MODEL_CASE, attentionInputs } from '../bundlers/inputs.js';
 import { ROOT, checkPackage, launch } from './helpers.mjs';
 
 const HIDDEN_TOL = 1e-4;
@@ -28,6 +30,9 @@ const THREADS_WORKER = 'relpos-simd-threads.worker.js';
 // import.meta.url))` makes it a worker entry of its own), so it is recognised by this string literal
 // of the package's worker file instead of by its bytes.
 const WORKER_MARKER = 'worker.js received unknown command';
+// The lab's worker (web/lab-worker.js, a module Worker bundlers emit as its own chunk), recognised the same way.
+const LAB_WORKER_MARKER = 'lab: could not load ';
+const LAB_WASM = 'relpos-lab-simd.wasm';
 
 /** Requests allowed to miss: Chromium's favicon, loadModel's optional tokenizer files (tokenizer.json, else spm.model / spiece.model). */
 const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/(tokenizer(_config)?\\.json|special_tokens_map\\.json|spm\\.model|spiece\\.model))$`);
@@ -184,6 +189,12 @@ function checkResults(run) {
   assert.deepEqual(run.errors.filter((e) => !/Failed to load resource: .* 404/.test(e)), [], 'console errors');
   assert.equal(result.simd, true, 'rp.simd');
   assert.match(run.shown, /"simd": true/, 'the page shows the results');
+  const { lab } = result;
+  console.log(`lab.train in the page: ${lab.build} build, loss ${lab.firstLoss.toFixed(4)} → ${lab.loss.toFixed(4)} in ${lab.steps} steps`);
+  assert.equal(lab.build, 'simd', 'lab build');
+  assert.equal(lab.steps, LAB.steps);
+  assert.deepEqual(lab.progress, [10, 20], 'lab onProgress steps');
+  assert.ok(Number.isFinite(lab.loss) && lab.loss < lab.firstLoss, `lab loss ${lab.firstLoss} → ${lab.loss}`);
   const attentionError = maxAbsError(result.attention, expectedAttention);
   assert.ok(attentionError <= ATTENTION_TOL, `attention: max abs error ${attentionError} > ${ATTENTION_TOL}`);
   const hidden = hiddenError(result.lastHiddenState, fixture.expected.last_hidden_state, fixture.input.lengths);
@@ -213,7 +224,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   describe(`${name} production build of an app using the packed tarball`, () => {
     const appDir = join(WORK, `${name}-app`);
     const outDir = join(appDir, 'dist');
-    let files, workerScripts;
+    let files, workerScripts, labWorkerScripts;
 
     before(async () => {
       if (missing) throw new Error(missing);
@@ -229,6 +240,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
       if (warnings) console.log(`${name} build output:\n${warnings}`);
       files = outputFiles(outDir, packageFilesByHash(join(WORK, 'node_modules', 'relpos')));
       workerScripts = new Set([...files.keys()].filter((f) => f.endsWith('.js') && readFileSync(join(outDir, f), 'utf8').includes(WORKER_MARKER)));
+      labWorkerScripts = new Set([...files.keys()].filter((f) => f.endsWith('.js') && readFileSync(join(outDir, f), 'utf8').includes(LAB_WORKER_MARKER)));
     });
 
     it('ran with no network (its namespace has only the loopback interface)', { skip: OFFLINE ? false : 'unshare --net is not permitted here: the build ran with the network' }, () => {
@@ -240,6 +252,12 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
     it('emits the SIMD and scalar .wasm into the output', () => {
       const emitted = new Set(files.values());
       for (const wasm of ['relpos-simd.wasm', 'relpos-scalar.wasm']) assert.ok(emitted.has(wasm), `${wasm} is not in ${outDir} (files: ${[...files.keys()].join(', ')})`);
+    });
+
+    it('emits the lab worker script and both lab .wasm into the output', () => {
+      const emitted = new Set(files.values());
+      for (const wasm of [LAB_WASM, 'relpos-lab-scalar.wasm']) assert.ok(emitted.has(wasm), `${wasm} is not in ${outDir} (files: ${[...files.keys()].join(', ')})`);
+      assert.ok(labWorkerScripts.size >= 1, `no script with the lab worker's code in ${outDir} (files: ${[...files.keys()].join(', ')})`);
     });
 
     it('emits the threads build (.wasm and worker script) into the output', () => {
@@ -261,12 +279,14 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
         assert.equal(run.result.crossOriginIsolated, true, 'crossOriginIsolated');
       });
 
-      it('the SIMD threads build runs on several threads; its .wasm and worker script were fetched from the output', () => {
+      it('the SIMD threads build runs on several threads; its .wasm and worker script were fetched from the output (and the lab\'s)', () => {
         assert.ok(run.result.threads > 1, `rp.threads = ${run.result.threads} (rp.threadsReason: ${run.result.threadsReason})`);
         const fetched = fetchedPackageFiles(run, files);
-        assert.deepEqual([...fetched].filter((f) => f.endsWith('.wasm')), [THREADS_WASM], 'the one .wasm fetched');
-        assert.ok(run.workers.length >= 1, 'no worker started');
-        for (const w of run.workers) {
+        assert.deepEqual([...fetched].filter((f) => f.endsWith('.wasm')).sort(), [LAB_WASM, THREADS_WASM], 'the .wasm fetched');
+        assert.ok(run.workers.length >= 2, 'no worker started');
+        const lab = run.workers.filter((w) => labWorkerScripts.has(new URL(w).pathname));
+        assert.equal(lab.length, 1, `one lab worker from the build output (${[...labWorkerScripts].join(', ')}) among ${run.workers.join(', ')}`);
+        for (const w of run.workers.filter((x) => !lab.includes(x))) {
           const { origin, pathname } = new URL(w);
           assert.ok(origin === run.origin && workerScripts.has(pathname), `worker script ${w} is not the threads worker in the build output (${[...workerScripts].join(', ')})`);
         }
@@ -284,10 +304,10 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
         assert.equal(run.result.crossOriginIsolated, false, 'crossOriginIsolated');
       });
 
-      it('the single-thread SIMD build runs (relpos-simd.wasm fetched from the output, no worker) and rp.threadsReason says why', () => {
+      it('the single-thread SIMD build runs (relpos-simd.wasm fetched from the output, no worker but the lab\'s) and rp.threadsReason says why', () => {
         const fetched = fetchedPackageFiles(run, files);
-        assert.deepEqual([...fetched].filter((f) => f.endsWith('.wasm')), ['relpos-simd.wasm'], 'the one .wasm fetched');
-        assert.deepEqual(run.workers, [], 'workers started');
+        assert.deepEqual([...fetched].filter((f) => f.endsWith('.wasm')).sort(), [LAB_WASM, 'relpos-simd.wasm'], 'the .wasm fetched');
+        assert.deepEqual(run.workers.map((w) => labWorkerScripts.has(new URL(w).pathname)), [true], `workers started: only the lab's (${run.workers.join(', ')})`);
         assert.equal(run.result.threads, 1, 'rp.threads');
         assert.equal(typeof run.result.threadsReason, 'string', 'rp.threadsReason');
         assert.match(run.result.threadsReason, /cross-?origin ?isolat/i);
@@ -351,15 +371,18 @@ describe('vite dev server (dependency pre-bundling on, nothing configured for re
       });
 
       const wasm = isolated ? THREADS_WASM : 'relpos-simd.wasm';
-      it(isolated ? `runs on several threads (${wasm} and a worker loaded)` : `runs on one thread (${wasm} loaded, no worker) and rp.threadsReason says why`, () => {
+      it(isolated ? `runs on several threads (${wasm} and a worker loaded; the lab's worker and .wasm)` : `runs on one thread (${wasm} loaded, no worker but the lab's) and rp.threadsReason says why`, () => {
         const fetched = run.log.filter((r) => r.status === 200 && r.path.endsWith('.wasm')).map((r) => r.path.split('/').pop());
-        assert.deepEqual(fetched, [wasm], 'the one .wasm fetched');
+        assert.deepEqual(fetched.sort(), [wasm, LAB_WASM].sort(), 'the .wasm fetched');
+        const lab = run.workers.filter((w) => /lab-worker\.js/.test(new URL(w).pathname));
+        assert.equal(lab.length, 1, `one lab worker among ${run.workers.join(', ')}`);
+        const others = run.workers.filter((w) => !lab.includes(w));
         if (isolated) {
           assert.ok(run.result.threads > 1, `rp.threads = ${run.result.threads} (rp.threadsReason: ${run.result.threadsReason})`);
-          assert.ok(run.workers.length >= 1, 'no worker started');
-          for (const w of run.workers) assert.match(new URL(w).pathname, /relpos-simd-threads\.worker\.js$/, 'worker script');
+          assert.ok(others.length >= 1, 'no threads worker started');
+          for (const w of others) assert.match(new URL(w).pathname, /relpos-simd-threads\.worker\.js$/, 'worker script');
         } else {
-          assert.deepEqual(run.workers, [], 'workers started');
+          assert.deepEqual(others, [], 'workers started besides the lab\'s');
           assert.equal(run.result.threads, 1, 'rp.threads');
           assert.match(String(run.result.threadsReason), /cross-?origin ?isolat/i);
         }

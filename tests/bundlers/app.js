@@ -1,11 +1,14 @@
 // The bundled test app (tests/browser/bundlers.test.mjs builds it with Vite and with webpack 5 against
 // the packed relpos tarball): init({ threads: 'auto' }), one rp.attention call and one forward of the
-// fixture MODEL_CASE served at /fixtures/, then the results on the page and in globalThis.relposApp.
-import { init } from 'relpos';
+// fixture MODEL_CASE served at /fixtures/, then a tiny lab.train (its own Worker and lab .wasm), then the
+// results on the page and in globalThis.relposApp.
+import { init, lab } from 'relpos';
 
-import { ATTENTION, MODEL_CASE, attentionInputs } from './inputs.js';
+import { ATTENTION, LAB, MODEL_CASE, attentionInputs } from './inputs.js';
 
 const MODEL = `/fixtures/${MODEL_CASE}/`;
+
+const labSteps = [];
 
 async function run() {
   const rp = await init({ threads: 'auto' });
@@ -14,6 +17,9 @@ async function run() {
   const model = await rp.loadModel(MODEL);
   const { lastHiddenState } = model.forward({ inputIds: input.input_ids, attentionMask: input.attention_mask });
   model.dispose();
+  const run = await lab.train({ ...LAB, onProgress: ({ step }) => labSteps.push(step) });
+  const labResult = { build: run.config.build, firstLoss: run.losses[0], loss: run.losses[run.losses.length - 1], steps: run.losses.length, progress: labSteps };
+  run.dispose();
   return {
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     simd: rp.simd,
@@ -21,6 +27,7 @@ async function run() {
     threadsReason: rp.threadsReason,
     attention: Array.from(output),
     lastHiddenState: { dims: lastHiddenState.dims, data: Array.from(lastHiddenState.data) },
+    lab: labResult,
   };
 }
 

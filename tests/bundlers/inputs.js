@@ -10,3 +10,6 @@ export function attentionInputs({ batch, heads, seqLen, headDim }) {
 
 /** The fixture folder (shared/fixtures/hf) the app runs, served by the test at /fixtures/. */
 export const MODEL_CASE = 'bert-absolute';
+
+/** The lab run the app makes: 20 steps of shift-k on a tiny model (tests/browser/bundlers.test.mjs checks the loss falls). */
+export const LAB = { task: 'shift-k', scheme: 'rope', trainLength: 8, steps: 20, batch: 16, k: 2, model: { dim: 16, layers: 1, heads: 2 }, progressEvery: 10 };

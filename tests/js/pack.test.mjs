@@ -17,6 +17,10 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const EXPECTED_FILES = [
   'package.json',
   'web/cache.js',
+  'web/dist/relpos-lab-scalar.js',
+  'web/dist/relpos-lab-scalar.wasm',
+  'web/dist/relpos-lab-simd.js',
+  'web/dist/relpos-lab-simd.wasm',
   'web/dist/relpos-scalar.js',
   'web/dist/relpos-scalar.wasm',
   'web/dist/relpos-simd-threads.js',
@@ -27,6 +31,10 @@ const EXPECTED_FILES = [
   'web/hub.js',
   'web/index.d.ts',
   'web/index.js',
+  'web/instantiate.js',
+  'web/lab-worker.js',
+  'web/lab.d.ts',
+  'web/lab.js',
   'web/loader.js',
   'web/model.js',
   'web/node-worker.js',
@@ -51,7 +59,8 @@ const EXPECTED_FILES = [
 ];
 
 const EXAMPLE = `
-import { init, PIPELINE_TASKS } from 'relpos';
+import { init, lab, PIPELINE_TASKS } from 'relpos';
+import labDefault from 'relpos/lab';
 const batch = 1, heads = 2, seqLen = 6, headDim = 8, n = batch * heads * seqLen * headDim;
 const x = Float32Array.from({ length: n }, (_, i) => Math.sin(i));
 const results = {};
@@ -69,10 +78,15 @@ for (const simd of [true, false]) {
   rp.dispose();
 }
 results.tasks = PIPELINE_TASKS.length;
+{
+  const run = await lab.train({ scheme: 'rope', trainLength: 6, steps: 5, batch: 4, model: { dim: 16, layers: 1, heads: 2 } });
+  results.lab = { same: labDefault === lab, steps: run.losses.length, finite: run.losses.every(Number.isFinite), build: run.config.build };
+  run.dispose();
+}
 console.log(JSON.stringify(results));
 `;
 
-test('npm pack contains only web/*.js, web/pipelines/*.js, web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
+test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
   const files = info.files.map((f) => f.path).filter((p) => !/^(README|LICENSE)/i.test(p)).sort();
   assert.deepEqual(files, EXPECTED_FILES);
@@ -96,4 +110,5 @@ test('the packed tarball installs into an empty project and its Node example run
   assert.ok(out.simd.schemes.includes('none'));
   assert.deepEqual(out.threads, { threads: 2, reason: null, n: 96 });
   assert.equal(out.tasks, 6); // the pipelines (web/pipelines/*.js) are in the package  // the threads build and its worker file
+  assert.deepEqual(out.lab, { same: true, steps: 5, finite: true, build: 'simd' }); // the lab worker and module from the package
 });

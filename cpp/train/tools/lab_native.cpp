@@ -4,24 +4,25 @@
 //   relpos_lab_native [--task shift-k] [--k 3] [--symbols 8] [--len 16] [--steps 300] [--batch 32]
 //     [--d 64] [--heads 4] [--layers 2] [--lr 3e-3] [--seed 1] [--threads 1] [--post-ln]
 //     [--bidirectional] [--schemes none,sinusoidal,learned,alibi,t5,rope,shaw,deberta] [--eval-batches 8]
-// Seeds: init from --seed; training batch t from seed·1000003 + t; evaluation batches from
+// Each scheme is one Session (session.h), which holds the training loop and its seed conventions:
+// init from --seed; training batch t from seed·1000003 + t; evaluation batches from
 // 0x5EED0000 + seed·1000 + length·10 + i (disjoint from training streams in practice).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "adamw.h"
 #include "kernels/simd.h"
-#include "model.h"
 #include "relpos/threads.h"
+#include "session.h"
 #include "tasks.h"
 
 using namespace relpos::train;
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   TaskSpec task;
   task.name = "shift-k";
   task.k = 3;
@@ -63,55 +64,47 @@ int main(int argc, char** argv) {
   std::stringstream ss(schemes);
   std::string name;
   while (std::getline(ss, name, ',')) {
-    ModelConfig c;
-    c.vocab = task_vocab(task);
-    c.classes = task_classes(task, maxL);
-    c.d_model = d;
-    c.heads = heads;
-    c.layers = layers;
-    c.pre_ln = pre_ln;
-    c.causal = task_is_causal(task) && !force_bidirectional;
-    c.scheme = parse_scheme(name);
-    c.max_len = maxL;
+    SessionConfig sc;
+    sc.task = task.name;
+    sc.k = task.k;
+    sc.symbols = task.symbols;
+    sc.scheme = name;
+    sc.train_length = L;
+    sc.steps = steps;
+    sc.batch = B;
+    sc.dim = d;
+    sc.heads = heads;
+    sc.layers = layers;
+    sc.lr = lr;
+    sc.seed = seed;
+    sc.max_length = maxL;
+    sc.pre_ln = pre_ln;
+    sc.bidirectional = force_bidirectional;
     const auto t0 = std::chrono::steady_clock::now();
-    Trainer trainer(c, B, L);
-    std::vector<float> params, grads;
-    init_params(c, trainer.layout(), seed, params);
-    AdamWConfig oc;
-    oc.lr = lr;
-    oc.total_steps = steps;
-    oc.warmup = steps / 10 > 1 ? steps / 10 : 1;
-    AdamW opt(oc, trainer.layout());
-    Batch batch;
-    double loss = 0, tail = 0;
+    Session session(sc);
+    const std::vector<double> losses = session.step(steps);
+    double tail = 0;
     int tail_n = 0;
-    for (int s = 0; s < steps; ++s) {
-      make_batch(task, B, L, seed * 1000003ull + s, batch);
-      loss = trainer.forward(params, batch);
-      trainer.backward(params, batch, grads);
-      opt.step(params, grads);
-      if (s >= steps - 20) {
-        tail += loss;
-        ++tail_n;
-      }
+    for (int s = steps > 20 ? steps - 20 : 0; s < steps; ++s) {
+      tail += losses[s];
+      ++tail_n;
     }
     const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double flops = 3.0 * trainer.forward_flops(B, L) * steps;
-    Trainer eval(c, B, maxL);
+    const double flops = session.flops_per_step() * steps;
     double acc[3];
-    for (int m = 0; m < 3; ++m) {
-      const int len = L << m;
-      double sum = 0;
-      for (int e = 0; e < eval_batches; ++e) {
-        make_batch(task, B, len, 0x5EED0000ull + seed * 1000 + len * 10 + e, batch);
-        eval.forward(params, batch);
-        sum += eval.accuracy(batch);
-      }
-      acc[m] = sum / eval_batches;
-    }
+    for (int m = 0; m < 3; ++m) acc[m] = session.evaluate(L << m, eval_batches).accuracy;
     std::printf("%-11s %9.4f %9.4f %9.4f %9.4f %8.2f %10.2f\n", name.c_str(), tail / tail_n, acc[0], acc[1], acc[2],
                 train_seconds, flops / 1e9);
     std::fflush(stdout);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "relpos_lab_native: %s\n", e.what());
+    return 2;
+  }
 }

@@ -108,3 +108,25 @@ void main;
 void bad;
 void badOptions;
 void noTable;
+
+// The lab: through 'relpos' and through 'relpos/lab'.
+import { lab } from 'relpos';
+import labDefault, { SCHEMES, TASKS } from 'relpos/lab';
+import type { LabAttention, LabEvaluation, LabProgress, LabRun, LabTrainOptions } from 'relpos';
+
+async function labRun(signal: AbortSignal): Promise<number> {
+  const options: LabTrainOptions = {
+    task: lab.TASKS[0], scheme: 'shaw', trainLength: 16, steps: 100, batch: 16, model: { dim: 32, layers: 2, heads: 4 },
+    seed: 1, lr: 3e-3, k: 3, symbols: 8, maxLength: 64, build: 'scalar', progressEvery: 5,
+    onProgress: ({ step, steps, loss, learningRate, seconds }: LabProgress) => console.log(step, steps, loss, learningRate, seconds), signal,
+  };
+  const run: LabRun = await labDefault.train(options);
+  const evals: LabEvaluation[] = await run.evaluate([16, 32, 64], { batches: 8 });
+  const a: LabAttention = await run.attention({ length: 32, seed: 2 });
+  const causal: boolean = run.config.causal;
+  run.dispose();
+  { using scoped = await relpos.lab.train({ scheme: SCHEMES[5] }); void scoped.losses; }
+  return evals[0].perPosition.length + a.maps[0].length + run.losses.length + run.seconds + run.flops +
+    (causal ? 1 : 0) + TASKS.length + lab.DEFAULTS.model.dim + run.config.maxLength + a.tokens.length;
+}
+void labRun;

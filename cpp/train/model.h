@@ -104,6 +104,8 @@ class Trainer {
   void backward(const std::vector<float>& params, const Batch& batch, std::vector<float>& grads);
   // Predicted class per position of the last forward ([B·L]) and accuracy over labelled rows.
   double accuracy(const Batch& batch) const;
+  // Fraction of the last forward's sequences whose every labelled position is predicted right.
+  double sequence_accuracy(const Batch& batch) const;
 
   // Multiply–add FLOPs (2 per multiply–add) of one forward pass at (B, L): the linear layers, Q·Kᵀ,
   // P·V and the Shaw terms; element-wise work (LayerNorm, GELU, softmax) is not counted.

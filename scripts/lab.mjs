@@ -213,8 +213,9 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.build) build();
   if (!existsSync(BIN)) throw new Error(`${BIN} not built (run without --no-build)`);
+  // Seed-major order: an interrupted run has whole seeds done for every task and scheme.
   const cells = [];
-  for (const task of o.tasks) for (const scheme of o.schemes) for (const seed of o.seeds) {
+  for (const seed of o.seeds) for (const task of o.tasks) for (const scheme of o.schemes) {
     cells.push({ task, scheme, seed, name: `${task}__${scheme}__seed${seed}${o.quick ? '__quick' : ''}`, args: cellArgs(task, scheme, seed, o.quick) });
   }
   const t0 = Date.now();

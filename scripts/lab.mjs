@@ -5,7 +5,9 @@
 // are not re-run) and regenerates the "Full grid" section of docs/length-generalisation.md between
 // the GENERATED markers; everything outside the markers is kept verbatim.
 //   node scripts/lab.mjs [--quick] [--tasks a,b] [--schemes a,b] [--seeds 1,2,3] [--jobs N]
-//                        [--out docs/length-generalisation.md] [--cache build/lab] [--no-build]
+//                        [--out docs/length-generalisation.md] [--cache build/lab] [--no-build] [--report-only]
+// --report-only: run nothing, regenerate the page from the cells already cached (missing cells are
+// left out and the table says how many seeds each row has).
 // --quick: 20 steps and 1 evaluation batch per length (tests the script, not the schemes); quick
 // cells are cached under their own names and never mixed with full ones.
 import { spawn, spawnSync } from 'node:child_process';
@@ -24,7 +26,7 @@ const END = '<!-- END GENERATED -->';
 export const TASKS = {
   'shift-k': { args: ['--k', '3', '--symbols', '8', '--len', '16', '--steps', '300', '--batch', '32', '--d', '64', '--heads', '4', '--layers', '2'],
     note: 'label_i = token_{i−3}, 8 symbols, causal. The demo default.' },
-  reverse: { args: ['--symbols', '8', '--len', '16', '--steps', '1500', '--batch', '32', '--d', '64', '--heads', '4', '--layers', '2'],
+  reverse: { args: ['--symbols', '8', '--len', '16', '--steps', '4000', '--batch', '32', '--d', '64', '--heads', '4', '--layers', '2'],
     note: 'label_i = token_{L−1−i}, 8 symbols, bidirectional (the label depends on the sequence length).' },
   'count-so-far': { args: ['--len', '16', '--steps', '1000', '--batch', '32', '--d', '64', '--heads', '4', '--layers', '2'],
     note: 'label_i = number of 1s in tokens 0…i, causal; 4L + 1 classes, counts > L never occur in training.' },
@@ -51,6 +53,7 @@ function parseArgs(argv) {
     else if (a === '--out') o.out = path.resolve(next());
     else if (a === '--cache') o.cache = path.resolve(next());
     else if (a === '--no-build') o.build = false;
+    else if (a === '--report-only') { o.reportOnly = true; o.build = false; }
     else throw new Error(`unknown argument ${a}`);
   }
   for (const t of o.tasks) if (!TASKS[t]) throw new Error(`unknown task ${t} (known: ${Object.keys(TASKS).join(', ')})`);
@@ -97,7 +100,7 @@ function runCell(cell) {
   });
 }
 
-async function runGrid(cells, jobs, cacheDir) {
+async function runGrid(cells, jobs, cacheDir, reportOnly) {
   mkdirSync(cacheDir, { recursive: true });
   const todo = [];
   const done = new Map();
@@ -115,6 +118,11 @@ async function runGrid(cells, jobs, cacheDir) {
     todo.push(c);
   }
   console.error(`lab: ${cells.length} cells, ${cells.length - todo.length} cached, ${todo.length} to run on ${jobs} process(es)`);
+  if (reportOnly) {
+    done.ran = 0;
+    done.missing = todo.length;
+    return done;
+  }
   let next = 0, finished = 0;
   const worker = async () => {
     while (next < todo.length) {
@@ -131,6 +139,7 @@ async function runGrid(cells, jobs, cacheDir) {
   };
   await Promise.all(Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker));
   done.ran = todo.length;
+  done.missing = 0;
   return done;
 }
 
@@ -145,17 +154,21 @@ const fmtTime = (s) => (s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} 
 export function renderGrid(o, cells, done, meta) {
   const lines = [];
   const cmd = `node scripts/lab.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`;
+  const all = cells.length;
+  cells = cells.filter((c) => done.has(c.name));
   const first = done.get(cells[0].name).result;
   const cellSeconds = cells.reduce((a, c) => a + done.get(c.name).wall_seconds, 0);
   lines.push('## Full grid (`npm run lab`)', '');
+  if (meta.missing) lines.push(`**Incomplete: ${meta.missing} of the ${all} cells asked for had not finished; rows give their number of seeds.**`, '');
   if (o.quick) lines.push('**`--quick` run: 20 training steps per cell, 1 evaluation batch per length — tests the script, the numbers mean nothing.**', '');
   lines.push(`Command: \`${cmd}\` (\`npm run lab\` = \`node scripts/lab.mjs\`). Generated ${meta.date}, commit ${meta.commit}.`, '');
   lines.push(`Machine: ${meta.cpu}, ${meta.nproc} logical CPUs (shared with other jobs), SIMD \`${first.simd}\`, ` +
     `${first.threads} thread per cell, ${o.jobs} cell process(es) at a time, node ${process.version}.`, '');
   lines.push(`Seeds: ${o.seeds.join(', ')} (init from the seed; training batch t from seed·1000003 + t; evaluation batches from ` +
     `0x5EED0000 + seed·1000 + length·10 + i). Schemes: ${o.schemes.join(', ')}.`, '');
-  lines.push(`Time: ${cells.length} cells, ${fmtTime(cellSeconds)} summed over cell processes (training + evaluation); ` +
-    `this run's wall time ${fmtTime(meta.runSeconds)} (${meta.ran} cells run, ${cells.length - meta.ran} taken from the cache).`, '');
+  lines.push(`Time: ${cells.length} cells, ${fmtTime(cellSeconds)} summed over cell processes (training + evaluation, ` +
+    `wall time of each process); this invocation's wall time ${fmtTime(meta.runSeconds)} (${meta.ran} cells run, ` +
+    `${cells.length - meta.ran} taken from the cache in build/lab/).`, '');
   lines.push('Common settings: pre-LN, AdamW lr 3e-3 (warm-up steps/10, cosine to 0.1·lr, clip 1.0), max_len 4L, ' +
     'Shaw k = 8, T5 32 buckets / max distance 128, DeBERTa 16 buckets / max_relative_positions 64 (see the hand-written ' +
     'section below). acc = accuracy over labelled positions; seq = fraction of sequences with every labelled position ' +
@@ -169,7 +182,9 @@ export function renderGrid(o, cells, done, meta) {
     lines.push(`${TASKS[task].note} L = ${r0.L} (evaluated at ${r0.lengths.join(', ')}), ${r0.steps} steps, batch ${r0.batch}, ` +
       `d ${r0.d}, ${r0.layers} layers, ${r0.heads} heads, ${r0.ln}, ${r0.mask}, ${r0.eval_batches} evaluation batch${r0.eval_batches === 1 ? '' : 'es'} of ${r0.batch} sequences per length.`, '');
     lines.push(`Per cell: \`relpos_lab_native ${tc[0].args.join(' ').replace(/--seed \d+/, '--seed S').replace(/--schemes \S+/, '--schemes SCHEME')}\``, '');
-    lines.push('| scheme | acc@L | acc@2L | acc@4L | seq@L / 2L / 4L | loss | GFLOP | s/cell |', '|---|---|---|---|---|---|---|---|');
+    const partial = tc.length < o.schemes.length * o.seeds.length;
+    lines.push(`| scheme | acc@L | acc@2L | acc@4L | seq@L / 2L / 4L | loss | GFLOP | s/cell |${partial ? ' seeds |' : ''}`,
+      `|---|---|---|---|---|---|---|---|${partial ? '---|' : ''}`);
     for (const scheme of o.schemes) {
       const rs = tc.filter((c) => c.scheme === scheme).map((c) => done.get(c.name));
       if (!rs.length) continue;
@@ -177,7 +192,8 @@ export function renderGrid(o, cells, done, meta) {
       const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
       const seq = [0, 1, 2].map((m) => f3(mean(res.map((r) => r.seq_acc[m])))).join(' / ');
       lines.push(`| ${scheme} | ${stat(res.map((r) => r.acc[0]))} | ${stat(res.map((r) => r.acc[1]))} | ${stat(res.map((r) => r.acc[2]))} | ` +
-        `${seq} | ${f3(mean(res.map((r) => r.loss)))} | ${mean(res.map((r) => r.gflop)).toFixed(0)} | ${mean(rs.map((r) => r.wall_seconds)).toFixed(1)} |`);
+        `${seq} | ${f3(mean(res.map((r) => r.loss)))} | ${mean(res.map((r) => r.gflop)).toFixed(0)} | ${mean(rs.map((r) => r.wall_seconds)).toFixed(1)} |` +
+        (partial ? ` ${res.map((r) => r.seed).join(', ')} |` : ''));
     }
     lines.push('');
     lines.push('<details><summary>Per seed (acc@L / 2L / 4L)</summary>', '');
@@ -185,7 +201,7 @@ export function renderGrid(o, cells, done, meta) {
     for (const scheme of o.schemes) {
       const row = o.seeds.map((s) => {
         const c = tc.find((x) => x.scheme === scheme && x.seed === s);
-        return c ? done.get(c.name).result.acc.map(f3).join(' / ') : '';
+        return c ? done.get(c.name).result.acc.map(f3).join(' / ') : '—';
       });
       lines.push(`| ${scheme} | ${row.join(' | ')} |`);
     }
@@ -219,7 +235,8 @@ async function main() {
     cells.push({ task, scheme, seed, name: `${task}__${scheme}__seed${seed}${o.quick ? '__quick' : ''}`, args: cellArgs(task, scheme, seed, o.quick) });
   }
   const t0 = Date.now();
-  const done = await runGrid(cells, o.jobs, o.cache);
+  const done = await runGrid(cells, o.jobs, o.cache, o.reportOnly);
+  if (!done.size) throw new Error('no finished cells to report');
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' });
   const meta = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -228,6 +245,7 @@ async function main() {
     nproc: os.cpus().length,
     runSeconds: (Date.now() - t0) / 1000,
     ran: done.ran,
+    missing: done.missing,
   };
   writeDoc(o.out, renderGrid(o, cells, done, meta));
   console.error(`lab: wrote ${path.relative(process.cwd(), o.out)}`);

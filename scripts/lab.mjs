@@ -10,6 +10,8 @@
 // left out and the table says how many seeds each row has).
 // --quick: 20 steps and 1 evaluation batch per length (tests the script, not the schemes); quick
 // cells are cached under their own names and never mixed with full ones.
+// A cached cell is reused when its relpos_lab_native arguments are the same; the cache does not know
+// the binary, so delete build/lab/ after changing the training code.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import os from 'node:os';

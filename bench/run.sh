@@ -6,7 +6,8 @@
 #      short: batch 1 at 8–64 tokens and 8 × 32, each runtime in its own process (bench/lib/proc_peers.mjs), q8 on 1/2 threads vs a dynamically
 #      quantized ONNX; procpeers: the layer rows at 128/512 and attention at 512 in separate processes; profile: per-call profile
 #      (bench/lib/profile.mjs, build/g-wasm-prof); batching: sorted vs padded batches, real MiniLM; fillmask: logits at the mask vs every token),
-#      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
+#      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh),
+#      BENCH_WEB_INDEX=path/to/web/index.js (bench another copy of the package, e.g. an older build, for a before/after run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -59,6 +59,7 @@ export function runRounds({ contestants, rounds, log, what }) {
         else {
           e.round_medians_ms.push(c.median_ms);
           (e.round_cpu_medians_ms ??= []).push(c.cpu_median_ms);
+          if (c.demand_median != null) (e.round_demand_medians ??= []).push(c.demand_median);
           e.sample ??= c.sample;
         }
       }
@@ -70,6 +71,7 @@ export function runRounds({ contestants, rounds, log, what }) {
     for (const e of Object.values(per[n])) {
       e.median_ms = e.round_medians_ms.length ? r3(median(e.round_medians_ms)) : null;
       e.cpu_median_ms = e.round_cpu_medians_ms?.length ? r3(median(e.round_cpu_medians_ms)) : null;
+      e.demand_median = e.round_demand_medians?.length ? r3(median(e.round_demand_medians)) : null;
     }
   return per;
 }
@@ -129,6 +131,7 @@ export function shortSeq({ webIndex, modelsDir, q8Dir, minilm, quick, log }) {
     for (const n of ['relpos_1', 'ort_1', 'relpos_2', 'ort_2']) {
       row[`${n}_ms`] = g(n, c.id)?.median_ms ?? null;
       row[`${n}_cpu_ms`] = g(n, c.id)?.cpu_median_ms ?? null;  // CPU ÷ wall near 2 on 2 threads: both cores were had
+      row[`${n}_demand`] = g(n, c.id)?.demand_median ?? null;  // cores the threads wanted (on-CPU + runnable) ÷ wall
       const e = g(n, c.id)?.error ?? g(n, c.id)?.skipped;
       if (e) row[`${n}_note`] = e;
     }
@@ -175,6 +178,7 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     for (const n of ['relpos_1', 'ort_1', 'relpos_2', 'ort_2']) {
       row[`${n}_ms`] = per[n]?.[c.id]?.median_ms ?? null;
       row[`${n}_cpu_ms`] = per[n]?.[c.id]?.cpu_median_ms ?? null;
+      row[`${n}_demand`] = per[n]?.[c.id]?.demand_median ?? null;
       const e = per[n]?.[c.id]?.error ?? per[n]?.[c.id]?.skipped;
       if (e) row[`${n}_note`] = e;
     }

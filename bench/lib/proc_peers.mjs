@@ -81,7 +81,7 @@ const roundsOf = (per) => Object.fromEntries(Object.entries(per).filter(([n]) =>
 
 const diff = (a, b) => (a?.sample && b?.sample ? maxAbsDiff(Float32Array.from(a.sample), Float32Array.from(b.sample)) : null);
 
-function modelCases(models, minilm, shapes, extra = {}) {
+export function modelCases(models, minilm, shapes, extra = {}) {
   const cases = [];
   for (const m of models) {
     const dir = m === 'all-MiniLM-L6-v2' ? minilm.dir : null;

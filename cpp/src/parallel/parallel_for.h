@@ -30,16 +30,13 @@ using Index = std::ptrdiff_t;
 using ChunkFn = void (*)(void* context, Index b, Index e, int thread);
 using Work = double;
 
-// Below this many flops per region, parallel_for runs inline (measured: bench/src/parallel_threshold.cpp,
-// DEVELOPERS.md "Threads"). WebAssembly (Node 20, Workers): a region's wake-up + join costs ~20–30 µs
-// and SIMD128 GEMM runs ~37 GFLOP/s, so two threads break even near 2 Mflop (inline/2 + 25 µs = inline)
-// when the second core is free, and lose the 25 µs when the shared machine grants one core; at 4 Mflop
-// (~110 µs inline) a free core gives ≥ 1.35×.
-#ifdef __EMSCRIPTEN__
+// Below this many flops per region, parallel_for runs inline: bench/src/parallel_threshold.cpp, the model
+// layer's GEMM tiles at 1–128 rows, pool vs inline A/B (DEVELOPERS.md "Threads"). A region's wake-up + join
+// costs ~20–30 µs in WebAssembly (Node 20 Workers, SIMD128 GEMM ~37 GFLOP/s) and ~8 µs natively (AVX-512
+// GEMM ~100 GFLOP/s): with a free second core two threads break even near 2 Mflop on both
+// (inline/2 + wake = inline), and when the shared machine grants one core the wake is pure loss. At 4 Mflop
+// (~110 µs inline in WebAssembly, ~40 µs natively) a free core gives ≥ 1.35×.
 constexpr Work kMinParallelWork = 4.0e6;
-#else
-constexpr Work kMinParallelWork = 1.0e6;
-#endif
 
 #ifdef RELPOS_THREADS
 // Runs the chunks on the pool (parallel/pool.cpp); inline when 0 ≤ work < kMinParallelWork.

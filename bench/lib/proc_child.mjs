@@ -53,23 +53,23 @@ async function timeIt(fn, c) {
     await fn();
     if (w > 200) break;
   }
-  const runs = [], cpu = [], demand = [];
+  const runs = [], cpu = [];
+  // demand over the whole timed loop (reading /proc per run would count the reads themselves)
+  const s0 = sched(), loop0 = performance.now();
   for (let r = 0; r < reps; ++r) {
-    const s = sched();
     const c = process.cpuUsage();
     const t = performance.now();
     await fn();
-    const wall = performance.now() - t;
-    runs.push(wall);
+    runs.push(performance.now() - t);
     const u = process.cpuUsage(c);
     cpu.push((u.user + u.system) / 1000);
-    const d = demandMs(s, sched());
-    if (d !== null) demand.push(d / wall);
   }
+  const d = demandMs(s0, sched()), loopMs = performance.now() - loop0;
   // cpu: process CPU time (all threads) — on 1 thread the same work without the time other processes held the core
-  // demand: cores wanted (on-CPU + runnable, all threads) ÷ wall — near 2 on 2 threads even when the machine granted one
+  // demand: cores wanted (on-CPU + runnable, all threads) ÷ wall over the timed runs — near 2 on 2 threads even when
+  // the machine granted one (a spinning pool such as onnxruntime-web's also counts its spin between runs)
   return { runs_ms: runs.map((x) => +x.toFixed(3)), median_ms: +median(runs).toFixed(3), cpu_median_ms: +median(cpu).toFixed(3),
-    demand_median: demand.length ? +median(demand).toFixed(3) : null };
+    demand_median: d === null ? null : +(d / loopMs).toFixed(3) };
 }
 
 async function relposCases() {

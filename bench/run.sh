@@ -103,7 +103,7 @@ fi
 
 # 3b. data (bench/data/*.py, Debian's python3-onnx / numpy): the dynamically quantized ONNX of each bench
 # layer (the q8 peer) and a DeBERTa-v3-base-shaped masked-LM checkpoint (the fill-mask section)
-data=$out/data
+data=$out/bench/data   # bench.mjs reads DATA = build/g-wasm/bench/data
 if [ ! -f $data/bert-minilm-layer/model.q8.onnx ] || [ bench/data/make_q8_onnx.py -nt $data/bert-minilm-layer/model.q8.onnx ]; then
   /usr/bin/python3 bench/data/make_q8_onnx.py ../shared/bench-models $data || echo "bench: quantized ONNX not made (python3-onnx missing? scripts/bootstrap.sh)" >&2
 fi

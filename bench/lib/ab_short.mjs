@@ -28,7 +28,9 @@ const contestants = {
 };
 const per = runRounds({ contestants, rounds, log: (s) => console.error(s), what: 'ab_short' });
 const f = (x, d = 2) => (x == null ? '–' : x.toFixed(d));
-console.log(`rounds ${rounds}; 1-min load average before the children ${Math.min(...per.__load)}–${Math.max(...per.__load)}`);
+const fr = per.__foreign.filter((x) => x != null);
+console.log(`rounds ${rounds}; 1-min load average before the children ${Math.min(...per.__load)}–${Math.max(...per.__load)}` +
+  (fr.length ? `; other sessions' runnable threads ${Math.min(...fr)}–${Math.max(...fr)} (≥ 1: a 2-thread child gets about one core)` : ''));
 console.log('| case | 1t relpos before / after / ORT ms | ORT ÷ relpos 1t before / after | 2t relpos before / after / ORT ms | ORT ÷ relpos 2t before / after | 2t CPU ÷ wall before / after / ORT | 2t demand before / after / ORT |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 const rows = [];
@@ -40,4 +42,4 @@ for (const c of cases) {
   const r = (a, b) => (ms(a) && ms(b) ? ms(a) / ms(b) : null);
   console.log(`| ${c.id} | ${f(ms('before_1'))} / ${f(ms('after_1'))} / ${f(ms('ort_1'))} | ${f(r('ort_1', 'before_1'))}× / ${f(r('ort_1', 'after_1'))}× | ${f(ms('before_2'))} / ${f(ms('after_2'))} / ${f(ms('ort_2'))} | ${f(r('ort_2', 'before_2'))}× / ${f(r('ort_2', 'after_2'))}× | ${f(cw('before_2'))} / ${f(cw('after_2'))} / ${f(cw('ort_2'))} | ${f(g('before_2').demand_median)} / ${f(g('after_2').demand_median)} / ${f(g('ort_2').demand_median)} |`);
 }
-if (out) fs.writeFileSync(out, JSON.stringify({ rounds, load: per.__load, rows }, null, 1));
+if (out) fs.writeFileSync(out, JSON.stringify({ rounds, load: per.__load, foreign_runnable: per.__foreign, rows }, null, 1));

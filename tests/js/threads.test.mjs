@@ -24,15 +24,18 @@ test('threads: 2 runs the threads build on 2 threads, bitwise equal to the singl
   assert.equal(two.threads, 2);
   assert.equal(two.threadsReason, null);
   assert.equal(two.simd, true);
-  const [batch, heads, seqLen, headDim] = [2, 3, 40, 16];
-  const n = batch * heads * seqLen * headDim;
-  const q = randomArray(n, 1), k = randomArray(n, 2), v = randomArray(n, 3);
-  const tables = { type: 't5', numBuckets: 8, maxDistance: 16, bidirectional: true, biasTable: randomArray(8 * heads, 4) };
-  for (const scheme of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi' }, tables]) {
-    const args = { q, k, v, batch, heads, seqLen, headDim, scheme, returnProbs: true };
-    const a = one.attention(args), b = two.attention(args);
-    assert.ok(bitwise(a.output, b.output), `${scheme.type}: output`);
-    assert.ok(bitwise(a.probs, b.probs), `${scheme.type}: probs`);
+  // 2 × 3 × 40 × 16 stays under the inline threshold (parallel_for.h kMinParallelWork: one region on the
+  // caller); 1 × 4 × 128 × 32 is above it, so the Worker computes slices too
+  for (const [batch, heads, seqLen, headDim] of [[2, 3, 40, 16], [1, 4, 128, 32]]) {
+    const n = batch * heads * seqLen * headDim;
+    const q = randomArray(n, 1), k = randomArray(n, 2), v = randomArray(n, 3);
+    const tables = { type: 't5', numBuckets: 8, maxDistance: 16, bidirectional: true, biasTable: randomArray(8 * heads, 4) };
+    for (const scheme of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi' }, tables]) {
+      const args = { q, k, v, batch, heads, seqLen, headDim, scheme, returnProbs: true };
+      const a = one.attention(args), b = two.attention(args);
+      assert.ok(bitwise(a.output, b.output), `${scheme.type} ${seqLen}: output`);
+      assert.ok(bitwise(a.probs, b.probs), `${scheme.type} ${seqLen}: probs`);
+    }
   }
   one.dispose();
   two.dispose();

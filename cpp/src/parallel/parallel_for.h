@@ -35,7 +35,8 @@ using Work = double;
 // costs ~20–30 µs in WebAssembly (Node 20 Workers, SIMD128 GEMM ~37 GFLOP/s) and ~8 µs natively (AVX-512
 // GEMM ~100 GFLOP/s): with a free second core two threads break even near 2 Mflop on both
 // (inline/2 + wake = inline), and when the shared machine grants one core the wake is pure loss. At 4 Mflop
-// (~110 µs inline in WebAssembly, ~40 µs natively) a free core gives ≥ 1.35×.
+// (~110 µs inline in WebAssembly, ~40 µs natively) a free core would give ≥ 1.35× (projected from the
+// measured wake cost: no idle core was available to measure the gain itself).
 constexpr Work kMinParallelWork = 4.0e6;
 
 #ifdef RELPOS_THREADS

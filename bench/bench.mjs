@@ -549,7 +549,8 @@ if (SECTIONS.includes('threads')) {
 const LATEST = path.join(HERE, 'results/latest.json');
 const baseline = fs.existsSync(LATEST) ? JSON.parse(fs.readFileSync(LATEST, 'utf8')) : null; // before this run writes it
 const minilm = minilmSource(ROOT);
-const webIndex = path.join(ROOT, 'web/index.js');
+// BENCH_WEB_INDEX: another copy of the package (e.g. an older build's web/ + dist/) for a before/after run
+const webIndex = process.env.BENCH_WEB_INDEX ? path.resolve(process.env.BENCH_WEB_INDEX) : path.join(ROOT, 'web/index.js');
 if (SECTIONS.includes('short')) results.short_seq = shortSeq({ webIndex, modelsDir: MODELS, q8Dir: DATA, minilm, quick: QUICK, log });
 if (SECTIONS.includes('procpeers')) results.proc_peers = procPeers({ webIndex, modelsDir: MODELS, q8Dir: DATA, quick: QUICK, log, baseline });
 if (SECTIONS.includes('profile')) {

@@ -7,7 +7,8 @@
 #      quantized ONNX; procpeers: the layer rows at 128/512 and attention at 512 in separate processes; profile: per-call profile
 #      (bench/lib/profile.mjs, build/g-wasm-prof); batching: sorted vs padded batches, real MiniLM; fillmask: logits at the mask vs every token),
 #      training: the lab module's training throughput per scheme and the demo's default run in Chromium (bench/lib/training.mjs),
-#      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh).
+#      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh),
+#      BENCH_WEB_INDEX=path/to/web/index.js (bench another copy of the package, e.g. an older build, for a before/after run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -103,7 +104,7 @@ fi
 
 # 3b. data (bench/data/*.py, Debian's python3-onnx / numpy): the dynamically quantized ONNX of each bench
 # layer (the q8 peer) and a DeBERTa-v3-base-shaped masked-LM checkpoint (the fill-mask section)
-data=$out/data
+data=$out/bench/data   # bench.mjs reads DATA = build/g-wasm/bench/data
 if [ ! -f $data/bert-minilm-layer/model.q8.onnx ] || [ bench/data/make_q8_onnx.py -nt $data/bert-minilm-layer/model.q8.onnx ]; then
   /usr/bin/python3 bench/data/make_q8_onnx.py ../shared/bench-models $data || echo "bench: quantized ONNX not made (python3-onnx missing? scripts/bootstrap.sh)" >&2
 fi

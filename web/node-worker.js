@@ -40,7 +40,10 @@ export async function nodeWorkerClass() {
     constructor(href) {
       this.onmessage = null;
       this.onerror = null;
-      this.worker = new NodeWorker(BOOTSTRAP, { eval: true, workerData: { href: String(href) } });
+      // The bootstrap is CommonJS: without --input-type (which workers inherit from the process's
+      // execArgv: `node --input-type=module -e …` would make it an ES module, where require is undefined).
+      const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+      this.worker = new NodeWorker(BOOTSTRAP, { eval: true, execArgv, workerData: { href: String(href) } });
       this.worker.on('message', (data) => this.onmessage && this.onmessage({ data }));
       this.worker.on('error', (error) => this.onerror && this.onerror(error));
       started.add(this.worker);

@@ -29,6 +29,23 @@ const idsFor = (dir, batch, seq) => {
 };
 const sample = (a) => Array.from(a.length <= 128 ? a : [...a.subarray(0, 64), ...a.subarray(a.length - 64)]);
 
+// Per-thread scheduler accounting (Linux /proc/self/task/*/schedstat): ms on a CPU and ms runnable but
+// waiting for one. demand = Σ threads (on-CPU + runnable) ÷ wall: how many cores this process's threads
+// wanted, whatever the shared machine granted (CPU ÷ wall). null where there is no /proc.
+function sched() {
+  try {
+    const out = {};
+    for (const t of fs.readdirSync('/proc/self/task')) {
+      const [on, wait] = fs.readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ').map(Number);
+      out[t] = (on + wait) / 1e6;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+const demandMs = (s0, s1) => (s0 && s1 ? Object.keys(s1).reduce((a, t) => a + (s0[t] === undefined ? 0 : s1[t] - s0[t]), 0) : null);
+
 async function timeIt(fn, c) {
   const t0 = performance.now();
   const warm = c.warm ?? spec.warm, warmMs = c.warmMs ?? spec.warmMs ?? 0, reps = c.reps ?? spec.reps;
@@ -37,6 +54,8 @@ async function timeIt(fn, c) {
     if (w > 200) break;
   }
   const runs = [], cpu = [];
+  // demand over the whole timed loop (reading /proc per run would count the reads themselves)
+  const s0 = sched(), loop0 = performance.now();
   for (let r = 0; r < reps; ++r) {
     const c = process.cpuUsage();
     const t = performance.now();
@@ -45,8 +64,12 @@ async function timeIt(fn, c) {
     const u = process.cpuUsage(c);
     cpu.push((u.user + u.system) / 1000);
   }
+  const d = demandMs(s0, sched()), loopMs = performance.now() - loop0;
   // cpu: process CPU time (all threads) — on 1 thread the same work without the time other processes held the core
-  return { runs_ms: runs.map((x) => +x.toFixed(3)), median_ms: +median(runs).toFixed(3), cpu_median_ms: +median(cpu).toFixed(3) };
+  // demand: cores wanted (on-CPU + runnable, all threads) ÷ wall over the timed runs — near 2 on 2 threads even when
+  // the machine granted one (a spinning pool such as onnxruntime-web's also counts its spin between runs)
+  return { runs_ms: runs.map((x) => +x.toFixed(3)), median_ms: +median(runs).toFixed(3), cpu_median_ms: +median(cpu).toFixed(3),
+    demand_median: d === null ? null : +(d / loopMs).toFixed(3) };
 }
 
 async function relposCases() {

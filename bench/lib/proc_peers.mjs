@@ -36,6 +36,32 @@ function child(spec) {
   }
 }
 
+// Threads of OTHER sessions that are running or runnable (state R), averaged over 5 snapshots 20 ms apart.
+// Linux autogroups share the CPUs between sessions whatever the nice values: one busy thread of another
+// session caps any 2-thread process of ours at about one core (DEVELOPERS.md "Threads"). null without /proc.
+export function foreignRunnable() {
+  try {
+    const own = fs.readFileSync('/proc/self/autogroup', 'utf8').split(' ')[0];
+    let total = 0;
+    for (let k = 0; k < 5; ++k) {
+      for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+        try {
+          if (fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8').split(' ')[0] === own) continue;
+          for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+            const st = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+            if (st[st.lastIndexOf(')') + 2] === 'R') ++total;
+          }
+        } catch { /* gone, or a kernel thread without an autogroup */ }
+      }
+      const until = performance.now() + 20;
+      while (performance.now() < until) { /* 20 ms between snapshots */ }
+    }
+    return +(total / 5).toFixed(1);
+  } catch {
+    return null;
+  }
+}
+
 /** Runs `rounds` rounds; in each, one child per contestant (rotated order). Returns
  *  { [contestant]: { [caseId]: { median_ms, round_medians_ms, sample, error?, skipped? } } }. */
 export function runRounds({ contestants, rounds, log, what }) {
@@ -46,6 +72,7 @@ export function runRounds({ contestants, rounds, log, what }) {
     const order = names.map((_, i) => names[(i + r) % names.length]);
     for (const n of order) {
       load.push(+os.loadavg()[0].toFixed(2));
+      (per.__foreign ??= []).push(foreignRunnable());
       const out = child(contestants[n]);
       if (out.error) {
         log(`${what}: round ${r + 1} ${n}: child failed: ${out.error}`);
@@ -59,27 +86,30 @@ export function runRounds({ contestants, rounds, log, what }) {
         else {
           e.round_medians_ms.push(c.median_ms);
           (e.round_cpu_medians_ms ??= []).push(c.cpu_median_ms);
+          if (c.demand_median != null) (e.round_demand_medians ??= []).push(c.demand_median);
           e.sample ??= c.sample;
         }
       }
     }
-    log(`${what}: round ${r + 1}/${rounds} done (1-min load average before its children: ${load.slice(-names.length).join(', ')})`);
+    log(`${what}: round ${r + 1}/${rounds} done (1-min load average before its children: ${load.slice(-names.length).join(', ')}; other sessions' runnable threads: ${per.__foreign.slice(-names.length).join(', ')})`);
   }
   per.__load = load;
+  per.__foreign ??= [];
   for (const n of names)
     for (const e of Object.values(per[n])) {
       e.median_ms = e.round_medians_ms.length ? r3(median(e.round_medians_ms)) : null;
       e.cpu_median_ms = e.round_cpu_medians_ms?.length ? r3(median(e.round_cpu_medians_ms)) : null;
+      e.demand_median = e.round_demand_medians?.length ? r3(median(e.round_demand_medians)) : null;
     }
   return per;
 }
 
 // { contestant: { case id: [per-round medians, ms] } } for latest.json (what the medians were taken over)
-const roundsOf = (per) => Object.fromEntries(Object.entries(per).filter(([n]) => n !== '__load').map(([n, cs]) => [n, Object.fromEntries(Object.entries(cs).map(([id, e]) => [id, e.round_medians_ms]))]));
+const roundsOf = (per) => Object.fromEntries(Object.entries(per).filter(([n]) => !n.startsWith('__')).map(([n, cs]) => [n, Object.fromEntries(Object.entries(cs).map(([id, e]) => [id, e.round_medians_ms]))]));
 
 const diff = (a, b) => (a?.sample && b?.sample ? maxAbsDiff(Float32Array.from(a.sample), Float32Array.from(b.sample)) : null);
 
-function modelCases(models, minilm, shapes, extra = {}) {
+export function modelCases(models, minilm, shapes, extra = {}) {
   const cases = [];
   for (const m of models) {
     const dir = m === 'all-MiniLM-L6-v2' ? minilm.dir : null;
@@ -129,6 +159,7 @@ export function shortSeq({ webIndex, modelsDir, q8Dir, minilm, quick, log }) {
     for (const n of ['relpos_1', 'ort_1', 'relpos_2', 'ort_2']) {
       row[`${n}_ms`] = g(n, c.id)?.median_ms ?? null;
       row[`${n}_cpu_ms`] = g(n, c.id)?.cpu_median_ms ?? null;  // CPU ÷ wall near 2 on 2 threads: both cores were had
+      row[`${n}_demand`] = g(n, c.id)?.demand_median ?? null;  // cores the threads wanted (on-CPU + runnable) ÷ wall
       const e = g(n, c.id)?.error ?? g(n, c.id)?.skipped;
       if (e) row[`${n}_note`] = e;
     }
@@ -155,7 +186,7 @@ export function shortSeq({ webIndex, modelsDir, q8Dir, minilm, quick, log }) {
     log(`short_seq q8 ${c.model} 1×128: relpos q8 1t ${row.relpos_q8_1_ms} / 2t ${row.relpos_q8_2_ms} ms (×${row.q8_scaling}); ORT dynamic-q8 1t ${row.ort_q8_1_ms} / 2t ${row.ort_q8_2_ms} ms (ORT÷relpos 1t ${row.ort_q8_over_relpos_q8_1}, 2t ${row.ort_q8_over_relpos_q8_2}); q8 outputs max |Δ| ${row.max_abs_diff_vs_ort_q8?.toExponential(1)}`);
     return row;
   });
-  return { rounds, method: 'each runtime × thread count × dtype in its own child process, children rotated per round; per-case wall-clock median inside a child, then the median over rounds', rows, q8: q8Rows, round_medians_ms: roundsOf(per), loadavg_before_children: per.__load };
+  return { rounds, method: 'each runtime × thread count × dtype in its own child process, children rotated per round; per-case wall-clock median inside a child, then the median over rounds', rows, q8: q8Rows, round_medians_ms: roundsOf(per), loadavg_before_children: per.__load, foreign_runnable_before_children: per.__foreign };
 }
 
 export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) {
@@ -175,6 +206,7 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     for (const n of ['relpos_1', 'ort_1', 'relpos_2', 'ort_2']) {
       row[`${n}_ms`] = per[n]?.[c.id]?.median_ms ?? null;
       row[`${n}_cpu_ms`] = per[n]?.[c.id]?.cpu_median_ms ?? null;
+      row[`${n}_demand`] = per[n]?.[c.id]?.demand_median ?? null;
       const e = per[n]?.[c.id]?.error ?? per[n]?.[c.id]?.skipped;
       if (e) row[`${n}_note`] = e;
     }
@@ -197,5 +229,5 @@ export function procPeers({ webIndex, modelsDir, q8Dir, quick, log, baseline }) 
     return row;
   });
   return { rounds, method: 'each runtime × thread count in its own child process, children rotated per round; per-case wall-clock median inside a child, then the median over rounds',
-    baseline: baseline ? { relpos_commit: baseline.meta?.relpos_commit, date: baseline.meta?.date } : null, rows, round_medians_ms: roundsOf(per), loadavg_before_children: per.__load };
+    baseline: baseline ? { relpos_commit: baseline.meta?.relpos_commit, date: baseline.meta?.date } : null, rows, round_medians_ms: roundsOf(per), loadavg_before_children: per.__load, foreign_runnable_before_children: per.__foreign };
 }

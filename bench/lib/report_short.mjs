@@ -6,6 +6,12 @@ const PARTS = ['tokenizer', 'js_copies', 'embeddings', 'gemm', 'attention', 'nor
 const PART_LABEL = { tokenizer: 'tokenizer', js_copies: 'JS ↔ heap copies + wrapper', embeddings: 'embeddings', gemm: 'GEMMs', attention: 'attention',
   norms_activations: 'norms + activations + residuals', pooling: 'pooler (C++)', js_pooling: 'mean pooling (JS)', thread_wakeups: 'thread wake-ups + join waits', other: 'other C++' };
 export const NOT_SLOWER_TOLERANCE = 1.05;
+// Other sessions' runnable threads before the children (lib/proc_peers.mjs foreignRunnable): with one or more, Linux
+// autogroups give any 2-thread child about one core, so its 2-thread rows are no scaling figure.
+const foreign = (sec) => {
+  const f = (sec.foreign_runnable_before_children ?? []).filter((x) => x != null);
+  return f.length ? `; other sessions' runnable threads ${Math.min(...f).toFixed(1)}–${Math.max(...f).toFixed(1)} (≥ 1: a 2-thread child gets about one core, DEVELOPERS.md "Threads")` : '';
+};
 
 export function shortTargets(r, add) {
   const s = r.short_seq;
@@ -62,7 +68,7 @@ function tables(r, L, full) {
   const s = r.short_seq;
   if (s?.rows?.length) {
     const la = s.loadavg_before_children ?? [];
-    L.push(`Short sequences (issue #19): relpos ms / onnxruntime-web ms and ORT ÷ relpos, ${s.rounds} rounds, each runtime and thread count in its own process (bench/lib/proc_peers.mjs; wall clock${la.length ? `; 1-minute load average ${Math.min(...la).toFixed(1)}–${Math.max(...la).toFixed(1)} before the children: other jobs shared the two cores` : ''}). all-MiniLM-L6-v2 is the real 6-layer model, relpos only (no ONNX export here):`, '');
+    L.push(`Short sequences (issue #19): relpos ms / onnxruntime-web ms and ORT ÷ relpos, ${s.rounds} rounds, each runtime and thread count in its own process (bench/lib/proc_peers.mjs; wall clock${la.length ? `; 1-minute load average ${Math.min(...la).toFixed(1)}–${Math.max(...la).toFixed(1)} before the children: other jobs shared the two cores` : ''}${foreign(s)}). all-MiniLM-L6-v2 is the real 6-layer model, relpos only (no ONNX export here):`, '');
     L.push('| model | batch × tokens | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t |' + (full ? ' max \\|Δ\\| vs ORT |' : ''),
       '| --- | --- | ---: | ---: | ---: | ---: | ---: |' + (full ? ' --- |' : ''));
     for (const x of s.rows)
@@ -79,12 +85,15 @@ function tables(r, L, full) {
   const p = r.proc_peers;
   if (p?.rows?.length) {
     const lp = p.loadavg_before_children ?? [];
-    L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock${lp.length ? `; 1-minute load average ${Math.min(...lp).toFixed(1)}–${Math.max(...lp).toFixed(1)} before the children` : ''}). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread: CPU-time medians of both, 2 threads: wall medians of both — the threads section's in-process rows):`, '');
+    L.push(`Peers in separate processes (issue #20): relpos vs onnxruntime-web, each runtime and thread count in its own process, children alternating over ${p.rounds} rounds, medians across rounds (wall clock${lp.length ? `; 1-minute load average ${Math.min(...lp).toFixed(1)}–${Math.max(...lp).toFixed(1)} before the children` : ''}${foreign(p)}). The in-process table above shares two cores between ORT's spinning workers and relpos's pool; this one does not. Last columns: relpos now ÷ the committed latest.json (relpos ${p.baseline?.relpos_commit ?? '?'}; 1 thread: CPU-time medians of both, 2 threads: wall medians of both — the threads section's in-process rows):`, '');
     const med = (a) => { const s = a.filter((v) => Number.isFinite(v)).sort((u, v) => u - v); return s.length ? s[s.length >> 1] : null; };
     const r2 = med(p.rows.map((x) => x.relpos_2_cpu_ms / x.relpos_2_ms)), o2 = med(p.rows.map((x) => x.ort_2_cpu_ms / x.ort_2_ms));
+    const rd = med(p.rows.map((x) => x.relpos_2_demand)), od = med(p.rows.map((x) => x.ort_2_demand));
     if (r2 != null && o2 != null)
-      L.push(`CPU time ÷ wall time of the 2-thread children (median over the rows): relpos ${fmt(r2)}, onnxruntime-web ${fmt(o2)}. ` +
-        (r2 < 1.3 ? 'relpos\'s pool, whose Worker sleeps between parallel regions, got about one core\'s worth of time on this shared machine while onnxruntime-web\'s spinning workers kept two busy, so these 2-thread rows compare ORT on two cores with relpos on about one; the 1.86–1.97× attention scaling seen in separate processes before was not reproduced in this run.' : ''), '');
+      L.push(`CPU time ÷ wall time of the 2-thread children (median over the rows): relpos ${fmt(r2)}, onnxruntime-web ${fmt(o2)}` +
+        (rd != null && od != null ? `; cores their threads wanted (on-CPU + runnable time ÷ wall, /proc/self/task/*/schedstat): relpos ${fmt(rd)}, onnxruntime-web ${fmt(od)}` : '') + '. ' +
+        (rd != null && r2 < 1.3 && rd > 1.5 ? 'relpos\'s threads wanted two cores but the shared machine granted about one (Linux autogroup fair share between sessions: any 2-thread process of this session, two busy JS threads included, then gets ≈ 1.0, DEVELOPERS.md "Threads"), so its 2-thread rows here are not a scaling figure. ' : '') +
+        (rd != null && r2 < 1.3 && rd < 1.3 ? 'relpos\'s threads did not even want two cores: its pool ran the work on about one thread. ' : ''), '');
     const cw = (x, n) => (x[`${n}_cpu_ms`] && x[`${n}_ms`] ? fmt(x[`${n}_cpu_ms`] / x[`${n}_ms`]) : '–');
     L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t | ORT 1t ÷ 2t | ÷ latest.json 1t / 2t |' + (full ? ' 2 threads CPU ÷ wall: relpos / ORT |' : ''),
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' + (full ? ' ---: |' : ''));

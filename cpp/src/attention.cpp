@@ -239,7 +239,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
       compute_slice(options.slice_begin + u / groups, static_cast<int>(static_cast<long long>(g) * n_blocks / groups),
                     static_cast<int>(static_cast<long long>(g + 1) * n_blocks / groups), thread);
     }
-  });
+  }, static_cast<parallel::Work>(n_slices_call) * seq * seq * (4.0 * d + 8.0));  // Q·Kᵀ, P·V, softmax: small calls stay inline
 }
 
 }  // namespace relpos

@@ -1,5 +1,6 @@
 // Results are bitwise identical for 1, 2 and 3 threads: every scheme variant's attention (output,
-// probabilities and terms; bidirectional and causal; more slices than threads and fewer), and every
+// probabilities and terms; bidirectional and causal; more slices than threads and fewer; below and above
+// the inline threshold parallel::kMinParallelWork), and every
 // Hugging Face fixture model's forward (hidden states and attentions), the same with 8-bit weights
 // (LoadOptions::dtype = Q8) on the fixtures and on two bench models at 128 tokens (hidden 384 and 512:
 // several row and column tiles per linear layer), and the 8-bit linear layer (both of its ways of
@@ -70,7 +71,10 @@ TEST_CASE("attention results are bitwise identical for 1, 2 and 3 threads, every
   REQUIRE(!ts::registry().empty());
   for (const ts::Variant& v : ts::registry()) {
     for (bool causal : {false, true}) {
-      for (const relpos::AttentionDims dims : {relpos::AttentionDims{2, 3, 45, 16}, relpos::AttentionDims{1, 1, 70, 8}}) {
+      // the first two stay under parallel::kMinParallelWork (one region, run inline); 4 × 128² × 32 is above
+      // it, so the pool's threads compute the slices
+      for (const relpos::AttentionDims dims : {relpos::AttentionDims{2, 3, 45, 16}, relpos::AttentionDims{1, 1, 70, 8},
+                                               relpos::AttentionDims{1, 4, 128, 32}}) {
         INFO(v.name() << (causal ? ", causal" : ", bidirectional") << ", batch " << dims.batch << ", heads "
                       << dims.heads << ", seq " << dims.seq);
         auto c = v.instantiate(dims, 17);

@@ -24,15 +24,18 @@ test('threads: 2 runs the threads build on 2 threads, bitwise equal to the singl
   assert.equal(two.threads, 2);
   assert.equal(two.threadsReason, null);
   assert.equal(two.simd, true);
-  const [batch, heads, seqLen, headDim] = [2, 3, 40, 16];
-  const n = batch * heads * seqLen * headDim;
-  const q = randomArray(n, 1), k = randomArray(n, 2), v = randomArray(n, 3);
-  const tables = { type: 't5', numBuckets: 8, maxDistance: 16, bidirectional: true, biasTable: randomArray(8 * heads, 4) };
-  for (const scheme of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi' }, tables]) {
-    const args = { q, k, v, batch, heads, seqLen, headDim, scheme, returnProbs: true };
-    const a = one.attention(args), b = two.attention(args);
-    assert.ok(bitwise(a.output, b.output), `${scheme.type}: output`);
-    assert.ok(bitwise(a.probs, b.probs), `${scheme.type}: probs`);
+  // 2 × 3 × 40 × 16 stays under the inline threshold (parallel_for.h kMinParallelWork: one region on the
+  // caller); 1 × 4 × 128 × 32 is above it, so the Worker computes slices too
+  for (const [batch, heads, seqLen, headDim] of [[2, 3, 40, 16], [1, 4, 128, 32]]) {
+    const n = batch * heads * seqLen * headDim;
+    const q = randomArray(n, 1), k = randomArray(n, 2), v = randomArray(n, 3);
+    const tables = { type: 't5', numBuckets: 8, maxDistance: 16, bidirectional: true, biasTable: randomArray(8 * heads, 4) };
+    for (const scheme of [{ type: 'none' }, { type: 'rope' }, { type: 'alibi' }, tables]) {
+      const args = { q, k, v, batch, heads, seqLen, headDim, scheme, returnProbs: true };
+      const a = one.attention(args), b = two.attention(args);
+      assert.ok(bitwise(a.output, b.output), `${scheme.type} ${seqLen}: output`);
+      assert.ok(bitwise(a.probs, b.probs), `${scheme.type} ${seqLen}: probs`);
+    }
   }
   one.dispose();
   two.dispose();
@@ -124,4 +127,56 @@ test('q8 models on 2 and 3 threads are bitwise equal to the single-thread SIMD b
   }
   one.dispose();
   runtimes.forEach((rp) => rp.dispose());
+});
+
+// Per-thread scheduler accounting of this process's threads (Linux /proc/self/task/*/schedstat: ns on a
+// CPU, ns runnable but waiting for one). On the shared 2-core machine the kernel may give a process one
+// core however many threads want to run (issue #19: any 2-thread process — relpos, onnxruntime-web, two
+// busy JS threads — then shows CPU ÷ wall ≈ 1), so the robust measure of whether relpos keeps two threads
+// busy is their demand, on-CPU + runnable time, not the CPU time they happened to get.
+const SCHED_CHILD = `
+  import fs from 'node:fs';
+  const { init } = await import(process.argv[1]);
+  const dir = process.argv[2];
+  const sched = () => Object.fromEntries(fs.readdirSync('/proc/self/task').map((t) => {
+    const [on, wait] = fs.readFileSync('/proc/self/task/' + t + '/schedstat', 'utf8').split(' ').map(Number);
+    return [t, { on: on / 1e6, wait: wait / 1e6 }];
+  }));
+  const rp = await init({ threads: 2 });
+  const model = await rp.loadModel(dir);
+  const inputIds = Array.from({ length: 128 }, (_, i) => (i * 7919 + 13) % 512);
+  for (let w = 0; w < 3; ++w) model.forward({ inputIds });
+  const s0 = sched(), c0 = process.cpuUsage(), t0 = performance.now();
+  for (let r = 0; r < 20; ++r) model.forward({ inputIds });
+  const wall = performance.now() - t0, u = process.cpuUsage(c0), s1 = sched();
+  const busy = Object.keys(s1).filter((t) => s0[t]).map((t) => ({ on: s1[t].on - s0[t].on, wait: s1[t].wait - s0[t].wait }))
+    .filter((x) => x.on > 0.05 * wall).sort((a, b) => b.on - a.on);
+  console.log(JSON.stringify({ threads: rp.threads, wall, cpu: (u.user + u.system) / 1000, busy }));
+  process.exit(0);`;
+
+test('threads: 2 in a fresh process keeps two threads busy on a 128-token layer forward (scheduler demand > 1.5 cores; CPU ÷ wall is what the shared machine granted)', { skip: !existsSync('/proc/self/task') && 'no /proc (Linux only)' }, () => {
+  const dir = join(ROOT, '..', 'shared', 'bench-models', 'bert-minilm-layer');
+  assert.ok(existsSync(dir), `${dir} is missing`);
+  const index = new URL('../../web/index.js', import.meta.url).href;
+  const out = JSON.parse(execFileSync(process.execPath, ['--no-experimental-fetch', '--input-type=module', '-e', SCHED_CHILD, index, dir], { cwd: ROOT, encoding: 'utf8' }));
+  assert.equal(out.threads, 2);
+  const demand = out.busy.reduce((a, x) => a + x.on + x.wait, 0) / out.wall;
+  const detail = `demand ${demand.toFixed(2)} cores, CPU ÷ wall ${(out.cpu / out.wall).toFixed(2)}, threads ${JSON.stringify(out.busy.map((x) => [+x.on.toFixed(1), +x.wait.toFixed(1)]))} (ms on CPU, ms runnable) over ${out.wall.toFixed(0)} ms`;
+  assert.ok(out.busy.length >= 2, `only one thread worked: ${detail}`);
+  assert.ok(out.busy[1].on > 0.3 * out.busy[0].on, `the Worker did little of the work: ${detail}`);
+  assert.ok(demand > 1.5, `two threads did not both want a core most of the time: ${detail}`);
+});
+
+test('threads: short inputs (1–16 tokens: regions below the inline threshold) give the same bits on 1, 2 and 3 threads', async () => {
+  const dir = join(ROOT, '..', 'shared', 'bench-models', 'bert-minilm-layer');
+  assert.ok(existsSync(dir), `${dir} is missing`);
+  const rts = [await init({ simd: true }), await init({ threads: 2 }), await init({ threads: 3 })];
+  const models = await Promise.all(rts.map((rp) => rp.loadModel(dir)));
+  for (const [batch, seq] of [[1, 1], [1, 8], [1, 16], [2, 16], [8, 32]]) {
+    const inputIds = Array.from({ length: batch }, (_, b) => Array.from({ length: seq }, (_, i) => (i * 7919 + 13 + 31 * b) % 512));
+    const outs = models.map((m) => m.forward({ inputIds }).lastHiddenState.data);
+    for (let t = 1; t < outs.length; ++t) assert.ok(bitwise(outs[t], outs[0]), `${batch} × ${seq}: ${rts[t].threads} threads`);
+  }
+  models.forEach((m) => m.dispose());
+  rts.forEach((rp) => rp.dispose());
 });

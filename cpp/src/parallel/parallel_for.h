@@ -12,6 +12,12 @@
 // Nested calls (fn calling parallel_for) and calls while another thread owns the pool run inline on
 // the calling thread, with its thread index. An exception thrown by fn is rethrown to the caller after
 // every started chunk has finished.
+// Small regions: parallel_for(begin, end, grain, fn, work) with `work` an estimate of the whole
+// range's cost in flops (2 per multiply-add; element-wise passes: a few per element) runs the same
+// chunks inline on the calling thread, without waking the pool, when work < kMinParallelWork — waking
+// and joining a sleeping worker costs more than such a region saves. Only who runs the chunks
+// changes (thread index 0, in order), so results stay bitwise identical. work < 0 (the default):
+// unknown, the pool is used as before.
 // Single-thread builds (no RELPOS_THREADS): an inline loop, no threading code linked.
 #pragma once
 
@@ -22,24 +28,34 @@ namespace relpos::parallel {
 
 using Index = std::ptrdiff_t;
 using ChunkFn = void (*)(void* context, Index b, Index e, int thread);
+using Work = double;
+
+// Below this many flops per region, parallel_for runs inline: bench/src/parallel_threshold.cpp, the model
+// layer's GEMM tiles at 1–128 rows, pool vs inline A/B (DEVELOPERS.md "Threads"). A region's wake-up + join
+// costs ~20–30 µs in WebAssembly (Node 20 Workers, SIMD128 GEMM ~37 GFLOP/s) and ~8 µs natively (AVX-512
+// GEMM ~100 GFLOP/s): with a free second core two threads break even near 2 Mflop on both
+// (inline/2 + wake = inline), and when the shared machine grants one core the wake is pure loss. At 4 Mflop
+// (~110 µs inline in WebAssembly, ~40 µs natively) a free core would give ≥ 1.35× (projected from the
+// measured wake cost: no idle core was available to measure the gain itself).
+constexpr Work kMinParallelWork = 4.0e6;
 
 #ifdef RELPOS_THREADS
-// Runs the chunks on the pool (parallel/pool.cpp).
-void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context);
+// Runs the chunks on the pool (parallel/pool.cpp); inline when 0 ≤ work < kMinParallelWork.
+void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context, Work work);
 #else
-inline void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context) {
+inline void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context, Work) {
   for (Index b = begin; b < end; b += grain) fn(context, b, b + grain < end ? b + grain : end, 0);
 }
 #endif
 
 template <class F>
-void parallel_for(Index begin, Index end, Index grain, F&& fn) {
+void parallel_for(Index begin, Index end, Index grain, F&& fn, Work work = -1) {
   if (end <= begin) return;
   if (grain < 1) grain = 1;
   using Fn = std::remove_reference_t<F>;
   run_chunks(begin, end, grain,
              [](void* context, Index b, Index e, int thread) { (*static_cast<Fn*>(context))(b, e, thread); },
-             const_cast<void*>(static_cast<const void*>(&fn)));
+             const_cast<void*>(static_cast<const void*>(&fn)), work);
 }
 
 // Number of chunks parallel_for makes of [begin, end) with this grain.

@@ -51,10 +51,11 @@ class Pool {
     resize(n);
   }
 
-  void run(Index begin, Index end, Index grain, ChunkFn fn, void* context) {
+  void run(Index begin, Index end, Index grain, ChunkFn fn, void* context, Work work) {
     const Index chunks = chunk_count(begin, end, grain);
+    const bool small = work >= 0 && work < kMinParallelWork;  // not worth a wake-up (parallel_for.h)
     std::unique_lock<std::mutex> owner(owner_, std::defer_lock);
-    if (tls_thread >= 0 || chunks == 1 || !owner.try_lock()) {
+    if (tls_thread >= 0 || chunks == 1 || small || !owner.try_lock()) {
       inline_loop(begin, end, grain, fn, context, tls_thread < 0 ? 0 : tls_thread);
       return;
     }
@@ -176,8 +177,8 @@ Pool& pool() {
 
 }  // namespace
 
-void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context) {
-  pool().run(begin, end, grain, fn, context);
+void run_chunks(Index begin, Index end, Index grain, ChunkFn fn, void* context, Work work) {
+  pool().run(begin, end, grain, fn, context, work);
 }
 
 }  // namespace parallel

@@ -100,7 +100,7 @@ void EmbeddingTable::project(int count, const float* x, float* y, const float* b
     if (bias)
       for (int i = 0; i < count; ++i)
         for (int r = 0; r < n; ++r) y[static_cast<std::size_t>(i) * rows_ + b + r] += bias[b + r];
-  });
+  }, 2.0 * count * rows_ * dim_);
 }
 
 void gather_rows(int rows, const std::int32_t* ids, const EmbeddingTable& table, int, int, float* out) {

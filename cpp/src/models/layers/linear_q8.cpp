@@ -52,10 +52,10 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
       quantize(r0, r1);
       kernels::gemm_qs8_packed(static_cast<int>(r1 - r0), out_, in_, q + r0 * ldq, ldq, s + r0, packed_.data(),
                                scales_.data(), bias, y + r0 * out, out);
-    });
+    }, 2.0 * rows * in_ * out_);
     return;
   }
-  for_each_span(static_cast<std::size_t>(rows), kRowBlock, quantize);
+  for_each_span(static_cast<std::size_t>(rows), kRowBlock, quantize, 4.0 * rows * in_);
   gemm_qs8_parallel(rows, out_, in_, q, ldq, s, packed_.data(), scales_.data(), bias, y, out);
 }
 

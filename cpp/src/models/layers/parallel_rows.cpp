@@ -21,9 +21,9 @@ struct Tile {
   int r0, c0, rows, cols;
 };
 
-// fn(tile) for every tile of C[M×N], in parallel.
+// fn(tile) for every tile of C[M×N], in parallel (inline below parallel::kMinParallelWork: 2·M·N·K).
 template <class F>
-void for_each_tile(int M, int N, F&& fn) {
+void for_each_tile(int M, int N, int K, F&& fn) {
   if (M <= 0 || N <= 0) return;
   const int row_tiles = (M + kRowTile - 1) / kRowTile, col_tiles = (N + kColTile - 1) / kColTile;
   parallel::parallel_for(0, static_cast<parallel::Index>(row_tiles) * col_tiles, 1,
@@ -33,13 +33,14 @@ void for_each_tile(int M, int N, F&& fn) {
                              const int c0 = static_cast<int>(t % col_tiles) * kColTile;
                              fn(Tile{r0, c0, std::min(kRowTile, M - r0), std::min(kColTile, N - c0)});
                            }
-                         });
+                         },
+                         2.0 * M * N * K);
 }
 }  // namespace
 
 void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, const float* packed_b, float* C,
                           std::size_t ldc, const float* bias) {
-  for_each_tile(M, N, [&](const Tile& t) {
+  for_each_tile(M, N, K, [&](const Tile& t) {
     float* c = C + static_cast<std::size_t>(t.r0) * ldc + t.c0;
     kernels::gemm_f32_packed(t.rows, t.cols, K, 1.0f, A + static_cast<std::size_t>(t.r0) * lda, lda,
                              packed_b + static_cast<std::size_t>(t.c0 / simd::gemm_nr) * K * simd::gemm_nr, c, ldc, false);
@@ -51,7 +52,7 @@ void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, 
 
 void gemm_qs8_parallel(int M, int N, int K, const std::int16_t* Aq, std::size_t ldq, const float* a_scales,
                        const std::int8_t* packed_b, const float* b_scales, const float* bias, float* C, std::size_t ldc) {
-  for_each_tile(M, N, [&](const Tile& t) {
+  for_each_tile(M, N, K, [&](const Tile& t) {
     kernels::gemm_qs8_packed(t.rows, t.cols, K, Aq + static_cast<std::size_t>(t.r0) * ldq, ldq, a_scales + t.r0,
                              packed_b + kernels::packed_qs8_bytes(K, t.c0), b_scales + t.c0, bias ? bias + t.c0 : nullptr,
                              C + static_cast<std::size_t>(t.r0) * ldc + t.c0, ldc);

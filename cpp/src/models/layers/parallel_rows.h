@@ -5,7 +5,8 @@
 //   gemm_qs8_parallel: the same tiles for the 8-bit product (kernels::gemm_qs8_packed): C[M×N] =
 //   a_scales[r] · b_scales[n] · (Aq · Bq)[r][n] + bias[n], Aq already quantized (every element's integer
 //   sum is exact and its rescale the same whatever the tile, so tiles change nothing but who computes).
-//   for_each_span: fn(i0, i1) over [0, n) in spans of `grain` (element-wise loops).
+//   for_each_span: fn(i0, i1) over [0, n) in spans of `grain` (element-wise loops), inline when the
+//   caller's work estimate is below parallel::kMinParallelWork.
 #pragma once
 
 #include <cstddef>
@@ -21,12 +22,14 @@ void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, 
 void gemm_qs8_parallel(int M, int N, int K, const std::int16_t* Aq, std::size_t ldq, const float* a_scales,
                        const std::int8_t* packed_b, const float* b_scales, const float* bias, float* C, std::size_t ldc);
 
+// work: the whole loop's estimated flops (parallel_for.h: small loops run inline); < 0 unknown.
 template <class F>
-void for_each_span(std::size_t n, std::size_t grain, F&& fn) {
+void for_each_span(std::size_t n, std::size_t grain, F&& fn, parallel::Work work = -1) {
   parallel::parallel_for(0, static_cast<parallel::Index>(n), static_cast<parallel::Index>(grain),
                          [&](parallel::Index b, parallel::Index e, int) {
                            fn(static_cast<std::size_t>(b), static_cast<std::size_t>(e));
-                         });
+                         },
+                         work);
 }
 
 // Element-wise loops: 16 Ki floats (64 KiB) per piece.

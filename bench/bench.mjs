@@ -588,7 +588,7 @@ if (SECTIONS.includes('training')) {
   }
   if (!QUICK) {
     try {
-      results.training.browser = await trainingInChromium({ root: ROOT, log });
+      results.training.browser = trainingInChromium({ root: ROOT, log });
     } catch (e) {
       results.training.browser = { unavailable: e.stack ?? e.message };
     }

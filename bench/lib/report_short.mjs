@@ -93,7 +93,8 @@ function tables(r, L, full) {
       L.push(`CPU time ÷ wall time of the 2-thread children (median over the rows): relpos ${fmt(r2)}, onnxruntime-web ${fmt(o2)}` +
         (rd != null && od != null ? `; cores their threads wanted (on-CPU + runnable time ÷ wall, /proc/self/task/*/schedstat): relpos ${fmt(rd)}, onnxruntime-web ${fmt(od)}` : '') + '. ' +
         (rd != null && r2 < 1.3 && rd > 1.5 ? 'relpos\'s threads wanted two cores but the shared machine granted about one (Linux autogroup fair share between sessions: any 2-thread process of this session, two busy JS threads included, then gets ≈ 1.0, DEVELOPERS.md "Threads"), so its 2-thread rows here are not a scaling figure. ' : '') +
-        (rd != null && r2 < 1.3 && rd < 1.3 ? 'relpos\'s threads did not even want two cores: its pool ran the work on about one thread. ' : ''), '');
+        (rd != null && r2 < 1.3 && rd < 1.3 ? 'relpos\'s threads did not even want two cores: its pool ran the work on about one thread. ' : '') +
+        (rd == null && r2 < 1.3 ? 'This run predates the bench\'s scheduler-demand figures, so it cannot tell whether relpos\'s threads wanted two cores; a later diagnosis (DEVELOPERS.md "Threads") found that any busy thread of another login session caps every 2-thread process of this session at about one core (Linux autogroups), two busy JS threads included (it does not explain onnxruntime-web\'s higher ratio in this run) — so these 2-thread rows are not a scaling figure. ' : ''), '');
     const cw = (x, n) => (x[`${n}_cpu_ms`] && x[`${n}_ms`] ? fmt(x[`${n}_cpu_ms`] / x[`${n}_ms`]) : '–');
     L.push('| case | seq | 1 thread: relpos / ORT ms | ORT ÷ relpos | 2 threads: relpos / ORT ms | ORT ÷ relpos | relpos 1t ÷ 2t | ORT 1t ÷ 2t | ÷ latest.json 1t / 2t |' + (full ? ' 2 threads CPU ÷ wall: relpos / ORT |' : ''),
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' + (full ? ' ---: |' : ''));

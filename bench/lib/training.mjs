@@ -11,6 +11,8 @@
 //              time) in headless Chromium: per-scheme training seconds as the page reports them.
 import path from 'node:path';
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const r3 = (x) => (x == null || !Number.isFinite(x) ? null : +x.toFixed(3));
 const median = (xs) => {
@@ -51,8 +53,25 @@ export async function trainingThroughput({ webDir, quick, log, fwdBatches = 64, 
   return out;
 }
 
-/** The demo's default run in Chromium (tests/browser's playwright-core and Debian's chromium). */
-export async function trainingInChromium({ root, log, timeoutMs = 20 * 60 * 1000 }) {
+/**
+ * The demo's default run in Chromium, in a child process (`node bench/lib/training.mjs --chromium`):
+ * playwright-core does not load inside the bench process, whose earlier sections install browser-like
+ * globals (the threads build's Worker shim).
+ */
+export function trainingInChromium({ root, log }) {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--chromium', root], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 25 * 60 * 1000 });
+  const line = r.stdout.trim().split('\n').pop();
+  let out;
+  try {
+    out = JSON.parse(line);
+  } catch {
+    return { unavailable: `child exited with ${r.status}: ${(r.stderr || r.stdout).slice(-600)}` };
+  }
+  for (const x of out.rows ?? []) log?.(`training in Chromium ${x.scheme}: ${x.train_s} s (${x.gflops} GFLOP/s, ${x.build})`);
+  return out;
+}
+
+async function chromiumRun({ root, timeoutMs = 20 * 60 * 1000 }) {
   const helpers = path.join(root, 'tests/browser/helpers.mjs');
   if (!fs.existsSync(path.join(root, 'tests/browser/node_modules/playwright-core'))) return { unavailable: 'tests/browser dependencies not installed (npm ci --prefix tests/browser)' };
   const { startServer, launch, openDemo } = await import(helpers);
@@ -73,10 +92,15 @@ export async function trainingInChromium({ root, log, timeoutMs = 20 * 60 * 1000
     });
     if (s.error) return { unavailable: s.error };
     const rows = s.rows.map((r) => ({ scheme: r.scheme, train_s: r3(r.train_s), gflops: r3(r.gflops), build: r.build, accuracy: r.acc.map(([n, a]) => [n, r3(a)]) }));
-    for (const r of rows) log?.(`training in Chromium ${r.scheme}: ${r.train_s} s (${r.gflops} GFLOP/s, ${r.build})`);
     return { chromium: env.ua.match(/Chrome\/[\d.]+/)?.[0], cores: env.cores, settings: s.config, wall_s: r3(wall), max_train_s: r3(Math.max(...rows.map((r) => r.train_s))), rows };
   } finally {
     await browser.close();
     server.close();
   }
+}
+
+if (process.argv[2] === '--chromium') {
+  const out = await chromiumRun({ root: process.argv[3] }).catch((e) => ({ unavailable: e.stack ?? e.message }));
+  console.log(JSON.stringify(out));
+  process.exit(0);
 }

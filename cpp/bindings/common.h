@@ -19,16 +19,12 @@
 #include <utility>
 #include <vector>
 
+#include "guard.h"
 #include "relpos/error.h"
 
 namespace relpos::bindings {
 
 using emscripten::val;
-
-inline val js_error(ErrorKind kind, const std::string& message) {
-  const char* cls = kind == ErrorKind::Type ? "TypeError" : kind == ErrorKind::Range ? "RangeError" : "Error";
-  return val::global(cls).new_(message);
-}
 
 // Size of the last allocation operator new could not satisfy (set by cpp/bindings/memory.cpp).
 extern std::size_t last_failed_allocation;
@@ -48,29 +44,12 @@ inline std::string out_of_memory_message(const char* what) {
          " bytes; " + what + ")";
 }
 
-// Runs f() (which returns val); any exception becomes the matching JS Error object, returned.
-// Out of memory (std::bad_alloc, std::length_error) is a RangeError; the module stays usable.
+// Runs f() (which returns val); any exception becomes the matching JS Error object, returned
+// (guard.h). Out of memory (std::bad_alloc, std::length_error) is a RangeError; the module stays usable.
+// Other standard exceptions keep their own message, as relpos's always name what was wrong.
 template <class F>
 val guarded(F&& f) {
-  ErrorKind kind = ErrorKind::Value;
-  std::string message;
-  try {
-    return f();
-  } catch (const Error& e) {
-    kind = e.kind();
-    message = e.what();
-  } catch (const std::bad_alloc&) {
-    kind = ErrorKind::Range;
-    message = out_of_memory_message(nullptr);
-  } catch (const std::length_error& e) {
-    kind = ErrorKind::Range;
-    message = out_of_memory_message(e.what());
-  } catch (const std::exception& e) {
-    message = e.what();
-  } catch (...) {
-    message = "relpos: unknown C++ exception";
-  }
-  return js_error(kind, message);
+  return guard(std::forward<F>(f), out_of_memory_message, "", "relpos: unknown C++ exception");
 }
 
 template <class T>

@@ -2,7 +2,7 @@
 // cmake/lab_package.cmake; web/lab-worker.js is its only caller). One class:
 //
 //   LabSession.create(config)  → a LabSession or an Error object (TypeError / RangeError / Error by
-//                                relpos::ErrorKind, like cpp/bindings/common.h's guarded())
+//                                relpos::ErrorKind, through cpp/bindings/guard.h like the inference bindings)
 //   session.step(n)            → Float64Array of the n (or fewer: the rest) losses, or an Error
 //   session.learningRate(t), session.stepsDone(), session.flopsPerStep(), session.resolved()
 //   session.evaluate(length, batches) → { length, sequences, accuracy, perSequence, perPosition: Float64Array }
@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/guard.h"
 #include "relpos/error.h"
 #include "session.h"
 
@@ -30,32 +31,13 @@ using emscripten::val;
 namespace relpos::train {
 namespace {
 
-val js_error(ErrorKind kind, const std::string& message) {
-  const char* cls = kind == ErrorKind::Type ? "TypeError" : kind == ErrorKind::Range ? "RangeError" : "Error";
-  return val::global(cls).new_(message);
-}
+using bindings::guard;
 
+// Every LabSession method: C++ errors become JS Errors (cpp/bindings/guard.h), out of memory a RangeError.
 template <class F>
 val guarded(F&& f) {
-  ErrorKind kind = ErrorKind::Value;
-  std::string message;
-  try {
-    return f();
-  } catch (const Error& e) {
-    kind = e.kind();
-    message = e.what();
-  } catch (const std::bad_alloc&) {
-    kind = ErrorKind::Range;
-    message = "lab: out of WebAssembly memory (use a smaller batch, model or maxLength)";
-  } catch (const std::length_error&) {
-    kind = ErrorKind::Range;
-    message = "lab: out of WebAssembly memory (use a smaller batch, model or maxLength)";
-  } catch (const std::exception& e) {
-    message = std::string("lab: ") + e.what();
-  } catch (...) {
-    message = "lab: unknown C++ exception";
-  }
-  return js_error(kind, message);
+  return guard(std::forward<F>(f), [](const char*) { return std::string("lab: out of WebAssembly memory (use a smaller batch, model or maxLength)"); },
+               "lab: ", "lab: unknown C++ exception");
 }
 
 template <class T>

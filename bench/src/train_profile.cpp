@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
       layernorm_forward(N, d, a.in.data(), p + o.ln1_g, p + o.ln1_b, a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data());
     });
     const double gf = time_ms(steps, [&] {
-      for (long i = 0; i < static_cast<long>(N) * F; ++i) a.h1g[i] = gelu(a.h1[i]);
+      if (RELPOS_TRAIN_VECTOR_GELU) gelu_forward(static_cast<std::size_t>(N) * F, a.h1.data(), a.h1g.data());
+      else for (long i = 0; i < static_cast<long>(N) * F; ++i) a.h1g[i] = gelu_reference(a.h1[i]);
     });
     // Backward parts.
     const double lb_dd = time_ms(steps, [&] {
@@ -97,8 +98,35 @@ int main(int argc, char** argv) {
                          tr.dx_.data(), true, g + o.ln2_g, g + o.ln2_b);
     });
     const double gb = time_ms(steps, [&] {
-      for (long i = 0; i < static_cast<long>(N) * F; ++i) tr.dh1_[i] *= gelu_grad(a.h1[i]);
+      if (RELPOS_TRAIN_VECTOR_GELU) gelu_backward(static_cast<std::size_t>(N) * F, a.h1.data(), tr.dh1_.data());
+      else for (long i = 0; i < static_cast<long>(N) * F; ++i) tr.dh1_[i] *= gelu_grad_reference(a.h1[i]);
     });
+    {  // linear_backward(N, d, F) by piece (the layer's w1): dx GEMM, dy transpose, x pack, dW GEMM, db
+      const int in = d, out = F;
+      const float* x = a.ln2.data();
+      const float* W = p + o.w1;
+      const float* dy = tr.dh1_.data();
+      float* packed = tr.packed_.data();
+      float* t = tr.transposed_.data();
+      const double pk = time_ms(steps, [&] { relpos::kernels::pack_b_kn(out, in, W, in, packed); });
+      const double gx = time_ms(steps, [&] {
+        relpos::kernels::gemm_f32_packed(N, in, out, 1.0f, dy, out, packed, tr.dtmp_.data(), in, false);
+      });
+      const double tt = time_ms(steps, [&] {
+        for (int o2 = 0; o2 < out; ++o2)
+          for (int r = 0; r < N; ++r) t[o2 * N + r] = dy[static_cast<long>(r) * out + o2];
+      });
+      const double px = time_ms(steps, [&] { relpos::kernels::pack_b_kn(N, in, x, in, packed); });
+      const double gw = time_ms(steps, [&] {
+        relpos::kernels::gemm_f32_packed(out, in, N, 1.0f, t, N, packed, g + o.w1, in, true);
+      });
+      const double db = time_ms(steps, [&] {
+        for (int r = 0; r < N; ++r)
+          for (int o2 = 0; o2 < out; ++o2) g[o.b1 + o2] += dy[static_cast<long>(r) * out + o2];
+      });
+      std::printf("    [linear_backward d->F per call: pack W %.3f, dx gemm %.3f, dy transpose %.3f, pack x %.3f, dW gemm %.3f, db %.3f ms]\n",
+                  pk, gx, tt, px, gw, db);
+    }
     const double fl = tr.forward_flops(B, L);
     const double step = fwd + bwd + adam;
     std::printf("%-10s step %7.2f ms (fwd %6.2f bwd %6.2f adamw %5.2f)  %5.2f GFLOP/s train (3x fwd flops), fwd %5.2f GFLOP/s; 300 steps %5.1f s\n",

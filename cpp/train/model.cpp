@@ -16,6 +16,7 @@
 #include "parallel/parallel_for.h"
 #include "relpos/positions.h"
 #include "relpos/threads.h"
+#include "gelu.h"
 #include "rng.h"
 #include "vec.h"
 
@@ -85,11 +86,8 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
   }
 }
 
-inline float gelu(float u) { return 0.5f * u * (1.0f + std::erf(u * 0.70710678118654752f)); }
-// d/du GELU(u) = Φ(u) + u·φ(u)
-inline float gelu_grad(float u) {
-  return 0.5f * (1.0f + std::erf(u * 0.70710678118654752f)) + u * 0.39894228040143268f * std::exp(-0.5f * u * u);
-}
+// GELU(u) and d/du GELU(u) = Φ(u) + u·φ(u): gelu.h (vector kernels in the WASM SIMD build, the
+// std::erf reference loops elsewhere).
 
 void normal_fill(Rng& rng, float std, float* p, long n) {
   for (long i = 0; i < n; ++i) p[i] = std * static_cast<float>(rng.normal());
@@ -576,7 +574,11 @@ double Trainer::forward(const std::vector<float>& P, const Batch& batch) {
     }
     linear_forward(N, d, F, mlp_in, p + o.w1, p + o.b1, a.h1.data());
     parallel_for(0, static_cast<Index>(N) * F, 4096, [&](Index b0, Index e0, int) {
-      for (Index i = b0; i < e0; ++i) a.h1g[i] = gelu(a.h1[i]);
+#if RELPOS_TRAIN_VECTOR_GELU
+      gelu_forward(static_cast<std::size_t>(e0 - b0), a.h1.data() + b0, a.h1g.data() + b0);
+#else
+      for (Index i = b0; i < e0; ++i) a.h1g[i] = gelu_reference(a.h1[i]);
+#endif
     });
     linear_forward(N, F, d, a.h1g.data(), p + o.w2, p + o.b2, a.mlp_out.data());
     if (c_.pre_ln) {
@@ -688,7 +690,11 @@ void Trainer::backward(const std::vector<float>& P, const Batch& batch, std::vec
     // dx_ holds d(layer output). After the MLP part, dx_ holds d(res1).
     auto gelu_back = [&] {
       parallel_for(0, static_cast<Index>(N) * F, 4096, [&](Index b0, Index e0, int) {
-        for (Index i = b0; i < e0; ++i) dh1_[i] *= gelu_grad(a.h1[i]);
+#if RELPOS_TRAIN_VECTOR_GELU
+        gelu_backward(static_cast<std::size_t>(e0 - b0), a.h1.data() + b0, dh1_.data() + b0);
+#else
+        for (Index i = b0; i < e0; ++i) dh1_[i] *= gelu_grad_reference(a.h1[i]);
+#endif
       });
     };
     if (c_.pre_ln) {

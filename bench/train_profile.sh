@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs
 out=build/train-profile
 mkdir -p $out
-srcs=(bench/src/train_profile.cpp cpp/train/adamw.cpp cpp/train/gelu.cpp cpp/train/session.cpp cpp/train/tasks/*.cpp)
+srcs=(bench/src/train_profile.cpp cpp/train/adamw.cpp cpp/train/gelu.cpp cpp/train/layernorm.cpp cpp/train/session.cpp cpp/train/tasks/*.cpp)
 if [ -n "${TRAIN_PROFILE_NATIVE:-}" ]; then
   g++ -O3 -std=c++17 -march=native -pthread -Icpp/include -Icpp/src -Icpp/train "${srcs[@]}" build/native/librelpos_native.a -o $out/train_profile_native
   exec $out/train_profile_native "$@"

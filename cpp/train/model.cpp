@@ -17,6 +17,7 @@
 #include "relpos/positions.h"
 #include "relpos/threads.h"
 #include "gelu.h"
+#include "layernorm.h"
 #include "rng.h"
 #include "vec.h"
 
@@ -34,6 +35,10 @@ void layernorm_forward(int N, int d, const float* x, const float* g, const float
                        float* rstd) {
   parallel_for(0, N, kRowGrain, [&](Index b0, Index e0, int) {
     for (Index r = b0; r < e0; ++r) {
+#if RELPOS_TRAIN_VECTOR_LN  // WASM SIMD: vector-lane sums (layernorm.h)
+      layernorm_row_forward(d, x + r * d, g, b, kLnEps, y + r * d, mean + r, rstd + r);
+      continue;
+#endif
       const float* xr = x + r * d;
       float m = 0;
       for (int i = 0; i < d; ++i) m += xr[i];
@@ -56,6 +61,10 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
                         const float* dy, float* dx, bool accumulate, float* dg, float* db) {
   parallel_for(0, N, kRowGrain, [&](Index b0, Index e0, int) {
     for (Index r = b0; r < e0; ++r) {
+#if RELPOS_TRAIN_VECTOR_LN
+      layernorm_row_backward(d, x + r * d, mean[r], rstd[r], g, dy + r * d, dx + r * d, accumulate);
+      continue;
+#endif
       const float* xr = x + r * d;
       const float* dyr = dy + r * d;
       float* dxr = dx + r * d;
@@ -77,6 +86,10 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
     }
   });
   for (int r = 0; r < N; ++r) {  // serial: fixed order
+#if RELPOS_TRAIN_VECTOR_LN  // same per-element order, vectorised across the row
+    layernorm_param_grads(d, x + static_cast<long>(r) * d, mean[r], rstd[r], dy + static_cast<long>(r) * d, dg, db);
+    continue;
+#endif
     const float* xr = x + static_cast<long>(r) * d;
     const float* dyr = dy + static_cast<long>(r) * d;
     for (int i = 0; i < d; ++i) {

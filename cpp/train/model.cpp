@@ -295,8 +295,7 @@ void Trainer::linear_forward(int N, int in, int out, const float* x, const float
   kernels::pack_b_nk(in, out, W, in, packed);
   parallel_for(0, N, kRowGrain, [&](Index b0, Index e0, int) {
     kernels::gemm_f32_packed(static_cast<int>(e0 - b0), out, in, 1.0f, x + b0 * in, in, packed, y + b0 * out, out, false);
-    for (Index r = b0; r < e0; ++r)
-      for (int o = 0; o < out; ++o) y[r * out + o] += b[o];
+    for (Index r = b0; r < e0; ++r) add_to(out, b, y + r * out);
   });
 }
 
@@ -322,8 +321,7 @@ void Trainer::linear_backward(int N, int in, int out, const float* x, const floa
   parallel_for(0, out, 8, [&](Index b0, Index e0, int) {
     kernels::gemm_f32_packed(static_cast<int>(e0 - b0), in, N, 1.0f, t + b0 * N, N, packed, dW + b0 * in, in, true);
   });
-  for (int r = 0; r < N; ++r)
-    for (int o = 0; o < out; ++o) db[o] += dy[static_cast<long>(r) * out + o];
+  for (int r = 0; r < N; ++r) add_to(out, dy + static_cast<long>(r) * out, db);  // row order per element
 }
 
 // Attention core for one layer: a.q, a.k (rotated for RoPE), a.v [N, d] (+ a.kr, a.qr [2s, d] for

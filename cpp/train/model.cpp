@@ -336,6 +336,18 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const float* t5 = o.t5_table >= 0 ? params + o.t5_table : nullptr;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
+  // [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) query row i uses over keys j < jend. Rows outside
+  // are never read (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at
+  // +0): skipping them changes no bits.
+  auto relative_rows_used = [&](int i, int jend, int& lo, int& hi) {
+    lo = T;
+    hi = -1;
+    for (int j = 0; j < jend; ++j) {
+      const int cc = deb ? deb_index_[j - i + maxL_ - 1] : std::clamp(j - i, -K, K) + K;
+      lo = std::min(lo, cc);
+      hi = std::max(hi, cc);
+    }
+  };
   parallel_for(0, static_cast<Index>(B) * H, 1, [&](Index b0, Index e0, int thread) {
     float* qa = row_scratch_.data() + thread * scratch;  // [T] q_i·aK[c]·scale
     float* pb = qa + T;                                   // [T] bucket sums of p_ij
@@ -345,10 +357,12 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
         float* prow = a.probs.data() + ((static_cast<std::size_t>(b) * H + h) * L + i) * L;
         const float* qi = a.q.data() + (static_cast<std::size_t>(b) * L + i) * d + h * dh;
         const int jend = c_.causal ? i + 1 : L;
+        int lo = 0, hi = -1;  // relative rows this query row uses (Shaw / DeBERTa); the others stay unread
+        if (aK || deb) relative_rows_used(i, jend, lo, hi);
         if (aK)
-          for (int cc = 0; cc < T; ++cc) qa[cc] = dot(dh, qi, aK + cc * dh) * scale;
+          for (int cc = lo; cc <= hi; ++cc) qa[cc] = dot(dh, qi, aK + cc * dh) * scale;
         if (deb)
-          for (int cc = 0; cc < T; ++cc) qa[cc] = dot(dh, qi, a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh) * scale;
+          for (int cc = lo; cc <= hi; ++cc) qa[cc] = dot(dh, qi, a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh) * scale;
         for (int j = 0; j < jend; ++j) {
           const float* kj = a.k.data() + (static_cast<std::size_t>(b) * L + j) * d + h * dh;
           float s = dot(dh, qi, kj) * scale;
@@ -378,7 +392,7 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
         if (aV) {
           std::fill(pb, pb + T, 0.0f);
           for (int j = 0; j < jend; ++j) pb[std::clamp(j - i, -K, K) + K] += prow[j];
-          for (int cc = 0; cc < T; ++cc) axpy(dh, pb[cc], aV + cc * dh, ci);
+          for (int cc = lo; cc <= hi; ++cc) axpy(dh, pb[cc], aV + cc * dh, ci);
         }
       }
     }
@@ -401,6 +415,18 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const bool t5 = o.t5_table >= 0;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
+  // [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) query row i uses over keys j < jend. Rows outside
+  // are never read (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at
+  // +0): skipping them changes no bits.
+  auto relative_rows_used = [&](int i, int jend, int& lo, int& hi) {
+    lo = T;
+    hi = -1;
+    for (int j = 0; j < jend; ++j) {
+      const int cc = deb ? deb_index_[j - i + maxL_ - 1] : std::clamp(j - i, -K, K) + K;
+      lo = std::min(lo, cc);
+      hi = std::max(hi, cc);
+    }
+  };
   const std::size_t part = t5 ? c_.t5_buckets : (aK || deb ? 2 * static_cast<std::size_t>(T) * dh : 0);
   if (part) std::fill(table_partials_.begin(), table_partials_.begin() + static_cast<long>(B) * H * part, 0.0f);
   parallel_for(0, static_cast<Index>(B) * H, 1, [&](Index b0, Index e0, int thread) {
@@ -421,8 +447,10 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
         const float* doi = row(dctx_, i);
         const float* qi = row(a.q, i);
         const int jend = c_.causal ? i + 1 : L;
+        int lo = 0, hi = -1;  // relative rows used by row i: the rest have zero coefficients (skipped)
+        if (aK || deb) relative_rows_used(i, jend, lo, hi);
         if (aV) {
-          for (int cc = 0; cc < T; ++cc) doa[cc] = dot(dh, doi, aV + cc * dh);
+          for (int cc = lo; cc <= hi; ++cc) doa[cc] = dot(dh, doi, aV + cc * dh);
           std::fill(pb, pb + T, 0.0f);
         }
         float rowdot = 0;
@@ -439,7 +467,7 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
         }
         if (aV) {
           float* daV = partial + T * dh;
-          for (int cc = 0; cc < T; ++cc) axpy(dh, pb[cc], doi, daV + cc * dh);
+          for (int cc = lo; cc <= hi; ++cc) axpy(dh, pb[cc], doi, daV + cc * dh);
         }
         float* dqi = row(dq_, i);
         std::fill(dqi, dqi + dh, 0.0f);
@@ -458,13 +486,13 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
           }
         }
         if (deb)  // c2p: dq_i += scale Σ_c sb[c]·Kr_h[c];  dKr_h[c] += scale·sb[c]·q_i
-          for (int cc = 0; cc < T; ++cc) {
+          for (int cc = lo; cc <= hi; ++cc) {
             if (sb[cc] == 0.0f) continue;
             axpy(dh, scale * sb[cc], a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh, dqi);
             axpy(dh, scale * sb[cc], qi, partial + static_cast<std::size_t>(cc) * dh);
           }
         if (aK)
-          for (int cc = 0; cc < T; ++cc) {
+          for (int cc = lo; cc <= hi; ++cc) {
             axpy(dh, scale * sb[cc], aK + cc * dh, dqi);
             axpy(dh, scale * sb[cc], qi, partial + cc * dh);
           }

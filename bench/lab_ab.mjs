@@ -27,7 +27,7 @@ const mods = { old: await load(oldJs, oldWasm), new: await load(newJs, newWasm) 
 const now = () => performance.now() / 1000;
 console.log('scheme      old s   new s  speedup  old GF/s new GF/s | fwd old GF/s new GF/s | ratio old new | loss old new');
 for (const scheme of schemes) {
-  const s = {}, t = { old: 0, new: 0 }, fe = { old: 0, new: 0 }, last = {};
+  const s = {}, t = { old: 0, new: 0 }, fe = { old: 0, new: 0 }, last = {}, all = { old: [], new: [] };
   for (const k of ['old', 'new']) s[k] = mods[k].LabSession.create({ task: 'shift-k', k: 3, symbols: 8, scheme, trainLength: 16, steps, batch: 32, dim: 64, layers: 2, heads: 4, lr: 3e-3, seed: 1, maxLength: 64 });
   let flip = false;
   for (let done = 0; done < steps; done += chunk, flip = !flip) {
@@ -36,6 +36,7 @@ for (const scheme of schemes) {
       const losses = s[k].step(chunk);
       t[k] += now() - t0;
       last[k] = losses[losses.length - 1];
+      all[k].push(...losses);
     }
   }
   for (let r = 0; r < 2; ++r)
@@ -50,7 +51,7 @@ for (const scheme of schemes) {
   console.log(
     `${scheme.padEnd(10)} ${t.old.toFixed(2).padStart(6)} ${t.new.toFixed(2).padStart(7)} ${(t.old / t.new).toFixed(2).padStart(7)}x ` +
       `${gf('old').toFixed(2).padStart(8)} ${gf('new').toFixed(2).padStart(8)} | ${fwd('old').toFixed(2).padStart(12)} ${fwd('new').toFixed(2).padStart(8)} | ` +
-      `${(gf('old') / fwd('old')).toFixed(2).padStart(9)} ${(gf('new') / fwd('new')).toFixed(2).padStart(4)} | ${last.old.toFixed(4)} ${last.new.toFixed(4)}`,
+      `${(gf('old') / fwd('old')).toFixed(2).padStart(9)} ${(gf('new') / fwd('new')).toFixed(2).padStart(4)} | ${last.old.toFixed(4)} ${last.new.toFixed(4)} ${all.old.every((x, i) => Object.is(x, all.new[i])) ? 'losses bitwise equal' : 'losses differ'}`,
   );
   s.old.delete();
   s.new.delete();

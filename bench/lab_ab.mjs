@@ -1,7 +1,7 @@
 // Interleaved A/B of two lab WebAssembly builds (issue #18) in one process, lab defaults per scheme:
 //   node bench/lab_ab.mjs <old.js|.mjs> <old.wasm> <new.js> <new.wasm> [steps=300] [chunk=25] [schemes]
 // Both sessions train the same run in alternating chunks of `chunk` steps (the order flips every chunk);
-// then evaluate(16, 64 batches) is timed the same way. Prints seconds, GFLOP/s (3 × forward
+// then evaluate(16, 64 batches) is timed the same way; accuracy at L 16 and 64 (8 batches) is printed. Prints seconds, GFLOP/s (3 × forward
 // multiply–add FLOPs per step, lab_native's count), forward GFLOP/s and the training ÷ forward ratio.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -45,13 +45,15 @@ for (const scheme of schemes) {
       s[k].evaluate(16, 64);
       fe[k] += (now() - t0) / 2;
     }
+  const acc = {};
+  for (const k of ['old', 'new']) acc[k] = [16, 64].map((L) => s[k].evaluate(L, 8).accuracy.toFixed(3)).join('/');
   const fps = s.old.flopsPerStep();
   const gf = (k) => (fps * steps) / t[k] / 1e9;
   const fwd = (k) => ((64 * fps) / 3 / fe[k]) / 1e9;
   console.log(
     `${scheme.padEnd(10)} ${t.old.toFixed(2).padStart(6)} ${t.new.toFixed(2).padStart(7)} ${(t.old / t.new).toFixed(2).padStart(7)}x ` +
       `${gf('old').toFixed(2).padStart(8)} ${gf('new').toFixed(2).padStart(8)} | ${fwd('old').toFixed(2).padStart(12)} ${fwd('new').toFixed(2).padStart(8)} | ` +
-      `${(gf('old') / fwd('old')).toFixed(2).padStart(9)} ${(gf('new') / fwd('new')).toFixed(2).padStart(4)} | ${last.old.toFixed(4)} ${last.new.toFixed(4)} ${all.old.every((x, i) => Object.is(x, all.new[i])) ? 'losses bitwise equal' : 'losses differ'}`,
+      `${(gf('old') / fwd('old')).toFixed(2).padStart(9)} ${(gf('new') / fwd('new')).toFixed(2).padStart(4)} | ${last.old.toFixed(4)} ${last.new.toFixed(4)} ${all.old.every((x, i) => Object.is(x, all.new[i])) ? 'losses bitwise equal' : 'losses differ'} | acc@16/64 ${acc.old} ${acc.new}`,
   );
   s.old.delete();
   s.new.delete();

@@ -16,6 +16,8 @@
 #include "parallel/parallel_for.h"
 #include "relpos/positions.h"
 #include "relpos/threads.h"
+#include "gelu.h"
+#include "layernorm.h"
 #include "rng.h"
 #include "vec.h"
 
@@ -33,6 +35,10 @@ void layernorm_forward(int N, int d, const float* x, const float* g, const float
                        float* rstd) {
   parallel_for(0, N, kRowGrain, [&](Index b0, Index e0, int) {
     for (Index r = b0; r < e0; ++r) {
+#if RELPOS_TRAIN_VECTOR_LN  // WASM SIMD: vector-lane sums (layernorm.h)
+      layernorm_row_forward(d, x + r * d, g, b, kLnEps, y + r * d, mean + r, rstd + r);
+      continue;
+#endif
       const float* xr = x + r * d;
       float m = 0;
       for (int i = 0; i < d; ++i) m += xr[i];
@@ -55,6 +61,10 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
                         const float* dy, float* dx, bool accumulate, float* dg, float* db) {
   parallel_for(0, N, kRowGrain, [&](Index b0, Index e0, int) {
     for (Index r = b0; r < e0; ++r) {
+#if RELPOS_TRAIN_VECTOR_LN
+      layernorm_row_backward(d, x + r * d, mean[r], rstd[r], g, dy + r * d, dx + r * d, accumulate);
+      continue;
+#endif
       const float* xr = x + r * d;
       const float* dyr = dy + r * d;
       float* dxr = dx + r * d;
@@ -76,6 +86,10 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
     }
   });
   for (int r = 0; r < N; ++r) {  // serial: fixed order
+#if RELPOS_TRAIN_VECTOR_LN  // same per-element order, vectorised across the row
+    layernorm_param_grads(d, x + static_cast<long>(r) * d, mean[r], rstd[r], dy + static_cast<long>(r) * d, dg, db);
+    continue;
+#endif
     const float* xr = x + static_cast<long>(r) * d;
     const float* dyr = dy + static_cast<long>(r) * d;
     for (int i = 0; i < d; ++i) {
@@ -85,11 +99,8 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
   }
 }
 
-inline float gelu(float u) { return 0.5f * u * (1.0f + std::erf(u * 0.70710678118654752f)); }
-// d/du GELU(u) = Φ(u) + u·φ(u)
-inline float gelu_grad(float u) {
-  return 0.5f * (1.0f + std::erf(u * 0.70710678118654752f)) + u * 0.39894228040143268f * std::exp(-0.5f * u * u);
-}
+// GELU(u) and d/du GELU(u) = Φ(u) + u·φ(u): gelu.h (vector kernels in the WASM SIMD build, the
+// std::erf reference loops elsewhere).
 
 void normal_fill(Rng& rng, float std, float* p, long n) {
   for (long i = 0; i < n; ++i) p[i] = std * static_cast<float>(rng.normal());
@@ -284,8 +295,7 @@ void Trainer::linear_forward(int N, int in, int out, const float* x, const float
   kernels::pack_b_nk(in, out, W, in, packed);
   parallel_for(0, N, kRowGrain, [&](Index b0, Index e0, int) {
     kernels::gemm_f32_packed(static_cast<int>(e0 - b0), out, in, 1.0f, x + b0 * in, in, packed, y + b0 * out, out, false);
-    for (Index r = b0; r < e0; ++r)
-      for (int o = 0; o < out; ++o) y[r * out + o] += b[o];
+    for (Index r = b0; r < e0; ++r) add_to(out, b, y + r * out);
   });
 }
 
@@ -311,8 +321,7 @@ void Trainer::linear_backward(int N, int in, int out, const float* x, const floa
   parallel_for(0, out, 8, [&](Index b0, Index e0, int) {
     kernels::gemm_f32_packed(static_cast<int>(e0 - b0), in, N, 1.0f, t + b0 * N, N, packed, dW + b0 * in, in, true);
   });
-  for (int r = 0; r < N; ++r)
-    for (int o = 0; o < out; ++o) db[o] += dy[static_cast<long>(r) * out + o];
+  for (int r = 0; r < N; ++r) add_to(out, dy + static_cast<long>(r) * out, db);  // row order per element
 }
 
 // Attention core for one layer: a.q, a.k (rotated for RoPE), a.v [N, d] (+ a.kr, a.qr [2s, d] for
@@ -327,6 +336,18 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const float* t5 = o.t5_table >= 0 ? params + o.t5_table : nullptr;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
+  // [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) query row i uses over keys j < jend. Rows outside
+  // are never read (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at
+  // +0): skipping them changes no bits.
+  auto relative_rows_used = [&](int i, int jend, int& lo, int& hi) {
+    lo = T;
+    hi = -1;
+    for (int j = 0; j < jend; ++j) {
+      const int cc = deb ? deb_index_[j - i + maxL_ - 1] : std::clamp(j - i, -K, K) + K;
+      lo = std::min(lo, cc);
+      hi = std::max(hi, cc);
+    }
+  };
   parallel_for(0, static_cast<Index>(B) * H, 1, [&](Index b0, Index e0, int thread) {
     float* qa = row_scratch_.data() + thread * scratch;  // [T] q_i·aK[c]·scale
     float* pb = qa + T;                                   // [T] bucket sums of p_ij
@@ -336,10 +357,12 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
         float* prow = a.probs.data() + ((static_cast<std::size_t>(b) * H + h) * L + i) * L;
         const float* qi = a.q.data() + (static_cast<std::size_t>(b) * L + i) * d + h * dh;
         const int jend = c_.causal ? i + 1 : L;
+        int lo = 0, hi = -1;  // relative rows this query row uses (Shaw / DeBERTa); the others stay unread
+        if (aK || deb) relative_rows_used(i, jend, lo, hi);
         if (aK)
-          for (int cc = 0; cc < T; ++cc) qa[cc] = dot(dh, qi, aK + cc * dh) * scale;
+          for (int cc = lo; cc <= hi; ++cc) qa[cc] = dot(dh, qi, aK + cc * dh) * scale;
         if (deb)
-          for (int cc = 0; cc < T; ++cc) qa[cc] = dot(dh, qi, a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh) * scale;
+          for (int cc = lo; cc <= hi; ++cc) qa[cc] = dot(dh, qi, a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh) * scale;
         for (int j = 0; j < jend; ++j) {
           const float* kj = a.k.data() + (static_cast<std::size_t>(b) * L + j) * d + h * dh;
           float s = dot(dh, qi, kj) * scale;
@@ -369,7 +392,7 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
         if (aV) {
           std::fill(pb, pb + T, 0.0f);
           for (int j = 0; j < jend; ++j) pb[std::clamp(j - i, -K, K) + K] += prow[j];
-          for (int cc = 0; cc < T; ++cc) axpy(dh, pb[cc], aV + cc * dh, ci);
+          for (int cc = lo; cc <= hi; ++cc) axpy(dh, pb[cc], aV + cc * dh, ci);
         }
       }
     }
@@ -392,6 +415,18 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const bool t5 = o.t5_table >= 0;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
+  // [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) query row i uses over keys j < jend. Rows outside
+  // are never read (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at
+  // +0): skipping them changes no bits.
+  auto relative_rows_used = [&](int i, int jend, int& lo, int& hi) {
+    lo = T;
+    hi = -1;
+    for (int j = 0; j < jend; ++j) {
+      const int cc = deb ? deb_index_[j - i + maxL_ - 1] : std::clamp(j - i, -K, K) + K;
+      lo = std::min(lo, cc);
+      hi = std::max(hi, cc);
+    }
+  };
   const std::size_t part = t5 ? c_.t5_buckets : (aK || deb ? 2 * static_cast<std::size_t>(T) * dh : 0);
   if (part) std::fill(table_partials_.begin(), table_partials_.begin() + static_cast<long>(B) * H * part, 0.0f);
   parallel_for(0, static_cast<Index>(B) * H, 1, [&](Index b0, Index e0, int thread) {
@@ -412,8 +447,10 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
         const float* doi = row(dctx_, i);
         const float* qi = row(a.q, i);
         const int jend = c_.causal ? i + 1 : L;
+        int lo = 0, hi = -1;  // relative rows used by row i: the rest have zero coefficients (skipped)
+        if (aK || deb) relative_rows_used(i, jend, lo, hi);
         if (aV) {
-          for (int cc = 0; cc < T; ++cc) doa[cc] = dot(dh, doi, aV + cc * dh);
+          for (int cc = lo; cc <= hi; ++cc) doa[cc] = dot(dh, doi, aV + cc * dh);
           std::fill(pb, pb + T, 0.0f);
         }
         float rowdot = 0;
@@ -430,7 +467,7 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
         }
         if (aV) {
           float* daV = partial + T * dh;
-          for (int cc = 0; cc < T; ++cc) axpy(dh, pb[cc], doi, daV + cc * dh);
+          for (int cc = lo; cc <= hi; ++cc) axpy(dh, pb[cc], doi, daV + cc * dh);
         }
         float* dqi = row(dq_, i);
         std::fill(dqi, dqi + dh, 0.0f);
@@ -449,13 +486,13 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
           }
         }
         if (deb)  // c2p: dq_i += scale Σ_c sb[c]·Kr_h[c];  dKr_h[c] += scale·sb[c]·q_i
-          for (int cc = 0; cc < T; ++cc) {
+          for (int cc = lo; cc <= hi; ++cc) {
             if (sb[cc] == 0.0f) continue;
             axpy(dh, scale * sb[cc], a.kr.data() + static_cast<std::size_t>(cc) * d + h * dh, dqi);
             axpy(dh, scale * sb[cc], qi, partial + static_cast<std::size_t>(cc) * dh);
           }
         if (aK)
-          for (int cc = 0; cc < T; ++cc) {
+          for (int cc = lo; cc <= hi; ++cc) {
             axpy(dh, scale * sb[cc], aK + cc * dh, dqi);
             axpy(dh, scale * sb[cc], qi, partial + cc * dh);
           }
@@ -576,7 +613,11 @@ double Trainer::forward(const std::vector<float>& P, const Batch& batch) {
     }
     linear_forward(N, d, F, mlp_in, p + o.w1, p + o.b1, a.h1.data());
     parallel_for(0, static_cast<Index>(N) * F, 4096, [&](Index b0, Index e0, int) {
-      for (Index i = b0; i < e0; ++i) a.h1g[i] = gelu(a.h1[i]);
+#if RELPOS_TRAIN_VECTOR_GELU
+      gelu_forward(static_cast<std::size_t>(e0 - b0), a.h1.data() + b0, a.h1g.data() + b0);
+#else
+      for (Index i = b0; i < e0; ++i) a.h1g[i] = gelu_reference(a.h1[i]);
+#endif
     });
     linear_forward(N, F, d, a.h1g.data(), p + o.w2, p + o.b2, a.mlp_out.data());
     if (c_.pre_ln) {
@@ -688,7 +729,11 @@ void Trainer::backward(const std::vector<float>& P, const Batch& batch, std::vec
     // dx_ holds d(layer output). After the MLP part, dx_ holds d(res1).
     auto gelu_back = [&] {
       parallel_for(0, static_cast<Index>(N) * F, 4096, [&](Index b0, Index e0, int) {
-        for (Index i = b0; i < e0; ++i) dh1_[i] *= gelu_grad(a.h1[i]);
+#if RELPOS_TRAIN_VECTOR_GELU
+        gelu_backward(static_cast<std::size_t>(e0 - b0), a.h1.data() + b0, dh1_.data() + b0);
+#else
+        for (Index i = b0; i < e0; ++i) dh1_[i] *= gelu_grad_reference(a.h1[i]);
+#endif
       });
     };
     if (c_.pre_ln) {

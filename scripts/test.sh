@@ -9,9 +9,9 @@ echo "== Checkpoint variants (pytorch_model.bin, shards, hostile files) from the
 
 echo "== Catch2 suite: native =="
 ctest --test-dir build/native --output-on-failure
-echo "== Catch2 suite: native, AddressSanitizer + UndefinedBehaviorSanitizer =="
+echo "== Catch2 suites (library + training core): native, AddressSanitizer + UndefinedBehaviorSanitizer =="
 bash scripts/test-sanitize.sh
-echo "== Catch2 suite: native, ThreadSanitizer (3 threads) =="
+echo "== Catch2 suites (library + training core): native, ThreadSanitizer (3 threads) =="
 bash scripts/test-tsan.sh
 echo "== Fuzzing: libFuzzer targets (fuzz/), 45 s each =="
 bash scripts/fuzz.sh 45

@@ -105,6 +105,20 @@ void layernorm_backward(int N, int d, const float* x, const float* mean, const f
 void normal_fill(Rng& rng, float std, float* p, long n) {
   for (long i = 0; i < n; ++i) p[i] = std * static_cast<float>(rng.normal());
 }
+// [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) that query row i uses over keys j < jend (DeBERTa:
+// deb_index[δ + maxL − 1]; Shaw: clip(δ, −K, K) + K; T rows in all). Rows outside are never read
+// (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at +0): skipping
+// them changes no bits.
+void relative_rows_span(const std::int32_t* deb_index, int maxL, int K, int T, int i, int jend, int& lo, int& hi) {
+  lo = T;
+  hi = -1;
+  for (int j = 0; j < jend; ++j) {
+    const int cc = deb_index ? deb_index[j - i + maxL - 1] : std::clamp(j - i, -K, K) + K;
+    lo = std::min(lo, cc);
+    hi = std::max(hi, cc);
+  }
+}
+
 }  // namespace
 
 const char* scheme_name(PositionScheme s) {
@@ -336,17 +350,8 @@ void Trainer::attention_forward(const float* params, const LayerOffsets& o, Laye
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const float* t5 = o.t5_table >= 0 ? params + o.t5_table : nullptr;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
-  // [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) query row i uses over keys j < jend. Rows outside
-  // are never read (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at
-  // +0): skipping them changes no bits.
   auto relative_rows_used = [&](int i, int jend, int& lo, int& hi) {
-    lo = T;
-    hi = -1;
-    for (int j = 0; j < jend; ++j) {
-      const int cc = deb ? deb_index_[j - i + maxL_ - 1] : std::clamp(j - i, -K, K) + K;
-      lo = std::min(lo, cc);
-      hi = std::max(hi, cc);
-    }
+    relative_rows_span(deb ? deb_index_.data() : nullptr, maxL_, K, T, i, jend, lo, hi);
   };
   parallel_for(0, static_cast<Index>(B) * H, 1, [&](Index b0, Index e0, int thread) {
     float* qa = row_scratch_.data() + thread * scratch;  // [T] q_i·aK[c]·scale
@@ -415,17 +420,8 @@ void Trainer::attention_backward(const float* params, const LayerOffsets& o, Lay
   const float* aV = o.shaw_v_table >= 0 ? params + o.shaw_v_table : nullptr;
   const bool t5 = o.t5_table >= 0;
   const std::size_t scratch = maxL_ + 4 * static_cast<std::size_t>(T);
-  // [lo, hi]: the Shaw / DeBERTa relative rows c(j − i) query row i uses over keys j < jend. Rows outside
-  // are never read (forward) or enter with zero coefficients (backward, adding ±0 to sums that start at
-  // +0): skipping them changes no bits.
   auto relative_rows_used = [&](int i, int jend, int& lo, int& hi) {
-    lo = T;
-    hi = -1;
-    for (int j = 0; j < jend; ++j) {
-      const int cc = deb ? deb_index_[j - i + maxL_ - 1] : std::clamp(j - i, -K, K) + K;
-      lo = std::min(lo, cc);
-      hi = std::max(hi, cc);
-    }
+    relative_rows_span(deb ? deb_index_.data() : nullptr, maxL_, K, T, i, jend, lo, hi);
   };
   const std::size_t part = t5 ? c_.t5_buckets : (aK || deb ? 2 * static_cast<std::size_t>(T) * dh : 0);
   if (part) std::fill(table_partials_.begin(), table_partials_.begin() + static_cast<long>(B) * H * part, 0.0f);

@@ -16,7 +16,7 @@ const rounds = +(roundsArg ?? 3);
 const shapes = (process.env.AB_SHAPES ?? '1x8,1x16,1x32,1x64,8x32').split(',').map((s) => s.split('x').map(Number));
 const models = (process.env.AB_MODELS ?? E2E_MODELS.join(',')).split(',');
 const cases = modelCases(models, null, shapes, { modelsDir: path.resolve(ROOT, '../shared/bench-models'), q8Dir: path.resolve(ROOT, 'build/g-wasm/bench/data'), warm: 5, warmMs: 200, reps: 9 });
-const base = { warm: 3, reps: 7, dtype: 'fp32', cases };
+const base = { warm: 3, reps: 7, dtype: process.env.AB_DTYPE ?? 'fp32', cases };  // AB_DTYPE=q8: relpos q8, ORT on the dynamically quantized ONNX
 const after = path.join(ROOT, 'web/index.js');
 const contestants = {
   before_1: { ...base, runtime: 'relpos', threads: 1, webIndex: path.resolve(before) },

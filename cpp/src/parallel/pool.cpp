@@ -1,7 +1,13 @@
 // The thread pool behind parallel_for (threaded builds only: RELPOS_THREADS, natively std::thread,
 // in WebAssembly Emscripten pthreads — the same code). num_threads() − 1 workers are started when the
-// size is set (or at the first parallel_for) and then reused; each region wakes them through one
-// condition variable, the caller works as thread 0, and chunks are handed out by an atomic counter.
+// size is set (or at the first parallel_for) and then reused; the caller works as thread 0, and chunks
+// are handed out by an atomic counter.
+// Spin, then sleep: a region is published by bumping an atomic generation. A worker that finished its
+// last region polls the generation for kSpin before it sleeps on a condition variable, and the caller
+// polls the count of pending helpers for kSpin before it sleeps on another — a forward's regions come
+// back to back (tens per call), so most of them start and end without a futex wake-up (in WebAssembly
+// Atomics.wait/notify, ~20–30 µs a round trip: parallel_for.h). Spinning only ever replaces sleeping
+// for that long after a region: an idle pool sleeps, as before.
 // Single-thread builds compile only set_num_threads/num_threads (count fixed at 1).
 #include <algorithm>
 #include <string>
@@ -13,6 +19,7 @@
 
 #ifdef RELPOS_THREADS
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -28,6 +35,27 @@ namespace parallel {
 namespace {
 
 thread_local int tls_thread = -1;  // ≥ 0 while this thread runs a chunk (nested calls run inline)
+
+// How long a worker polls for the next region, and the caller for its helpers, before sleeping.
+// bench/src/parallel_threshold.cpp measures regions with and without it (DEVELOPERS.md "Threads").
+constexpr std::chrono::microseconds kSpin{200};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Polls done() until it holds or kSpin has passed (the clock is read every 64 polls); returns done().
+template <class Done>
+bool spin_until(Done&& done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    cpu_relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return done();
+  }
+}
 
 int default_threads() {
   const unsigned hw = std::thread::hardware_concurrency();
@@ -71,17 +99,21 @@ class Pool {
       job_ = {begin, end, grain, chunks, fn, context};
       next_.store(0, std::memory_order_relaxed);
       helpers_ = helpers;
-      pending_ = helpers;
+      pending_.store(helpers, std::memory_order_relaxed);
       error_ = nullptr;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);  // spinning workers start here
+      if (sleepers_ > 0) work_.notify_all();                // sleeping ones here
     }
-    work_.notify_all();
     work_on_job(0);
     std::exception_ptr error;
     {
       RELPOS_PROFILE_SCOPE(Wake);  // … and its join wait
-      std::unique_lock<std::mutex> lock(m_);
-      done_.wait(lock, [&] { return pending_ == 0; });
+      const auto joined = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+      if (!spin_until(joined)) {
+        std::unique_lock<std::mutex> lock(m_);
+        done_.wait(lock, joined);
+      }
+      std::lock_guard<std::mutex> lock(m_);
       error = error_;
       error_ = nullptr;
     }
@@ -120,16 +152,28 @@ class Pool {
   void worker(int thread) {
     std::uint64_t seen = 0;
     for (;;) {
-      {
+      const auto published = [&] {
+        return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+      };
+      if (!spin_until(published)) {
         std::unique_lock<std::mutex> lock(m_);
-        work_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        if (thread > helpers_) continue;  // this region needs fewer threads
+        ++sleepers_;
+        work_.wait(lock, published);
+        --sleepers_;
       }
+      if (stop_.load(std::memory_order_acquire)) return;
+      int helpers;
+      {
+        std::lock_guard<std::mutex> lock(m_);  // the region's fields were written under m_
+        seen = generation_.load(std::memory_order_relaxed);
+        helpers = helpers_;
+      }
+      if (thread > helpers) continue;  // this region needs fewer threads
       work_on_job(thread);
-      std::lock_guard<std::mutex> lock(m_);
-      if (--pending_ == 0) done_.notify_one();
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(m_);  // the caller checks pending_ under m_ before it sleeps
+        done_.notify_one();
+      }
     }
   }
 
@@ -140,13 +184,13 @@ class Pool {
     if (n == size_) return;
     {
       std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
+      stop_.store(true, std::memory_order_release);
+      work_.notify_all();
     }
-    work_.notify_all();
     for (auto& t : workers_) t.join();
     workers_.clear();
-    stop_ = false;
-    generation_ = 0;
+    stop_.store(false, std::memory_order_relaxed);
+    generation_.store(0, std::memory_order_relaxed);
     for (int t = 1; t < n; ++t) {
       try {
         workers_.emplace_back([this, t] { worker(t); });
@@ -162,11 +206,13 @@ class Pool {
   std::condition_variable work_, done_;
   std::vector<std::thread> workers_;
   std::atomic<int> size_{0};  // 0 = not started yet; written only under owner_
-  bool stop_ = false;
-  std::uint64_t generation_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> generation_{0};  // bumped (under m_) when a region is published
   Job job_;
   std::atomic<Index> next_{0};
-  int helpers_ = 0, pending_ = 0;
+  std::atomic<int> pending_{0};  // helpers still working on the current region
+  int helpers_ = 0;
+  int sleepers_ = 0;  // workers waiting on work_ (under m_)
   std::exception_ptr error_;
 };
 

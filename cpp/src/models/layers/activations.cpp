@@ -42,9 +42,12 @@ void activate_span(Activation act, std::size_t n, float* x) {
 
 void activate(Activation act, std::size_t n, float* x) {
   RELPOS_PROFILE_SCOPE(NormAct);
-  // ~20 flops per element (erf/tanh/exp polynomials): small calls stay inline (parallel_for.h)
+  namespace w = work_per_element;
+  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
+                   : act == Activation::Silu ? w::kSilu : w::kRelu;
+  // small calls stay inline (parallel_for.h)
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) { activate_span(act, i1 - i0, x + i0); },
-                20.0 * static_cast<double>(n));
+                per * static_cast<double>(n));
 }
 
 std::size_t FeedForward::scratch_floats(int rows) const {
@@ -61,7 +64,7 @@ void FeedForward::forward(int rows, const float* x, float* y, float* scratch) co
     activate(act, n, g);
     for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
       for (std::size_t i = i0; i < i1; ++i) h[i] *= g[i];
-    }, static_cast<double>(n));
+    }, work_per_element::kAdd * static_cast<double>(n));
   } else {
     activate(act, n, h);
   }

@@ -31,7 +31,7 @@ void add_inplace(std::size_t n, float* x, const float* y) {
   RELPOS_PROFILE_SCOPE(NormAct);
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
-  }, static_cast<double>(n));
+  }, work_per_element::kAdd * static_cast<double>(n));
 }
 
 void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out) {
@@ -45,7 +45,7 @@ void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& ta
     for (std::size_t r = r0; r < r1; ++r)
       std::memcpy(out + r * dim, table.data() + static_cast<std::size_t>(ids[r]) * dim,
                   sizeof(float) * static_cast<std::size_t>(dim));
-  }, static_cast<double>(rows) * dim);
+  }, work_per_element::kCopy * static_cast<double>(rows) * dim);
 }
 
 void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
@@ -73,7 +73,7 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
         std::memcpy(s.v.data() + dst, v.data + token * v.row_stride + (h / group) * v.head_stride, row_bytes);
       }
     }
-  }, 3.0 * static_cast<double>(n));  // copies: inline unless large (parallel_for.h)
+  }, 3.0 * work_per_element::kCopy * static_cast<double>(n));  // three copies: inline unless large (parallel_for.h)
   AttentionOutputs out;
   out.output = s.ctx.data();
   out.probs = probs;
@@ -88,7 +88,7 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
         std::memcpy(ctx + token * width + static_cast<std::size_t>(h) * head_dim, s.ctx.data() + src, row_bytes);
       }
     }
-  }, static_cast<double>(n));
+  }, work_per_element::kCopy * static_cast<double>(n));
 }
 
 }  // namespace relpos::models

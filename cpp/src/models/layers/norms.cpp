@@ -39,7 +39,7 @@ void LayerNorm::forward(int rows, const float* x, float* y) const {
       yr[i] = beta.empty() ? v : v + beta[i];
     }
   }
-  }, 8.0 * rows * dim);  // ~8 flops per element: small calls stay inline (parallel_for.h)
+  }, work_per_element::kLayerNorm * rows * dim);  // small calls stay inline (parallel_for.h)
 }
 
 RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, float eps) {
@@ -61,7 +61,7 @@ void RmsNorm::forward(int rows, const float* x, float* y) const {
     const float inv = static_cast<float>(1.0 / std::sqrt(ss / dim + static_cast<double>(eps)));
     for (int i = 0; i < dim; ++i) yr[i] = weight[i] * (xr[i] * inv);
   }
-  }, 5.0 * rows * dim);
+  }, work_per_element::kRmsNorm * rows * dim);
 }
 
 }  // namespace relpos::models

@@ -6,8 +6,12 @@
 //   bench/src/gemm_stream.cpp, SIMD128 under Node 20); A (M × K, ≤ 96 rows in model layers) stays in
 //   L1/L2 either way.
 //   Every element's sum runs over the same chunks in the same order as before (bitwise unchanged).
-// The micro-kernel keeps MR × 2 accumulators live: 8 on SIMD128 (4×8 floats), 12 on AVX. Unrolling its k
-// loop by two with bumped row pointers measured ~5 % slower in WebAssembly (gemm_stream, 2026-11-24).
+// The micro-kernel keeps MR × 2 accumulators live: 8 on SIMD128 (4×8 floats), 12 on AVX. Its k loop walks
+// one pointer per A row and one through the panel: Emscripten compiles with LLVM's loop strength
+// reduction off (-mllvm -disable-lsr), so A[r·lda + k] cost three integer ops per row and k (14 per k
+// step next to 16 float ops and 6 loads: V8's x64 code was bound by instruction throughput); bumped
+// pointers leave 5, and the kernel went from 37 to 44 GFLOP/s with B in cache (gemm_stream, 2026-11-24).
+// Unrolling k by two as well measured ~5 % slower (13 live vectors: V8 spills).
 #include "kernels/gemm_f32.h"
 
 #include <algorithm>
@@ -30,13 +34,16 @@ inline void micro_kernel(int K, float alpha, const float* A, std::size_t lda, co
   vf acc0[R];
   vf acc1[R];
   for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = simd::splat(0.0f);
-  for (int k = 0; k < K; ++k) {
-    const vf b0 = simd::load(panel + static_cast<std::size_t>(k) * NR);
-    const vf b1 = simd::load(panel + static_cast<std::size_t>(k) * NR + W);
+  const float* a[R];
+  for (int r = 0; r < R; ++r) a[r] = A + r * lda;
+  const float* const end = panel + static_cast<std::size_t>(K) * NR;
+  for (const float* b = panel; b != end; b += NR) {
+    const vf b0 = simd::load(b);
+    const vf b1 = simd::load(b + W);
     for (int r = 0; r < R; ++r) {
-      const vf a = simd::splat(A[r * lda + k]);
-      acc0[r] = simd::fma(a, b0, acc0[r]);
-      acc1[r] = simd::fma(a, b1, acc1[r]);
+      const vf x = simd::splat(*a[r]++);
+      acc0[r] = simd::fma(x, b0, acc0[r]);
+      acc1[r] = simd::fma(x, b1, acc1[r]);
     }
   }
   const vf va = simd::splat(alpha);

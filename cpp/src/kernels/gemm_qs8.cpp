@@ -225,14 +225,21 @@ inline void micro_kernel(int npairs, const std::int16_t* A, std::size_t ldq, con
     acc0[r] = first ? zero() : load_i32(sums + r * NR);
     acc1[r] = first ? zero() : load_i32(sums + r * NR + W);
   }
-  for (int j = 0; j < npairs; ++j) {
-    const vb b0 = load_w(w16 + static_cast<std::size_t>(j) * NR * 2);
-    const vb b1 = load_w(w16 + static_cast<std::size_t>(j) * NR * 2 + 2 * W);
+  // One pointer per row and one through w16, bumped per pair (as gemm_f32's micro-kernel: Emscripten's
+  // LLVM runs without loop strength reduction, and indexed addresses cost ~3 integer ops per row and pair).
+  const std::int16_t* a[R];
+  RELPOS_QS8_ROWS_UNROLLED
+  for (int r = 0; r < R; ++r) a[r] = A + r * ldq;
+  const std::int16_t* const end = w16 + static_cast<std::size_t>(npairs) * NR * 2;
+  for (const std::int16_t* w = w16; w != end; w += NR * 2) {
+    const vb b0 = load_w(w);
+    const vb b1 = load_w(w + 2 * W);
     RELPOS_QS8_ROWS_UNROLLED
     for (int r = 0; r < R; ++r) {
-      const va a = splat_a(A + r * ldq + 2 * j);
-      acc0[r] = dot_add(acc0[r], a, b0);
-      acc1[r] = dot_add(acc1[r], a, b1);
+      const va x = splat_a(a[r]);
+      a[r] += 2;
+      acc0[r] = dot_add(acc0[r], x, b0);
+      acc1[r] = dot_add(acc1[r], x, b1);
     }
   }
   if (!last) {

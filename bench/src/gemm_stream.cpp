@@ -5,7 +5,8 @@
 //           bench/src/gemm_stream.cpp build/wasm/librelpos_simd.a -sENVIRONMENT=node -sINITIAL_MEMORY=128MB
 //           -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -o build/wasm/bench/gemm_stream.js
 //         (beside a package.json {"type":"commonjs"}), then node --no-experimental-fetch build/wasm/bench/gemm_stream.js
-// A/B of two library builds: link one binary against each and run them alternately (DEVELOPERS.md "GEMM").
+// A/B of two library builds: link one binary against each and run them alternately (DEVELOPERS.md,
+// "GEMM in WebAssembly").
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

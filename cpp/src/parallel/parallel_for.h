@@ -31,12 +31,13 @@ using ChunkFn = void (*)(void* context, Index b, Index e, int thread);
 using Work = double;
 
 // Below this many flops per region, parallel_for runs inline: bench/src/parallel_threshold.cpp, the model
-// layer's GEMM tiles at 1–128 rows, pool vs inline A/B (DEVELOPERS.md "Threads"). A region's wake-up + join
-// costs ~20–30 µs in WebAssembly (Node 20 Workers, SIMD128 GEMM ~37 GFLOP/s) and ~8 µs natively (AVX-512
-// GEMM ~100 GFLOP/s): with a free second core two threads break even near 2 Mflop on both
-// (inline/2 + wake = inline), and when the shared machine grants one core the wake is pure loss. At 4 Mflop
-// (~110 µs inline in WebAssembly, ~40 µs natively) a free core would give ≥ 1.35× (projected from the
-// measured wake cost: no idle core was available to measure the gain itself).
+// layer's GEMM tiles at 1–128 rows, pool vs inline A/B (DEVELOPERS.md "Threads"). A region that has to wake
+// a sleeping worker costs ~20–30 µs in WebAssembly (Node 20 Workers; SIMD128 GEMM then ~37 GFLOP/s, now 44)
+// and ~8 µs natively (AVX-512 GEMM ~100 GFLOP/s): two threads then break even near 2 Mflop (inline/2 + wake
+// = inline), and when the shared machine grants one core the wake is pure loss. Workers now spin ~200 µs
+// after a region (pool.cpp), so back-to-back regions start in ~1 µs and the pool wins from 0.3 Mflop; the
+// first region of a call still wakes. 1 Mflop was tried (ab_short, 2026-11-24): some 8-token rows 0.75×,
+// others 1.1× — within the shared machine's noise, so the threshold stays at 4 Mflop (~90 µs inline).
 constexpr Work kMinParallelWork = 4.0e6;
 
 #ifdef RELPOS_THREADS

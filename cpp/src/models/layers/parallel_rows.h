@@ -36,18 +36,18 @@ void for_each_span(std::size_t n, std::size_t grain, F&& fn, parallel::Work work
 constexpr std::size_t kElementGrain = 16384;
 
 // What one element of a pass costs, in GEMM flops that take as long (the unit of parallel_for's `work`):
-// bench/src/elementwise_cost.cpp, SIMD128 build under Node 20 (2026-11-24: packed GEMM 36 GFLOP/s;
-// ns per element × that rate, rounded up). With them a 128-token GELU (~0.4 ms) runs on the pool, while
-// a residual add stays inline until ~1 M elements.
+// bench/src/elementwise_cost.cpp, SIMD128 build under Node 20 (2026-11-24: packed GEMM 43 GFLOP/s;
+// ns per element × that rate, rounded up). With them a 128-token GELU (~0.4 ms) or LayerNorm at width
+// ≥ 384 (~0.11 ms) runs on the pool, while a residual add stays inline until ~1 M elements.
 namespace work_per_element {
-constexpr double kLayerNorm = 80;  // two passes in double + the affine map: 2.2 ns
-constexpr double kRmsNorm = 40;    // 1.0 ns
-constexpr double kGelu = 80;       // exact erf: 2.1 ns
-constexpr double kGeluTanh = 60;   // 1.6 ns
-constexpr double kSilu = 50;       // 1.3 ns
-constexpr double kRelu = 5;        // 0.12 ns
-constexpr double kAdd = 5;         // x += y, x *= y: 0.13 ns
-constexpr double kCopy = 5;        // gathers and head copies
+constexpr double kLayerNorm = 100;  // two passes in double + the affine map: 2.2 ns
+constexpr double kRmsNorm = 45;     // 1.0 ns
+constexpr double kGelu = 95;        // exact erf: 2.1 ns
+constexpr double kGeluTanh = 70;    // 1.6 ns
+constexpr double kSilu = 55;        // 1.3 ns
+constexpr double kRelu = 5;         // 0.12 ns
+constexpr double kAdd = 5;          // x += y, x *= y: 0.13 ns
+constexpr double kCopy = 5;         // gathers and head copies
 }  // namespace work_per_element
 
 }  // namespace relpos::models

@@ -677,22 +677,6 @@ void Trainer::predictions(std::vector<std::int32_t>& out) const {
   }
 }
 
-double Trainer::sequence_accuracy(const Batch& batch) const {
-  const int C = c_.classes;
-  int ok = 0;
-  for (int b = 0; b < lastB_; ++b) {
-    bool all = true;
-    for (int i = 0; i < lastL_ && all; ++i) {
-      const long r = static_cast<long>(b) * lastL_ + i;
-      if (batch.labels[r] < 0) continue;
-      const float* lr = logits_.data() + r * C;
-      all = static_cast<int>(std::max_element(lr, lr + C) - lr) == batch.labels[r];
-    }
-    ok += all;
-  }
-  return lastB_ ? static_cast<double>(ok) / lastB_ : 0.0;
-}
-
 void Trainer::backward(const std::vector<float>& P, const Batch& batch, std::vector<float>& grads) {
   const int B = lastB_, L = lastL_, N = B * L, d = d_, F = F_, C = c_.classes;
   if (batch.batch != B || batch.len != L) throw std::invalid_argument("backward: batch differs from the last forward");

@@ -112,8 +112,6 @@ class Trainer {
   const float* attention_probs(int layer) const { return acts_.at(layer).probs.data(); }
   int last_batch() const { return lastB_; }
   int last_len() const { return lastL_; }
-  // Fraction of the last forward's sequences whose every labelled position is predicted right.
-  double sequence_accuracy(const Batch& batch) const;
 
   // Multiply–add FLOPs (2 per multiply–add) of one forward pass at (B, L): the linear layers, Q·Kᵀ,
   // P·V and the Shaw terms; element-wise work (LayerNorm, GELU, softmax) is not counted.

@@ -131,6 +131,27 @@ void Session::check_length(int length, const char* what) const {
                std::to_string(cfg_.max_length) + "]");
 }
 
+void tally_predictions(int B, int L, const std::int32_t* labels, const std::int32_t* predictions,
+                       PredictionTally& tally) {
+  if (tally.right.size() < static_cast<std::size_t>(L)) {
+    tally.right.resize(L, 0);
+    tally.seen.resize(L, 0);
+  }
+  for (int b = 0; b < B; ++b) {
+    bool all = true;
+    for (int i = 0; i < L; ++i) {
+      const std::size_t at = static_cast<std::size_t>(b) * L + i;
+      if (labels[at] < 0) continue;
+      const bool ok = predictions[at] == labels[at];
+      ++tally.seen[i];
+      tally.right[i] += ok;
+      all = all && ok;
+    }
+    ++tally.sequences;
+    tally.sequences_right += all;
+  }
+}
+
 Evaluation Session::evaluate(int length, int batches) {
   check_length(length, "evaluate");
   check_range(batches, 1, 1 << 20, "batches");
@@ -139,33 +160,22 @@ Evaluation Session::evaluate(int length, int batches) {
   Evaluation r;
   r.length = L;
   r.sequences = B * batches;
-  std::vector<long> right(L, 0), seen(L, 0);
+  PredictionTally tally;
   std::vector<std::int32_t> pred;
-  long sequences_right = 0;
   double sum = 0;
   for (int e = 0; e < batches; ++e) {
     make_batch(task_, B, L, 0x5EED0000ull + cfg_.seed * 1000 + static_cast<std::uint64_t>(L) * 10 + e, batch_);
     eval.forward(params_, batch_);
     sum += eval.accuracy(batch_);
     eval.predictions(pred);
-    for (int b = 0; b < B; ++b) {
-      bool all = true;
-      for (int i = 0; i < L; ++i) {
-        const std::size_t at = static_cast<std::size_t>(b) * L + i;
-        if (batch_.labels[at] < 0) continue;
-        const bool ok = pred[at] == batch_.labels[at];
-        ++seen[i];
-        right[i] += ok;
-        all = all && ok;
-      }
-      sequences_right += all;
-    }
+    tally_predictions(B, L, batch_.labels.data(), pred.data(), tally);
   }
   r.accuracy = sum / batches;
-  r.per_sequence = static_cast<double>(sequences_right) / r.sequences;
+  r.per_sequence = static_cast<double>(tally.sequences_right) / tally.sequences;
   r.per_position.resize(L);
   for (int i = 0; i < L; ++i)
-    r.per_position[i] = seen[i] ? static_cast<double>(right[i]) / seen[i] : std::numeric_limits<double>::quiet_NaN();
+    r.per_position[i] = tally.seen[i] ? static_cast<double>(tally.right[i]) / tally.seen[i]
+                                      : std::numeric_limits<double>::quiet_NaN();
   return r;
 }
 

@@ -62,6 +62,16 @@ struct Evaluation {
   std::vector<double> per_position;   // [length] accuracy over labelled rows at each position, NaN if none
 };
 
+// Running per-position and per-sequence counts of predictions against labels (label < 0: unlabelled).
+// Session::evaluate adds every batch to one; a sequence is right when every labelled position is.
+struct PredictionTally {
+  std::vector<long> right, seen;  // [length]: right / labelled predictions at each position
+  long sequences = 0, sequences_right = 0;
+};
+// Adds B sequences of length L (labels and predictions [B·L], row-major) to `tally` (sized to L first).
+void tally_predictions(int B, int L, const std::int32_t* labels, const std::int32_t* predictions,
+                       PredictionTally& tally);
+
 struct AttentionSample {
   int length = 0, layers = 0, heads = 0;
   std::vector<std::int32_t> tokens, labels, predictions;  // [length]

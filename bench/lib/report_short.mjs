@@ -13,6 +13,19 @@ const foreign = (sec) => {
   return f.length ? `; other sessions' runnable threads ${Math.min(...f).toFixed(1)}–${Math.max(...f).toFixed(1)} (≥ 1: a 2-thread child gets about one core, DEVELOPERS.md "Threads")` : '';
 };
 
+// What the worst short row is bound by, from the per-call profile of the same model, tokens and threads:
+// the GEMMs' share and rate, and the rate they would need for 1.5× onnxruntime-web if every other part
+// of the call (the profile's total − GEMMs) stayed as it is.
+function boundBy(r, row, threads) {
+  const p = r.profile?.rows?.find((x) => x.threads === threads && x.model === row.model && x.tokens === row.seq);
+  const ort = row[`ort_${threads}_ms`];
+  if (!p || !p.gemm_gflops || !ort) return '';
+  const gemm = p.parts_ms.gemm, rest = p.total_ms - gemm, needGemm = ort / 1.5 - rest;
+  const need = needGemm > 0 ? `${fmt((p.gemm_gflops * gemm) / needGemm, 1)} GFLOP/s` : 'less than nothing: the rest of the call alone is over budget';
+  return ` — ${row.model} ×${row.seq} per-call profile: GEMMs ${fmt((100 * gemm) / p.total_ms, 0)} % of the call at ${fmt(p.gemm_gflops, 1)} GFLOP/s;` +
+    ` 1.5× onnxruntime-web (${fmt(ort)} ms) would need them at ${need}`;
+}
+
 export function shortTargets(r, add) {
   const s = r.short_seq;
   if (s?.rows) {
@@ -22,7 +35,8 @@ export function shortTargets(r, add) {
       const worst = q.filter(([, v]) => v != null).sort((a, b) => a[1] - b[1])[0];
       add(`short sequences: relpos ≥ 1.5× onnxruntime-web at batch 1 × 16–64 tokens on every bench layer, ${n === 1 ? '1 thread' : '2 threads'} (separate processes)`,
         q.length && q.every(([, v]) => v != null) ? q.every(([, v]) => v >= 1.5) : null,
-        (worst ? `worst ${worst[0].model} ×${worst[0].seq} ${fmt(worst[1])}×; ` : '') + q.map(([x, v]) => `${x.model.replace(/-layer$/, '')} ${x.seq} ${fmt(v)}×`).join(', '));
+        (worst ? `worst ${worst[0].model} ×${worst[0].seq} ${fmt(worst[1])}×; ` : '') + q.map(([x, v]) => `${x.model.replace(/-layer$/, '')} ${x.seq} ${fmt(v)}×`).join(', ') +
+        (worst && worst[1] < 1.5 ? boundBy(r, worst[0], n) : ''));
     }
   }
   if (s?.q8?.length) {

@@ -110,6 +110,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
                " terms (content + " + std::to_string(n_terms - 1) + "), got " + std::to_string(out.terms.size()) +
                " term buffers");
   if (out.probs || want_terms) (void)dims.score_elements();
+  if (in.window < -1) fail_range("attention: window must be ≥ 0 (or −1 for none), got " + std::to_string(in.window));
   if (options.block_rows < 1) fail_range("attention: block_rows must be ≥ 1, got " + std::to_string(options.block_rows));
   const long long n_slices = static_cast<long long>(dims.batch) * dims.heads;
   const long long slice_end = options.slice_end < 0 ? n_slices : options.slice_end;
@@ -224,6 +225,12 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
       scheme.add_logit_terms(head, scheme_scratch, i0, i1, logits, ld, terms_ptr);
       for (int r = 0; r < rows; ++r) {
         const int i = i0 + r;
+        if (in.window >= 0) {
+          float* row = logits + r * ld;
+          const float neg_inf = -std::numeric_limits<float>::infinity();
+          for (int j = 0; j < key_cols; ++j)
+            if (j < i - in.window || j > i + in.window) row[j] = neg_inf;
+        }
         masked_softmax_row(logits + r * ld, in.causal ? i + 1 : seq, seq, key_mask);
       }
       kernels::gemm_f32_packed(rows, d, key_cols, 1.0f, logits, ld, vpack, out_head + static_cast<std::size_t>(i0) * d,

@@ -7,7 +7,7 @@
 //   terms[t]        : [batch, heads, seq, seq]  (optional) the t-th logit term, see Scheme::term_names
 //
 // For query i, key j:  logit(i, j) = content_scale · q_i·k_j + Σ scheme terms(i, j)
-//   masked when key_mask[b, j] == 0 or (causal and j > i);
+//   masked when key_mask[b, j] == 0 or (causal and j > i) or (window ≥ 0 and |i − j| > window);
 //   p(i, ·) = softmax over unmasked keys;  out_i = Σ_j p(i, j) v_j + scheme value term.
 // A row whose keys are all masked gives p = 0 and out = 0 (never NaN).
 // NaN or Inf in the inputs propagates into the rows that read them; nothing is clamped.
@@ -43,6 +43,9 @@ struct AttentionInputs {
   const float* v = nullptr;
   const std::uint8_t* key_mask = nullptr;
   bool causal = false;
+  // Sliding window (ModernBERT local layers): ≥ 0 lets query i attend only keys with |i − j| ≤ window
+  // (on top of key_mask and causal); −1 = no window.
+  int window = -1;
 };
 
 struct AttentionOutputs {

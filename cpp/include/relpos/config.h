@@ -82,6 +82,35 @@ struct ModelConfig {
   float rope_theta = 10000.0f;
   bool attention_bias = false;
   bool has_rope_scaling = false;
+
+  // mpnet (MPNetConfig): positions from input_ids with padding_idx 1 (hard-coded in MPNetEmbeddings);
+  // the bucketed relative bias shares t5's relative_attention_num_buckets (table rows; buckets are 32).
+  int pad_token_id = 0;
+
+  // modernbert (ModernBertConfig, transformers 4.48): layer i is global iff i % global_attn_every_n_layers == 0;
+  // local layers attend to |i − j| ≤ local_attention / 2 (floor). norm_bias / attention_bias / mlp_bias.
+  int global_attn_every_n_layers = 3;
+  int local_attention = 128;
+  float global_rope_theta = 160000.0f;
+  float local_rope_theta = 10000.0f;
+  bool norm_bias = false;
+  bool mlp_bias = false;
+  std::string classifier_pooling = "cls";  // cls | mean
+  std::string classifier_activation = "gelu";
+  bool classifier_bias = false;
+  bool decoder_bias = true;
+
+  // nomic_bert (NomicBertConfig, GPT-2 style keys; the model authors' remote code)
+  float rotary_emb_fraction = 0.0f;
+  float rotary_emb_base = 10000.0f;
+  bool rotary_emb_interleaved = false;
+  bool has_rotary_scaling_factor = false;  // dynamic NTK: not implemented (load_model refuses it)
+  float rotary_scaling_factor = 0.0f;
+  int max_trained_positions = 2048;
+  bool prenorm = false;
+  bool qkv_proj_bias = true;
+  bool mlp_fc1_bias = true;
+  bool mlp_fc2_bias = true;
 };
 
 std::vector<std::string> supported_model_types();

@@ -17,7 +17,8 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kSupported = {"bert", "deberta-v2", "t5", "roformer", "distilbert",
-                                             "transfo-xl", "bloom", "mpt", "llama"};
+                                             "transfo-xl", "bloom", "mpt", "llama", "mpnet", "modernbert",
+                                             "nomic_bert"};
 
 [[noreturn]] void fail_field(const std::string& key, const std::string& what) {
   fail_value("config.json: field '" + key + "' " + what);
@@ -257,6 +258,72 @@ ModelConfig parse_model_config(const std::string& text) {
     if (c.num_heads % c.num_kv_heads != 0)
       fail_range("config.json: num_attention_heads " + std::to_string(c.num_heads) +
                  " is not a multiple of num_key_value_heads " + std::to_string(c.num_kv_heads));
+  } else if (t == "mpnet") {
+    c.vocab_size = get_int(j, "vocab_size", 30527);
+    c.hidden_size = get_int(j, "hidden_size", 768);
+    c.num_layers = get_int(j, "num_hidden_layers", 12);
+    c.num_heads = get_int(j, "num_attention_heads", 12);
+    c.intermediate_size = get_int(j, "intermediate_size", 3072);
+    c.hidden_act = get_string(j, "hidden_act", "gelu");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 514);
+    c.norm_eps = get_float(j, "layer_norm_eps", 1e-12f);
+    c.relative_attention_num_buckets = get_int(j, "relative_attention_num_buckets", 32);
+    c.pad_token_id = get_int(j, "pad_token_id", 1);
+    c.type_vocab_size = 0;
+    c.embedding_size = c.hidden_size;
+    split_heads(c);
+  } else if (t == "modernbert") {
+    c.vocab_size = get_int(j, "vocab_size", 50368);
+    c.hidden_size = get_int(j, "hidden_size", 768);
+    c.intermediate_size = get_int(j, "intermediate_size", 1152);
+    c.num_layers = get_int(j, "num_hidden_layers", 22);
+    c.num_heads = get_int(j, "num_attention_heads", 12);
+    c.hidden_act = get_string(j, "hidden_activation", "gelu");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 8192);
+    c.norm_eps = get_float(j, "norm_eps", 1e-5f);
+    c.norm_bias = get_bool(j, "norm_bias", false);
+    c.attention_bias = get_bool(j, "attention_bias", false);
+    c.mlp_bias = get_bool(j, "mlp_bias", false);
+    c.pad_token_id = get_int(j, "pad_token_id", 50283);
+    c.global_attn_every_n_layers = get_int(j, "global_attn_every_n_layers", 3);
+    c.local_attention = get_int(j, "local_attention", 128);
+    c.global_rope_theta = get_float(j, "global_rope_theta", 160000.0f);
+    c.local_rope_theta = get_float(j, "local_rope_theta", 10000.0f);
+    c.classifier_pooling = get_string(j, "classifier_pooling", "cls");
+    c.classifier_activation = get_string(j, "classifier_activation", "gelu");
+    c.classifier_bias = get_bool(j, "classifier_bias", false);
+    c.decoder_bias = get_bool(j, "decoder_bias", true);
+    c.type_vocab_size = 0;
+    c.embedding_size = c.hidden_size;
+    require_positive(c.global_attn_every_n_layers, "global_attn_every_n_layers");
+    if (c.local_attention < 0) fail_range("config.json: local_attention must be ≥ 0, got " + std::to_string(c.local_attention));
+    if (c.classifier_pooling != "cls" && c.classifier_pooling != "mean")
+      fail_field("classifier_pooling", "'" + c.classifier_pooling + "' is not supported (cls, mean)");
+    split_heads(c);
+  } else if (t == "nomic_bert") {
+    // GPT-2 style keys (n_embd, n_head, n_layer, n_inner) with the usual names as aliases.
+    c.vocab_size = get_int(j, "vocab_size", 30528);
+    c.hidden_size = get_int(j, "n_embd", get_int(j, "hidden_size", 768));
+    c.num_heads = get_int(j, "n_head", get_int(j, "num_attention_heads", 12));
+    c.num_layers = get_int(j, "n_layer", get_int(j, "num_hidden_layers", 12));
+    c.intermediate_size = get_int(j, "n_inner", get_int(j, "intermediate_size", 0));  // 0: from the weights
+    c.hidden_act = get_string(j, "activation_function", "swiglu");
+    c.max_position_embeddings = get_int(j, "n_positions", get_int(j, "max_position_embeddings", 2048));
+    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-12f);
+    c.type_vocab_size = get_int(j, "type_vocab_size", 2);
+    c.pad_token_id = get_int(j, "pad_token_id", 0);
+    c.rotary_emb_fraction = get_float(j, "rotary_emb_fraction", 0.0f);
+    c.rotary_emb_base = get_float(j, "rotary_emb_base", 10000.0f);
+    c.rotary_emb_interleaved = get_bool(j, "rotary_emb_interleaved", false);
+    c.has_rotary_scaling_factor = present(j, "rotary_scaling_factor");
+    if (c.has_rotary_scaling_factor) c.rotary_scaling_factor = get_float(j, "rotary_scaling_factor", 0.0f);
+    c.max_trained_positions = get_int(j, "max_trained_positions", 2048);
+    c.prenorm = get_bool(j, "prenorm", false);
+    c.qkv_proj_bias = get_bool(j, "qkv_proj_bias", true);
+    c.mlp_fc1_bias = get_bool(j, "mlp_fc1_bias", true);
+    c.mlp_fc2_bias = get_bool(j, "mlp_fc2_bias", true);
+    c.embedding_size = c.hidden_size;
+    split_heads(c);
   } else {
     std::string list;
     for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;

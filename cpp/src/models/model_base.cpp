@@ -98,6 +98,9 @@ std::unique_ptr<Model> make_model(const ModelConfig& c, const Weights& weights) 
   if (t == "bloom") return models::make_bloom(c, weights);
   if (t == "mpt") return models::make_mpt(c, weights);
   if (t == "llama") return models::make_llama(c, weights);
+  if (t == "mpnet") return models::make_mpnet(c, weights);
+  if (t == "modernbert") return models::make_modernbert(c, weights);
+  if (t == "nomic_bert") return models::make_nomic_bert(c, weights);
   fail_value("load_model: model_type '" + t + "' has no implementation");
 }
 

@@ -68,5 +68,8 @@ std::unique_ptr<Model> make_transfo_xl(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_bloom(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_mpt(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_llama(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_mpnet(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_modernbert(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_nomic_bert(const ModelConfig&, const Weights&);
 
 }  // namespace relpos::models

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { debertaBucket } from './positions.mjs';
 import { shortMarkdown, shortTargets } from './report_short.mjs';
 import { trainingMarkdown, trainingTargets } from './report_training.mjs';
+import { familiesMarkdown, familiesTargets } from './report_families.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -146,6 +147,7 @@ export function targets(r) {
   add('first result ≤ 50 ms after init() starts (median wall)', s?.first_result_ms != null ? s.first_result_ms <= 50 : null,
     s?.first_result_ms != null ? `median ${fmt(s.first_result_ms, 1)} ms wall, best ${fmt(s.first_result_min_ms, 1)} ms, ${fmt(s.first_result_cpu_ms, 1)} ms CPU (init alone ${fmt(s.init_ms, 1)} ms; the module import before init ${fmt(s.import_ms, 1)} ms)` : s?.error ?? '');
   shortTargets(r, add);  // issues #19 / #20 (lib/report_short.mjs)
+  familiesTargets(r, add);  // issue #26 (lib/report_families.mjs)
   trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
   return t;
 }
@@ -310,6 +312,7 @@ function markdown(r) {
   }
   shortMarkdown(r, L);
   trainingMarkdown(r, L);
+  familiesMarkdown(r, L);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

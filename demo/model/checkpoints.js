@@ -258,6 +258,83 @@ export const FAMILIES = {
       ];
     },
   },
+  mpnet: {
+    label: 'MPNet (T5 buckets shared by the layers)', modelType: 'mpnet', scheme: 't5', causal: false,
+    config: (d, L) => ({
+      architectures: ['MPNetModel'], model_type: 'mpnet', vocab_size: d.vocab, hidden_size: d.hidden, num_hidden_layers: L,
+      num_attention_heads: d.heads, intermediate_size: d.ffn, hidden_act: 'gelu', max_position_embeddings: d.positions + 2,
+      layer_norm_eps: 1e-5, relative_attention_num_buckets: 32, pad_token_id: 1,
+    }),
+    tensors: (d, L) => [
+      ['embeddings.word_embeddings.weight', [d.vocab, d.hidden], { std: 1 }],
+      // rows 2 … n+1 are used (positions from the token ids, padding_idx 1)
+      ['embeddings.position_embeddings.weight', [d.positions + 2, d.hidden], { std: 1 }],
+      ...layerNorm('embeddings.LayerNorm', d.hidden),
+      ...range(L).flatMap((i) => {
+        const p = `encoder.layer.${i}.`;
+        return [
+          ...['q', 'k', 'v', 'o'].flatMap((n) => linear(`${p}attention.attn.${n}`, d.hidden, d.hidden)),
+          ...layerNorm(`${p}attention.LayerNorm`, d.hidden),
+          ...linear(`${p}intermediate.dense`, d.ffn, d.hidden),
+          ...linear(`${p}output.dense`, d.hidden, d.ffn),
+          ...layerNorm(`${p}output.LayerNorm`, d.hidden),
+        ];
+      }),
+      ['encoder.relative_attention_bias.weight', [32, d.heads], { std: 1.5 }],
+      ...linear('pooler.dense', d.hidden, d.hidden),
+    ],
+  },
+  modernbert: {
+    label: 'ModernBERT (rotary, sliding window on 2 of 3 layers)', modelType: 'modernbert', scheme: 'rope', causal: false,
+    config: (d, L) => ({
+      architectures: ['ModernBertModel'], model_type: 'modernbert', vocab_size: d.vocab, hidden_size: d.hidden, intermediate_size: d.ffn,
+      num_hidden_layers: L, num_attention_heads: d.heads, global_attn_every_n_layers: 3, local_attention: 8,
+      global_rope_theta: 160000, local_rope_theta: 10000, max_position_embeddings: d.positions, norm_eps: 1e-5, norm_bias: false,
+      attention_bias: false, mlp_bias: false, hidden_activation: 'gelu', pad_token_id: PAD_ID,
+    }),
+    tensors: (d, L) => [
+      ['embeddings.tok_embeddings.weight', [d.vocab, d.hidden], { std: 1 }],
+      ...layerNorm('embeddings.norm', d.hidden, false),
+      ...range(L).flatMap((i) => {
+        const p = `layers.${i}.`;
+        return [
+          ...(i > 0 ? layerNorm(`${p}attn_norm`, d.hidden, false) : []),  // layer 0 has no attention norm
+          ...linear(`${p}attn.Wqkv`, 3 * d.hidden, d.hidden, false),
+          ...linear(`${p}attn.Wo`, d.hidden, d.hidden, false),
+          ...layerNorm(`${p}mlp_norm`, d.hidden, false),
+          ...linear(`${p}mlp.Wi`, 2 * d.ffn, d.hidden, false),
+          ...linear(`${p}mlp.Wo`, d.hidden, d.ffn, false),
+        ];
+      }),
+      ...layerNorm('final_norm', d.hidden, false),
+    ],
+  },
+  'nomic-bert': {
+    label: 'NomicBERT (rotary, SwiGLU)', modelType: 'nomic_bert', scheme: 'rope', causal: false,
+    config: (d, L) => ({
+      architectures: ['NomicBertModel'], model_type: 'nomic_bert', vocab_size: d.vocab, n_embd: d.hidden, n_head: d.heads, n_layer: L,
+      n_inner: 256, n_positions: d.positions, activation_function: 'swiglu', layer_norm_epsilon: 1e-12, rotary_emb_base: 1000,
+      rotary_emb_fraction: 1.0, rotary_emb_interleaved: false, rotary_scaling_factor: null, prenorm: false, qkv_proj_bias: false,
+      mlp_fc1_bias: false, mlp_fc2_bias: false, type_vocab_size: 2, pad_token_id: PAD_ID,
+    }),
+    tensors: (d, L) => [
+      ['embeddings.word_embeddings.weight', [d.vocab, d.hidden], { std: 1 }],
+      ['embeddings.token_type_embeddings.weight', [2, d.hidden], { std: 0.1 }],
+      ...layerNorm('emb_ln', d.hidden),
+      ...range(L).flatMap((i) => {
+        const p = `encoder.layers.${i}.`;
+        return [
+          ...linear(`${p}attn.Wqkv`, 3 * d.hidden, d.hidden, false),
+          ...linear(`${p}attn.out_proj`, d.hidden, d.hidden, false),
+          ...linear(`${p}mlp.fc11`, 256, d.hidden, false),
+          ...linear(`${p}mlp.fc12`, 256, d.hidden, false),
+          ...linear(`${p}mlp.fc2`, d.hidden, 256, false),
+          ...layerNorm(`${p}norm1`, d.hidden),
+          ...layerNorm(`${p}norm2`, d.hidden),
+        ];
+      }),
+    ],
+  },
   'distilbert-sinusoidal': {
     label: 'DistilBERT (sinusoidal)', modelType: 'distilbert', scheme: 'sinusoidal', causal: false,
     config: (d, L) => ({

@@ -21,12 +21,15 @@ const FIXTURE = {
   'bert-absolute': 'bert-absolute', 'bert-relative-key': 'bert-relative-key', 'bert-relative-key-query': 'bert-relative-key-query',
   t5: 't5-a-classic', 'deberta-v2': 'deberta-v2-b-v3like', roformer: 'roformer-rotary', llama: 'llama-rope', bloom: 'bloom-alibi',
   mpt: 'mpt-alibi', 'transfo-xl': 'transfo-xl', 'distilbert-sinusoidal': 'distilbert-sinusoidal',
+  // ../shared/fixtures/hf-families (each family's own code)
+  mpnet: '../hf-families/mpnet-a', modernbert: '../hf-families/modernbert-a', 'nomic-bert': '../hf-families/nomic-bert-a',
 };
 
 test('every family of the demo has a fixture to compare with, and the schemes map to them', () => {
   assert.deepEqual(Object.keys(FIXTURE).sort(), Object.keys(FAMILIES).sort());
   assert.deepEqual(familiesFor('alibi'), ['bloom', 'mpt']);
-  assert.deepEqual(familiesFor('rope'), ['roformer', 'llama']);
+  assert.deepEqual(familiesFor('rope'), ['roformer', 'llama', 'modernbert', 'nomic-bert']);
+  assert.deepEqual(familiesFor('t5'), ['t5', 'mpnet']);
   assert.deepEqual(familiesFor('huang'), []);
 });
 

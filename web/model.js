@@ -20,6 +20,7 @@ import { unwrap } from './positions.js';
 import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
+import { readSentenceTransformers } from './sentence-transformers.js';
 import { checkVariant, readCheckpoint } from './weights.js';
 
 export const MODEL_FILES = Object.freeze({
@@ -95,6 +96,9 @@ export async function loadModel(mod, source, options = {}) {
     tokenizers: options.tokenizers,
   });
 
+  // modules.json, the Pooling config, config_sentence_transformers.json (sentence-transformers.js)
+  const sentenceTransformers = await readSentenceTransformers(src, { report: (name) => progressReporter(onProgress, name) });
+
   const files = await readCheckpoint(mod, src, onProgress, variant);
   let handle;
   try {
@@ -102,7 +106,13 @@ export async function loadModel(mod, source, options = {}) {
   } finally {
     files.forEach((f) => f.buffer.delete());
   }
-  return new Model(mod, handle, config.value, tokenizer);
+  const model = new Model(mod, handle, config.value, tokenizer, sentenceTransformers);
+  const dim = sentenceTransformers?.poolingDimension ?? null;
+  if (dim !== null && dim !== model.info.hiddenSize) {
+    model.dispose();
+    throw new Error(`${sentenceTransformers.poolingFile}: word_embedding_dimension ${dim} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
+  }
+  return model;
 }
 
 // ---- the model -----------------------------------------------------------------------------------
@@ -199,7 +209,7 @@ export class Model {
   #handle;
   #disposed = false;
 
-  constructor(mod, handle, config, tokenizer) {
+  constructor(mod, handle, config, tokenizer, sentenceTransformers = null) {
     this.#mod = mod;
     this.#handle = handle;
     /** config.json as parsed (Hugging Face field names). */
@@ -218,6 +228,12 @@ export class Model {
     this.head = head ? Object.freeze({ task: head.task, labels: head.labels.length ? Object.freeze(head.labels) : null, outputs: head.outputs }) : null;
     /** The @huggingface/tokenizers Tokenizer built from tokenizer.json or spm.model / spiece.model, or null. */
     this.tokenizer = tokenizer;
+    /**
+     * The sentence-transformers recipe of the folder (modules.json, the Pooling config,
+     * config_sentence_transformers.json, sentence_bert_config.json; web/sentence-transformers.js), or
+     * null without modules.json. pipeline('feature-extraction') takes its defaults from it.
+     */
+    this.sentenceTransformers = sentenceTransformers;
   }
 
   #check(what) {

@@ -11,7 +11,7 @@
 // file and the problem; loading stops there and nothing is allocated. A valid recipe that relpos
 // cannot run (max / weighted pooling, several modes concatenated, Dense or other modules) loads, with
 // `unsupported` saying why: the pipeline then needs the caller's `pooling` (web/pipelines/feature-extraction.js).
-import { describe } from './validation.js';
+import { describe as describeValue } from './validation.js';
 
 export const ST_FILES = Object.freeze({
   modules: 'modules.json',
@@ -37,6 +37,8 @@ export const POOLING_OF_MODE = Object.freeze({ cls: 'cls', mean: 'mean', lasttok
 /** Module kinds by the class name at the end of a sentence_transformers type ('sentence_transformers.models.Pooling'). */
 const KINDS = Object.freeze({ Transformer: 'transformer', Pooling: 'pooling', Normalize: 'normalize', Dropout: 'dropout' });
 
+/** A JSON value in a message (validation.js's describe, but a parsed object is 'an object' whatever its keys). */
+const describe = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? 'an object' : describeValue(v));
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const fail = (file, what) => new Error(`${file}: ${what}`);
 const quoted = (names) => names.map((n) => `'${n}'`).join(', ');

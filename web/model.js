@@ -7,7 +7,8 @@
 // Files of a model folder: config.json (required), the weights (model.safetensors, a sharded set or
 // pytorch_model.bin — see web/weights.js for the layouts and their order), tokenizer.json or
 // spm.model / spiece.model (optional unless text is given; see web/tokenizer.js),
-// tokenizer_config.json and special_tokens_map.json (optional). `source` is
+// tokenizer_config.json and special_tokens_map.json (optional), modules.json and the sentence-transformers
+// files it leads to (optional; web/sentence-transformers.js, kept as model.sentenceTransformers). `source` is
 //   - a Hugging Face Hub id ('owner/name', options host/revision/cache; sources.js, hub.js, cache.js);
 //   - a URL prefix (http(s), blob: is not a folder; relative URLs resolve against the page), or under
 //     Node a filesystem folder path or file: URL;

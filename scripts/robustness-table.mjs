@@ -154,6 +154,7 @@ const cases = [
   ['argument value', "loadModel(src, { variant: '../fp16' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: '../fp16' }), V, variantName],
   ['model file', "variant 'fp16' of a folder without model.fp16.safetensors", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 'fp16' }), V, variantMissing],
   ...taskRows(),
+  ...sentenceTransformersRows(),
 ];
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
@@ -215,6 +216,53 @@ function taskRows() {
     ['task pipeline', 'ner: maxLength above max_position_embeddings', () => tasks.ner('Paris', { maxLength: 100 }), T, 'truncation: absolute-position models default to max_position_embeddings; relative-position models have no limit'],
     ['task pipeline', "pipeline('fill-mask') on a token-classification checkpoint", () => pipeline('fill-mask', tasks.nerModel), T, 'bad inputs to the task pipelines are TypeErrors / Errors naming the option and what was expected'],
     ['task pipeline', "text-classification: functionToApply 'relu'", () => tasks.pairs({ text: 'a', textPair: 'b' }, { functionToApply: 'relu' }), T, 'text-classification: output shapes follow HF (a text → [best], a pair → best, a list → one best each; topK → sorted lists)'],
+  ];
+}
+
+// sentence-transformers rows (tests/js/sentence-transformers.test.mjs): the recipe files beside the
+// weights, malformed, and the feature-extraction options they bring (prompts, dimensions).
+function sentenceTransformersRows() {
+  const T = 'sentence-transformers.test.mjs';
+  const malformed = 'malformed modules.json, Pooling config.json, config_sentence_transformers.json or sentence_bert_config.json are Errors naming the file; loading works afterwards';
+  const tokenizer = readFileSync(join(ROOT, 'tests', 'js', 'fixtures', 'tokenizer.json'), 'utf8');
+  const transformer = { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' };
+  const pooling = { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' };
+  const meanConfig = { word_embedding_dimension: cfg.hidden_size, pooling_mode_mean_tokens: true };
+  const files = (extra) => {
+    const f = { 'config.json': fx.configText, 'model.safetensors': fx.modelBytes, 'tokenizer.json': tokenizer };
+    for (const [name, v] of Object.entries(extra)) f[name] = typeof v === 'string' ? v : JSON.stringify(v);
+    return f;
+  };
+  const withPooling = (extra) => files({ 'modules.json': [transformer, pooling], '1_Pooling/config.json': meanConfig, ...extra });
+  const st = (extra) => () => rp.loadModel(files(extra));
+  const embed = (extra, texts, options) => async () => {
+    const m = await rp.loadModel(withPooling(extra));
+    try {
+      return await pipeline('feature-extraction', m)(texts, options);
+    } finally {
+      m.dispose();
+    }
+  };
+  const prompts = { 'config_sentence_transformers.json': { prompts: { query: 'search_query: ', document: 'search_document: ' } } };
+  return [
+    ['sentence-transformers file', 'modules.json not JSON', st({ 'modules.json': '[{"type": ' }), T, malformed],
+    ['sentence-transformers file', 'modules.json not an array', st({ 'modules.json': { type: 'sentence_transformers.models.Pooling' } }), T, malformed],
+    ['sentence-transformers file', 'modules.json entry without a type', st({ 'modules.json': [transformer, { path: '1_Pooling' }] }), T, malformed],
+    ['sentence-transformers file', "modules.json module path with '..'", st({ 'modules.json': [transformer, { ...pooling, path: '../1_Pooling' }] }), T, malformed],
+    ['sentence-transformers file', 'modules.json names a Pooling module, 1_Pooling/config.json missing', st({ 'modules.json': [transformer, pooling] }), T, malformed],
+    ['sentence-transformers file', '1_Pooling/config.json not JSON', st({ 'modules.json': [transformer, pooling], '1_Pooling/config.json': '{"pooling_mode_mean_tokens": tru' }), T, malformed],
+    ['sentence-transformers file', '1_Pooling/config.json: a pooling_mode_* flag not a boolean', st({ 'modules.json': [transformer, pooling], '1_Pooling/config.json': { pooling_mode_cls_token: 'yes' } }), T, malformed],
+    ['sentence-transformers file', '1_Pooling/config.json: unknown pooling_mode', st({ 'modules.json': [transformer, pooling], '1_Pooling/config.json': { pooling_mode: 'median' } }), T, malformed],
+    ['sentence-transformers file', '1_Pooling/config.json: word_embedding_dimension ≠ hidden size', st({ 'modules.json': [transformer, pooling], '1_Pooling/config.json': { ...meanConfig, word_embedding_dimension: 384 } }), T, malformed],
+    ['sentence-transformers file', 'config_sentence_transformers.json: a prompt not a string', () => rp.loadModel(withPooling({ 'config_sentence_transformers.json': { prompts: { query: 1 } } })), T, malformed],
+    ['sentence-transformers file', 'config_sentence_transformers.json: default_prompt_name not among the prompts', () => rp.loadModel(withPooling({ 'config_sentence_transformers.json': { prompts: { query: 'q: ' }, default_prompt_name: 'passage' } })), T, malformed],
+    ['sentence-transformers file', 'sentence_bert_config.json: max_seq_length 0', () => rp.loadModel(withPooling({ 'sentence_bert_config.json': { max_seq_length: 0 } })), T, malformed],
+    ['feature-extraction', 'promptName unknown to the model', embed(prompts, ['a text'], { promptName: 'passage' }), T,
+     'prompts: promptName prepends its text (= the plain model on prompt + text); a literal prompt wins; default_prompt_name applies unless promptName is null'],
+    ['feature-extraction', 'dimensions above the hidden size', embed({}, ['a text'], { dimensions: cfg.hidden_size + 1 }), T,
+     'dimensions: the first N values, then the L2 norm when the model normalises (or normalize: true); out of [1, hidden] is a RangeError'],
+    ['feature-extraction', '1_Pooling/config.json: max pooling (not implemented), no pooling option', embed({ '1_Pooling/config.json': { pooling_mode: 'max' } }, ['a text'], {}), T,
+     'a recipe relpos does not run (max pooling, modes concatenated, a Dense module, no Pooling) needs the caller’s pooling: an Error naming it otherwise'],
   ];
 }
 

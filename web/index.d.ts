@@ -386,6 +386,8 @@ export interface Model {
   readonly head: ModelHead | null;
   /** Built from tokenizer.json, else from spm.model / spiece.model (SentencePiece), or null when the folder had neither. */
   readonly tokenizer: HfTokenizer | null;
+  /** The sentence-transformers files of the folder (modules.json, …), or null without modules.json. */
+  readonly sentenceTransformers: SentenceTransformersRecipe | null;
   /** Tokenizes (needs tokenizer.json or spm.model / spiece.model). */
   encode(text: string | string[], options?: { textPair?: string | string[] }): {
     inputIds: number[][];
@@ -422,11 +424,65 @@ export interface PipelineLengthOptions {
   batchSize?: number;
 }
 
+/** A module of modules.json; kind null for modules relpos does not run (Dense, LayerNorm, custom …). */
+export interface SentenceTransformersModule {
+  readonly idx: number;
+  readonly name: string;
+  readonly path: string;
+  readonly type: string;
+  readonly kind: 'transformer' | 'pooling' | 'normalize' | 'dropout' | null;
+}
+/** What loadModel read from modules.json, the Pooling config, config_sentence_transformers.json and sentence_bert_config.json. */
+export interface SentenceTransformersRecipe {
+  /** The files read, e.g. ['modules.json', '1_Pooling/config.json']. */
+  readonly files: readonly string[];
+  readonly modules: readonly SentenceTransformersModule[];
+  /** The pipeline's pooling for the Pooling module's mode, or null when relpos cannot run the recipe (see unsupported). */
+  readonly pooling: 'mean' | 'cls' | 'last_token' | null;
+  /** sentence-transformers' modes: 'cls', 'max', 'mean', 'mean_sqrt_len_tokens', 'weightedmean', 'lasttoken'. */
+  readonly poolingModes: readonly string[];
+  readonly poolingFile: string | null;
+  readonly poolingDimension: number | null;
+  readonly includePrompt: boolean;
+  /** A Normalize module follows the pooling. */
+  readonly normalize: boolean;
+  readonly prompts: Readonly<Record<string, string>>;
+  readonly defaultPromptName: string | null;
+  readonly maxSeqLength: number | null;
+  readonly doLowerCase: boolean;
+  /** Why relpos cannot run these modules (max pooling, a Dense module, …), or null. */
+  readonly unsupported: string | null;
+}
+
 export interface FeatureExtractionOptions extends PipelineLengthOptions {
-  /** 'mean' (default): mean over the attention mask; 'cls': first token; 'none': lastHiddenState. */
-  pooling?: 'mean' | 'cls' | 'none';
-  /** L2-normalise each pooled vector (default false). */
+  /** 'mean': mean over the attention mask; 'cls': first token; 'last_token': last token of the mask;
+   * 'none': lastHiddenState. Default: the Pooling module's mode (1_Pooling/config.json), else 'mean'. */
+  pooling?: 'mean' | 'cls' | 'last_token' | 'none';
+  /** L2-normalise each pooled vector. Default: true when modules.json has a Normalize module, else false. */
   normalize?: boolean;
+  /** Text put before each input (wins over promptName); '' for none. */
+  prompt?: string;
+  /** One of the model's prompts (config_sentence_transformers.json); null for none. Default: its default_prompt_name. */
+  promptName?: string | null;
+  /** Pool the prompt's tokens too. Default: the Pooling module's include_prompt (true without one). */
+  includePrompt?: boolean;
+  /** Keep the first N values of each pooled vector (Matryoshka), then normalise if normalize; 1 ≤ N ≤ hidden size. */
+  dimensions?: number;
+}
+/** What a feature-extraction pipeline does without options, and where each default came from. */
+export interface FeatureExtractionDefaults {
+  /** null when the model's recipe cannot be run: every call must then give pooling. */
+  readonly pooling: 'mean' | 'cls' | 'last_token' | null;
+  readonly normalize: boolean;
+  readonly promptName: string | null;
+  readonly prompt: string | null;
+  readonly prompts: Readonly<Record<string, string>>;
+  readonly includePrompt: boolean;
+  readonly lowercase: boolean;
+  readonly maxLength: number | null;
+  readonly unsupported: string | null;
+  /** A file name ('1_Pooling/config.json', 'modules.json', 'config_sentence_transformers.json', 'sentence_bert_config.json', 'config.json') or 'relpos' (built in). */
+  readonly from: Readonly<Record<'pooling' | 'normalize' | 'promptName' | 'includePrompt' | 'lowercase' | 'maxLength', string>>;
 }
 export interface LabelScore {
   label: string;
@@ -533,8 +589,9 @@ export interface PipelineExtras {
 }
 
 export type FeatureExtractionPipeline = PipelineExtras & {
-  /** [batch, hidden] pooled (or [batch, seq, hidden] with pooling 'none'). */
+  /** [batch, hidden] pooled ([batch, dimensions] with dimensions; [batch, seq, hidden] with pooling 'none'). */
   (texts: string | string[], options?: FeatureExtractionOptions): Promise<FloatTensor>;
+  readonly defaults: FeatureExtractionDefaults;
 };
 export type TextClassificationPipeline = PipelineExtras & {
   (text: string, options: TextClassificationTopKOptions): Promise<LabelScore[]>;

@@ -7,7 +7,8 @@
 // Files of a model folder: config.json (required), the weights (model.safetensors, a sharded set or
 // pytorch_model.bin — see web/weights.js for the layouts and their order), tokenizer.json or
 // spm.model / spiece.model (optional unless text is given; see web/tokenizer.js),
-// tokenizer_config.json and special_tokens_map.json (optional). `source` is
+// tokenizer_config.json and special_tokens_map.json (optional), modules.json and the sentence-transformers
+// files it leads to (optional; web/sentence-transformers.js, kept as model.sentenceTransformers). `source` is
 //   - a Hugging Face Hub id ('owner/name', options host/revision/cache; sources.js, hub.js, cache.js);
 //   - a URL prefix (http(s), blob: is not a folder; relative URLs resolve against the page), or under
 //     Node a filesystem folder path or file: URL;
@@ -20,6 +21,7 @@ import { unwrap } from './positions.js';
 import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
+import { readSentenceTransformers } from './sentence-transformers.js';
 import { checkVariant, readCheckpoint } from './weights.js';
 
 export const MODEL_FILES = Object.freeze({
@@ -95,6 +97,9 @@ export async function loadModel(mod, source, options = {}) {
     tokenizers: options.tokenizers,
   });
 
+  // modules.json, the Pooling config, config_sentence_transformers.json (sentence-transformers.js)
+  const sentenceTransformers = await readSentenceTransformers(src, { report: (name) => progressReporter(onProgress, name) });
+
   const files = await readCheckpoint(mod, src, onProgress, variant);
   let handle;
   try {
@@ -102,7 +107,13 @@ export async function loadModel(mod, source, options = {}) {
   } finally {
     files.forEach((f) => f.buffer.delete());
   }
-  return new Model(mod, handle, config.value, tokenizer);
+  const model = new Model(mod, handle, config.value, tokenizer, sentenceTransformers);
+  const dim = sentenceTransformers?.poolingDimension ?? null;
+  if (dim !== null && dim !== model.info.hiddenSize) {
+    model.dispose();
+    throw new Error(`${sentenceTransformers.poolingFile}: word_embedding_dimension ${dim} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
+  }
+  return model;
 }
 
 // ---- the model -----------------------------------------------------------------------------------
@@ -199,7 +210,7 @@ export class Model {
   #handle;
   #disposed = false;
 
-  constructor(mod, handle, config, tokenizer) {
+  constructor(mod, handle, config, tokenizer, sentenceTransformers = null) {
     this.#mod = mod;
     this.#handle = handle;
     /** config.json as parsed (Hugging Face field names). */
@@ -218,6 +229,12 @@ export class Model {
     this.head = head ? Object.freeze({ task: head.task, labels: head.labels.length ? Object.freeze(head.labels) : null, outputs: head.outputs }) : null;
     /** The @huggingface/tokenizers Tokenizer built from tokenizer.json or spm.model / spiece.model, or null. */
     this.tokenizer = tokenizer;
+    /**
+     * The sentence-transformers recipe of the folder (modules.json, the Pooling config,
+     * config_sentence_transformers.json, sentence_bert_config.json; web/sentence-transformers.js), or
+     * null without modules.json. pipeline('feature-extraction') takes its defaults from it.
+     */
+    this.sentenceTransformers = sentenceTransformers;
   }
 
   #check(what) {

@@ -1,11 +1,32 @@
 // pipeline('feature-extraction', model): last hidden states pooled per text ('mean' over the
-// attention mask, 'cls', or 'none'), optionally L2-normalised.
+// attention mask, 'cls', 'last_token', or 'none'), optionally L2-normalised, optionally truncated to
+// the first `dimensions` (Matryoshka) before the norm. Texts may get a prompt prepended.
+//
+// Defaults: a folder saved by sentence-transformers (model.sentenceTransformers, from modules.json,
+// the Pooling config, a Normalize module, config_sentence_transformers.json and
+// sentence_bert_config.json; web/sentence-transformers.js) sets pooling, normalize, the default
+// prompt, whether the prompt's tokens are pooled, the truncation length, and lowercasing — the way
+// SentenceTransformer.encode() embeds. Without those files: mean pooling, no norm, no prompt. The
+// caller's options always win; pipe.defaults says what the defaults are and which file each came from.
 import { checkBool, checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkLength, forwardBatched, lengthOptions } from './batching.js';
+import { batchSizeOption, checkLength, forwardBatched, lengthOptions, positionLimit } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
 import { encodeInput } from './encoding.js';
 
-/** Mean over the attention mask (or the first token, or none) of last_hidden_state; optional L2 norm. */
+export const POOLINGS = Object.freeze(['mean', 'cls', 'last_token', 'none']);
+const RELPOS = 'relpos';
+
+function l2normalize(o) {
+  let ss = 0;
+  for (let h = 0; h < o.length; ++h) ss += o[h] * o[h];
+  const inv = 1 / Math.max(Math.sqrt(ss), 1e-12);
+  for (let h = 0; h < o.length; ++h) o[h] *= inv;
+}
+
+/**
+ * Mean over the attention mask, the first token ('cls'), the last token the mask keeps
+ * ('last_token'; zeros when it keeps none), or none, of last_hidden_state; optional L2 norm.
+ */
 export function pool(lastHiddenState, attentionMask, { pooling = 'mean', normalize = false } = {}) {
   const [B, L, H] = lastHiddenState.dims;
   if (pooling === 'none') return lastHiddenState;
@@ -14,6 +35,10 @@ export function pool(lastHiddenState, attentionMask, { pooling = 'mean', normali
     const o = out.subarray(b * H, (b + 1) * H);
     if (pooling === 'cls') {
       o.set(lastHiddenState.data.subarray(b * L * H, b * L * H + H));
+    } else if (pooling === 'last_token') {
+      let l = L - 1;
+      while (l >= 0 && !attentionMask.data[b * L + l]) --l;
+      if (l >= 0) o.set(lastHiddenState.data.subarray((b * L + l) * H, (b * L + l + 1) * H));
     } else {
       const acc = new Float64Array(H);
       let n = 0;
@@ -25,39 +50,128 @@ export function pool(lastHiddenState, attentionMask, { pooling = 'mean', normali
       }
       for (let h = 0; h < H; ++h) o[h] = n ? acc[h] / n : 0;
     }
-    if (normalize) {
-      let ss = 0;
-      for (let h = 0; h < H; ++h) ss += o[h] * o[h];
-      const inv = 1 / Math.max(Math.sqrt(ss), 1e-12);
-      for (let h = 0; h < H; ++h) o[h] *= inv;
-    }
+    if (normalize) l2normalize(o);
   }
   return { data: out, dims: [B, H] };
 }
 
+/**
+ * What the pipeline does when the caller gives no option, and where each default came from (a file
+ * name, 'config.json' for the position limit, or 'relpos' for the built-in default).
+ */
+export function featureDefaults(model) {
+  const st = model.sentenceTransformers ?? null;
+  const limit = positionLimit(model);
+  const maxLength = st?.maxSeqLength ? (limit === null ? st.maxSeqLength : Math.min(st.maxSeqLength, limit)) : limit;
+  const hasConfig = Boolean(st?.files.includes('config_sentence_transformers.json'));
+  const promptName = st?.defaultPromptName ?? null;
+  return Object.freeze({
+    pooling: st ? st.pooling : 'mean',
+    normalize: st ? st.normalize : false,
+    promptName,
+    prompt: promptName === null ? null : st.prompts[promptName],
+    prompts: st ? st.prompts : Object.freeze({}),
+    includePrompt: st ? st.includePrompt : true,
+    lowercase: st ? st.doLowerCase : false,
+    maxLength,
+    /** Why the files' recipe cannot be run (the caller must then choose pooling), or null. */
+    unsupported: st ? st.unsupported : null,
+    from: Object.freeze({
+      pooling: st ? st.poolingFile ?? 'modules.json' : RELPOS,
+      normalize: st ? 'modules.json' : RELPOS,
+      promptName: hasConfig ? 'config_sentence_transformers.json' : RELPOS,
+      includePrompt: st?.poolingFile ?? RELPOS,
+      lowercase: st?.files.includes('sentence_bert_config.json') ? 'sentence_bert_config.json' : RELPOS,
+      maxLength: st?.maxSeqLength ? 'sentence_bert_config.json' : limit !== null ? 'config.json' : RELPOS,
+    }),
+  });
+}
+
+const known = (prompts) => {
+  const names = Object.keys(prompts);
+  return names.length ? `the model's prompts are ${names.map((n) => `'${n}'`).join(', ')} (config_sentence_transformers.json)` : 'the model has no prompts (no config_sentence_transformers.json prompts)';
+};
+
+/** options.prompt (a literal, wins) or options.promptName, else the default prompt → text or null. */
+function resolvePrompt(options, defaults, task) {
+  if (options.prompt !== undefined && options.prompt !== null) {
+    if (typeof options.prompt !== 'string') throw new TypeError(`${task}: prompt: expected a string (the text put before each input), got ${describe(options.prompt)}`);
+    return options.prompt || null;
+  }
+  if (options.promptName === undefined) return defaults.prompt || null;
+  if (options.promptName === null) return null;
+  if (typeof options.promptName !== 'string') throw new TypeError(`${task}: promptName: expected the name of one of the model's prompts, got ${describe(options.promptName)}`);
+  if (!Object.prototype.hasOwnProperty.call(defaults.prompts, options.promptName))
+    throw new Error(`${task}: promptName: ${JSON.stringify(options.promptName)} is not a prompt of this model: ${known(defaults.prompts)}`);
+  return defaults.prompts[options.promptName] || null;
+}
+
 export function featureExtraction(model, task = 'feature-extraction') {
-  return async function extract(input, options = {}) {
+  const defaults = featureDefaults(model);
+  const sentenceTransformers = model.sentenceTransformers != null;
+  async function extract(input, options = {}) {
     checkObject(options, `${task}: options`);
-    const pooling = options.pooling ?? 'mean';
-    if (!['mean', 'cls', 'none'].includes(pooling))
-      throw new Error(`${task}: pooling: expected 'mean', 'cls' or 'none', got ${describe(pooling)}`);
-    const normalize = checkBool(options.normalize ?? false, `${task}: normalize`);
-    if (normalize && pooling === 'none') throw new Error(`${task}: normalize needs pooling 'mean' or 'cls'`);
+    let pooling = options.pooling;
+    if (pooling === undefined || pooling === null) {
+      if (defaults.pooling === null)
+        throw new Error(`${task}: ${defaults.unsupported}; pass pooling (${POOLINGS.map((p) => `'${p}'`).join(', ')}) to pool the transformer's output yourself`);
+      pooling = defaults.pooling;
+    }
+    if (!POOLINGS.includes(pooling))
+      throw new Error(`${task}: pooling: expected 'mean', 'cls', 'last_token' or 'none', got ${describe(pooling)}`);
+    const normalize = checkBool(options.normalize ?? (pooling === 'none' ? false : defaults.normalize), `${task}: normalize`);
+    if (normalize && pooling === 'none') throw new Error(`${task}: normalize needs pooling 'mean', 'cls' or 'last_token'`);
+    const includePrompt = checkBool(options.includePrompt ?? defaults.includePrompt, `${task}: includePrompt`);
+    let dimensions = options.dimensions ?? null;
+    if (dimensions !== null) {
+      if (pooling === 'none') throw new Error(`${task}: dimensions needs pooling 'mean', 'cls' or 'last_token' (it truncates the pooled vector)`);
+      const H = model.info.hiddenSize;
+      if (typeof dimensions !== 'number') throw new TypeError(`${task}: dimensions: expected an integer in [1, ${H}] (the model's hidden size), got ${describe(dimensions)}`);
+      if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > H)
+        throw new RangeError(`${task}: dimensions: expected an integer in [1, ${H}] (the model's hidden size), got ${describe(dimensions)}`);
+      if (dimensions === H) dimensions = null;
+    }
+    const prompt = resolvePrompt(options, defaults, task);
     requireTokenizer(model, task);
-    const { truncation, maxLength, limit } = lengthOptions(model, options, task);
+    const { truncation, maxLength, limit } = lengthOptions(model, { ...options, maxLength: options.maxLength ?? defaults.maxLength }, task);
     const batchSize = batchSizeOption(options, task);
     const { list, single } = textList(input, task);
+    // as sentence-transformers' Transformer.tokenize: the text (with its prompt) stripped, then lowercased
+    const prepare = (text) => {
+      const t = sentenceTransformers ? text.trim() : text;
+      return defaults.lowercase ? t.toLowerCase() : t;
+    };
+    const encode = (text) => encodeInput(model.tokenizer, prepare(text), null, { maxLength, truncation });
     const encodings = list.map((text, i) => {
-      const enc = encodeInput(model.tokenizer, text, null, { maxLength, truncation });
+      const enc = encode(prompt === null ? text : prompt + text);
       if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
       return enc;
     });
+    // Pooling module's include_prompt: false: the first (prompt tokens − 1) positions — [CLS] and the
+    // prompt, without its closing special token — leave the mask (SentenceTransformer.encode's prompt_length).
+    const excluded = prompt !== null && !includePrompt ? Math.max(0, encode(prompt).ids.length - 1) : 0;
     const pooled = new Array(list.length);
     forwardBatched(model, encodings, batchSize, {}, (r, row, i) => {
       const [, L, H] = r.lastHiddenState.dims;
       const one = { data: r.lastHiddenState.data.subarray(row * L * H, (row + 1) * L * H), dims: [1, L, H] };
-      const mask = { data: r.attentionMask.data.subarray(row * L, (row + 1) * L), dims: [1, L] };
-      pooled[i] = pooling === 'none' ? { ...one, len: encodings[i].ids.length } : pool(one, mask, { pooling, normalize });
+      let maskData = r.attentionMask.data.subarray(row * L, (row + 1) * L);
+      if (excluded > 0) {
+        maskData = maskData.slice();
+        maskData.fill(0, 0, Math.min(excluded, L));
+      }
+      const mask = { data: maskData, dims: [1, L] };
+      if (pooling === 'none') {
+        pooled[i] = { ...one, len: encodings[i].ids.length };
+        return;
+      }
+      const p = pool(one, mask, { pooling, normalize: normalize && dimensions === null });
+      if (dimensions !== null) {
+        // Matryoshka: the first `dimensions` values, then the norm (as the model cards do after truncate_dim)
+        p.data = p.data.slice(0, dimensions);
+        p.dims = [1, dimensions];
+        if (normalize) l2normalize(p.data);
+      }
+      pooled[i] = p;
     });
     if (pooling === 'none') {
       // [batch, seq, hidden] right-padded to the longest input (values at padding unspecified: zeros)
@@ -71,5 +185,8 @@ export function featureExtraction(model, task = 'feature-extraction') {
     const data = new Float32Array(list.length * H);
     pooled.forEach((p, b) => data.set(p.data, b * H));
     return { data, dims: [list.length, H] };
-  };
+  }
+  /** The defaults of this model and where each came from (featureDefaults). */
+  Object.defineProperty(extract, 'defaults', { value: defaults, enumerable: true });
+  return extract;
 }

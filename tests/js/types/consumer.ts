@@ -41,6 +41,9 @@ async function tasks(rp: Relpos, model: Model): Promise<number> {
   const ranked: LabelScore[][] = await pipeline('text-classification', model)([{ text: 'q', textPair: 'd' }], { topK: null });
   const loaded = await pipeline('feature-extraction', 'sentence-transformers/all-MiniLM-L6-v2', { runtime: rp, variant: 'fp16', dtype: 'q8' });
   const v = await loaded(['x'], { truncation: true, maxLength: 128, batchSize: 8 });
+  const m = await loaded('x', { promptName: 'query', prompt: 'q: ', dimensions: 64, includePrompt: false, pooling: 'last_token' });
+  const from: string = loaded.defaults.from.pooling + (loaded.model.sentenceTransformers?.files.join() ?? '') + m.dims[1];
+  void from;
   loaded.dispose();
   // @ts-expect-error aggregationStrategy is one of five names
   await pipeline('ner', model)('x', { aggregationStrategy: 'mean' });

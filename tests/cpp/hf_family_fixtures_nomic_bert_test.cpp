@@ -19,6 +19,7 @@
 #include "relpos/positions.h"
 #include "relpos/threads.h"
 #include "safetensors_builder.h"
+#include "test_support.h"
 
 using Catch::Matchers::Contains;
 
@@ -196,4 +197,55 @@ TEST_CASE("nomic_bert refuses rotary_scaling_factor and prenorm with an Error na
                     Contains("rotary_emb_fraction"));
   // 0 is falsy in the remote code's `if config.rotary_scaling_factor:` — plain rotary, same outputs.
   CHECK(last_hidden_error(name, run(name, edited_config(name, "rotary_scaling_factor", 0), weights)) <= 1e-4);
+}
+
+// rotary_emb_fraction = 0 (NomicBertEmbeddings with a position table): hidden_states.0 =
+// emb_ln(word[id] + token_type[0] + position[l]), computed here in double from the checkpoint's tensors;
+// without the table the load is an Error naming it, and a sequence longer than n_positions is refused.
+TEST_CASE("nomic_bert with rotary_emb_fraction 0 adds learned positions 0 … L−1", "[hf-family][nomic_bert]") {
+  const std::string name = "nomic-bert-a", dir = family_dir(name);
+  const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
+  auto j = relpos_test::read_json(dir + "config.json");
+  j["rotary_emb_fraction"] = 0.0;
+  const int H = j["n_embd"], P = 48;
+  j["n_positions"] = P;
+  const std::string config = j.dump();
+  CHECK_THROWS_WITH(relpos::load_model(config, weights), Contains("embeddings.position_embeddings.weight"));
+
+  const auto positions = ts::random_vector(static_cast<std::size_t>(P) * H, 7, 1.0f);
+  relpos_test::SafeTensorsBuilder b;
+  for (const auto& n : weights.names()) b.add(n, weights.info(n).shape, weights.to_f32(n));
+  b.add("embeddings.position_embeddings.weight", {P, H}, positions);
+  const auto with_table = relpos::SafeTensors::parse(b.bytes(), "with-positions.safetensors");
+  const auto out = run(name, config, with_table);
+  const auto batch = relpos_test::read_fixture_batch(dir);
+  const auto word = weights.to_f32("embeddings.word_embeddings.weight");
+  const auto type = weights.to_f32("embeddings.token_type_embeddings.weight");
+  const auto gamma = weights.to_f32("emb_ln.weight"), beta = weights.to_f32("emb_ln.bias");
+  const double eps = j["layer_norm_epsilon"].get<double>();
+  double worst = 0;
+  for (int t = 0; t < batch.B * batch.L; ++t) {
+    std::vector<double> e(H);
+    double mean = 0, var = 0;
+    for (int c = 0; c < H; ++c) {
+      e[c] = static_cast<double>(word[static_cast<std::size_t>(batch.ids[t]) * H + c]) + type[c] +
+             positions[static_cast<std::size_t>(t % batch.L) * H + c];
+      mean += e[c] / H;
+    }
+    for (int c = 0; c < H; ++c) var += (e[c] - mean) * (e[c] - mean) / H;
+    for (int c = 0; c < H; ++c) {
+      const double want = (e[c] - mean) / std::sqrt(var + eps) * gamma[c] + beta[c];
+      worst = std::max(worst, std::fabs(want - out.hidden_states[0].data[static_cast<std::size_t>(t) * H + c]));
+    }
+  }
+  INFO("hidden_states.0 max abs error " << worst);
+  CHECK(worst <= 1e-5);
+  CHECK(ts::all_finite(out.last_hidden_state.data));
+  // Positions are real now: the output differs from the rotary model's.
+  CHECK(last_hidden_error(name, out) > 0.1);
+
+  auto model = relpos::load_model(config, with_table);
+  std::vector<std::int32_t> ids(P + 1, 5);
+  CHECK_THROWS_WITH(model->forward(1, P + 1, ids.data(), nullptr), Contains("exceeds the model's 48 positions"));
+  CHECK_NOTHROW(model->forward(1, P, ids.data(), nullptr));
 }

@@ -207,7 +207,7 @@ TEST_CASE("nomic_bert with rotary_emb_fraction 0 adds learned positions 0 â€¦ Lâ
   const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
   auto j = relpos_test::read_json(dir + "config.json");
   j["rotary_emb_fraction"] = 0.0;
-  const int H = j["n_embd"], P = 48;
+  const int H = j["n_embd"].get<int>(), P = 48;
   j["n_positions"] = P;
   const std::string config = j.dump();
   CHECK_THROWS_WITH(relpos::load_model(config, weights), Contains("embeddings.position_embeddings.weight"));
@@ -248,4 +248,35 @@ TEST_CASE("nomic_bert with rotary_emb_fraction 0 adds learned positions 0 â€¦ Lâ
   std::vector<std::int32_t> ids(P + 1, 5);
   CHECK_THROWS_WITH(model->forward(1, P + 1, ids.data(), nullptr), Contains("exceeds the model's 48 positions"));
   CHECK_NOTHROW(model->forward(1, P, ids.data(), nullptr));
+}
+
+// config.json parsing follows NomicBertConfig over GPT2Config: GPT-2 defaults, the attribute_map aliases
+// applied after the GPT-2 keys, vocab_size rounded up to pad_vocab_size_multiple (NomicBertModel does
+// it before building the table), and settings that build another model refused by name.
+TEST_CASE("nomic_bert config.json: GPT-2 defaults, aliases, padded vocabulary, refused settings", "[nomic_bert]") {
+  const auto d = relpos::parse_model_config(R"({"model_type": "nomic_bert"})");
+  CHECK(d.vocab_size == 50257);
+  CHECK(d.hidden_size == 768);
+  CHECK(d.num_heads == 12);
+  CHECK(d.num_layers == 12);
+  CHECK(d.max_position_embeddings == 1024);
+  CHECK(d.hidden_act == "gelu_new");
+  CHECK(d.norm_eps == 1e-5f);
+  CHECK(d.rotary_emb_fraction == 0.0f);
+  CHECK(d.rotary_emb_base == 10000.0f);
+  CHECK(d.type_vocab_size == 2);
+  CHECK((d.qkv_proj_bias && d.mlp_fc1_bias && d.mlp_fc2_bias && !d.prenorm && !d.has_rotary_scaling_factor));
+
+  const auto a = relpos::parse_model_config(
+      R"({"model_type": "nomic_bert", "n_embd": 64, "hidden_size": 32, "n_head": 4, "vocab_size": 100, "pad_vocab_size_multiple": 64})");
+  CHECK(a.hidden_size == 32);
+  CHECK(a.head_dim == 8);
+  CHECK(a.vocab_size == 128);
+
+  CHECK_THROWS_WITH(relpos::parse_model_config(R"({"model_type": "nomic_bert", "moe_every_n_layers": 2})"),
+                    Contains("moe_every_n_layers"));
+  CHECK_THROWS_WITH(relpos::parse_model_config(R"({"model_type": "nomic_bert", "n_head": 4, "n_embd": 32, "num_heads_kv": 2})"),
+                    Contains("num_heads_kv"));
+  CHECK_THROWS_WITH(relpos::parse_model_config(R"({"model_type": "nomic_bert", "rotary_head_dim": true})"),
+                    Contains("rotary_head_dim"));
 }

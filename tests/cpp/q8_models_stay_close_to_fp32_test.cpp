@@ -216,3 +216,14 @@ TEST_CASE("q8 bench models stay close to fp32 at about a quarter of the weight b
     SECTION(name) { check_bench_model(name); }
   }
 }
+
+TEST_CASE("q8 NomicBERT fixture models stay close to fp32", "[q8][hf-family][nomic_bert]") {
+  for (const char* name : {"nomic-bert-a", "nomic-bert-b"}) {
+    SECTION(name) {
+      const Accuracy a = compare(std::string(RELPOS_SHARED_DIR) + "/fixtures/hf-families/" + name + "/");
+      CHECK(a.rel <= 0.15);
+      CHECK(a.min_cos >= 0.999);
+      CHECK(a.bytes_ratio < 1.0);
+    }
+  }
+}

@@ -104,9 +104,9 @@ struct ModelConfig {
   float rotary_emb_fraction = 0.0f;
   float rotary_emb_base = 10000.0f;
   bool rotary_emb_interleaved = false;
-  bool has_rotary_scaling_factor = false;  // dynamic NTK: not implemented (load_model refuses it)
+  bool has_rotary_scaling_factor = false;  // set and ≠ 0 (dynamic NTK): load_model refuses it when rotary is on
   float rotary_scaling_factor = 0.0f;
-  int max_trained_positions = 2048;
+  int max_trained_positions = 2048;         // where dynamic NTK would start rescaling (parsed, unused)
   bool prenorm = false;
   bool qkv_proj_bias = true;
   bool mlp_fc1_bias = true;

@@ -301,29 +301,52 @@ ModelConfig parse_model_config(const std::string& text) {
       fail_field("classifier_pooling", "'" + c.classifier_pooling + "' is not supported (cls, mean)");
     split_heads(c);
   } else if (t == "nomic_bert") {
-    // GPT-2 style keys (n_embd, n_head, n_layer, n_inner) with the usual names as aliases.
-    c.vocab_size = get_int(j, "vocab_size", 30528);
-    c.hidden_size = get_int(j, "n_embd", get_int(j, "hidden_size", 768));
-    c.num_heads = get_int(j, "n_head", get_int(j, "num_attention_heads", 12));
-    c.num_layers = get_int(j, "n_layer", get_int(j, "num_hidden_layers", 12));
-    c.intermediate_size = get_int(j, "n_inner", get_int(j, "intermediate_size", 0));  // 0: from the weights
-    c.hidden_act = get_string(j, "activation_function", "swiglu");
-    c.max_position_embeddings = get_int(j, "n_positions", get_int(j, "max_position_embeddings", 2048));
-    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-12f);
+    // NomicBertConfig (configuration_hf_nomic_bert.py) over GPT2Config: GPT-2 keys n_embd, n_head, n_layer,
+    // n_inner, n_positions; hidden_size, num_attention_heads, num_hidden_layers, max_position_embeddings
+    // are GPT2Config's attribute_map aliases, applied after the GPT-2 keys (so an alias wins when both
+    // are present). Defaults: GPT2Config (vocab 50257, 1024 positions, "gelu_new", eps 1e-5) and
+    // NomicBertConfig (rotary_emb_fraction 0, base 10000, biases on, type_vocab_size 2).
+    c.vocab_size = get_int(j, "vocab_size", 50257);
+    c.hidden_size = get_int(j, "hidden_size", get_int(j, "n_embd", 768));
+    c.num_heads = get_int(j, "num_attention_heads", get_int(j, "n_head", 12));
+    c.num_layers = get_int(j, "num_hidden_layers", get_int(j, "n_layer", 12));
+    c.intermediate_size = get_int(j, "n_inner", 0);  // null: the MLP's default width; the weights decide
+    c.hidden_act = get_string(j, "activation_function", "gelu_new");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", get_int(j, "n_positions", 1024));
+    c.norm_eps = get_float(j, "layer_norm_epsilon", 1e-5f);
     c.type_vocab_size = get_int(j, "type_vocab_size", 2);
     c.pad_token_id = get_int(j, "pad_token_id", 0);
     c.rotary_emb_fraction = get_float(j, "rotary_emb_fraction", 0.0f);
     c.rotary_emb_base = get_float(j, "rotary_emb_base", 10000.0f);
     c.rotary_emb_interleaved = get_bool(j, "rotary_emb_interleaved", false);
-    c.has_rotary_scaling_factor = present(j, "rotary_scaling_factor");
-    if (c.has_rotary_scaling_factor) c.rotary_scaling_factor = get_float(j, "rotary_scaling_factor", 0.0f);
+    // The remote code tests `if config.rotary_scaling_factor:` — 0 counts as unset there too.
+    c.rotary_scaling_factor = get_float(j, "rotary_scaling_factor", 0.0f);
+    c.has_rotary_scaling_factor = c.rotary_scaling_factor != 0.0f;
     c.max_trained_positions = get_int(j, "max_trained_positions", 2048);
     c.prenorm = get_bool(j, "prenorm", false);
     c.qkv_proj_bias = get_bool(j, "qkv_proj_bias", true);
     c.mlp_fc1_bias = get_bool(j, "mlp_fc1_bias", true);
     c.mlp_fc2_bias = get_bool(j, "mlp_fc2_bias", true);
+    // NomicBertModel rounds vocab_size up to a multiple of pad_vocab_size_multiple before it builds the
+    // word embeddings (the checkpoint's table has the rounded size).
+    const int multiple = get_int(j, "pad_vocab_size_multiple", 1);
+    require_positive(multiple, "pad_vocab_size_multiple");
+    if (c.vocab_size > 0 && c.vocab_size % multiple != 0) {
+      const long long rounded = (static_cast<long long>(c.vocab_size) / multiple + 1) * multiple;
+      if (rounded > 2147483647LL) fail_field("pad_vocab_size_multiple", "rounds vocab_size out of range");
+      c.vocab_size = static_cast<int>(rounded);
+    }
+    // Settings of the remote code that build another model; relpos runs none of them.
+    if (get_int(j, "moe_every_n_layers", 0) > 0)
+      fail_field("moe_every_n_layers", "> 0 (mixture-of-experts layers, nomic-embed-text-v2-moe) is not supported");
+    if (get_bool(j, "norm_mlp", false)) fail_field("norm_mlp", "= true (LayerNorm inside the MLP) is not supported");
+    if (get_bool(j, "rotary_head_dim", false))
+      fail_field("rotary_head_dim", "= true (rotary applied along the head axis) is not supported");
     c.embedding_size = c.hidden_size;
     split_heads(c);
+    if (present(j, "num_heads_kv") && get_int(j, "num_heads_kv", 0) != c.num_heads)
+      fail_field("num_heads_kv", "must equal n_head " + std::to_string(c.num_heads) +
+                                     " (the fused Wqkv of NomicBertAttention has as many key/value heads as query heads)");
   } else {
     std::string list;
     for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;

@@ -288,7 +288,10 @@ ModelConfig parse_model_config(const std::string& text) {
     c.global_attn_every_n_layers = get_int(j, "global_attn_every_n_layers", 3);
     c.local_attention = get_int(j, "local_attention", 128);
     c.global_rope_theta = get_float(j, "global_rope_theta", 160000.0f);
-    c.local_rope_theta = get_float(j, "local_rope_theta", 10000.0f);
+    // ModernBertAttention: a null local_rope_theta leaves the local layers on global_rope_theta.
+    c.local_rope_theta = j.contains("local_rope_theta") && j.at("local_rope_theta").is_null()
+                             ? c.global_rope_theta
+                             : get_float(j, "local_rope_theta", 10000.0f);
     c.classifier_pooling = get_string(j, "classifier_pooling", "cls");
     c.classifier_activation = get_string(j, "classifier_activation", "gelu");
     c.classifier_bias = get_bool(j, "classifier_bias", false);

@@ -766,3 +766,32 @@ TEST_CASE("modernbert heads: tensors decide without architectures, a named head 
     CHECK_THROWS_WITH(head->logits(out), Catch::Contains("no real token"));
   }
 }
+
+TEST_CASE("modernbert config: rope_parameters and layer_types (transformers ≥ 5), a null local_rope_theta", "[modernbert]") {
+  const std::string dir = family_dir("modernbert-b");  // layers 0, 2 global; 1, 3 local
+  const std::string base = read_text(dir + "config.json");
+  const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
+  const Batch in = fixture_batch(dir);
+  auto last = [&](const std::string& config) {
+    auto model = relpos::load_model(config, weights);
+    return run(*model, in, false).last_hidden_state.data;
+  };
+  const auto legacy = last(with(base, {{"global_rope_theta", 50000.0}, {"local_rope_theta", 20000.0}}));
+  CHECK(!bitwise_equal(legacy, last(base)));
+  json v5 = json::parse(base);
+  v5.erase("global_rope_theta");
+  v5.erase("local_rope_theta");
+  v5["rope_parameters"] = {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 50000.0}}},
+                           {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", 20000.0}}}};
+  v5["layer_types"] = {"full_attention", "sliding_attention", "full_attention", "sliding_attention"};
+  CHECK(bitwise_equal(last(v5.dump()), legacy));
+  // HF: local layers fall back to global_rope_theta when local_rope_theta is None
+  CHECK(bitwise_equal(last(with(base, {{"global_rope_theta", 50000.0}, {"local_rope_theta", nullptr}})),
+                      last(with(base, {{"global_rope_theta", 50000.0}, {"local_rope_theta", 50000.0}}))));
+  json other = v5;
+  other["layer_types"] = {"full_attention", "full_attention", "full_attention", "sliding_attention"};
+  CHECK_THROWS_WITH(relpos::load_model(other.dump(), weights), Catch::Contains("layer_types"));
+  json yarn = v5;
+  yarn["rope_parameters"]["full_attention"]["rope_type"] = "yarn";
+  CHECK_THROWS_WITH(relpos::load_model(yarn.dump(), weights), Catch::Contains("rope_type 'yarn'"));
+}

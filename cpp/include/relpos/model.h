@@ -43,6 +43,9 @@ struct ModelOutput {
   std::vector<Tensor> hidden_states;
   std::vector<Tensor> attentions;
   Tensor pooler_output;
+  // [B, L]: 1 where forward() was given a real token (attention_mask nonzero), 0 at padding; empty when no
+  // mask was given (every token real). Heads that pool over the real tokens read it (ModernBERT "mean").
+  std::vector<std::uint8_t> token_mask;
 };
 
 // How a model holds its weights. F32 ("fp32"): float32, as in the checkpoint. Q8 ("q8"): every linear

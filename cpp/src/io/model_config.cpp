@@ -288,7 +288,10 @@ ModelConfig parse_model_config(const std::string& text) {
     c.global_attn_every_n_layers = get_int(j, "global_attn_every_n_layers", 3);
     c.local_attention = get_int(j, "local_attention", 128);
     c.global_rope_theta = get_float(j, "global_rope_theta", 160000.0f);
-    c.local_rope_theta = get_float(j, "local_rope_theta", 10000.0f);
+    // ModernBertAttention: a null local_rope_theta leaves the local layers on global_rope_theta.
+    c.local_rope_theta = j.contains("local_rope_theta") && j.at("local_rope_theta").is_null()
+                             ? c.global_rope_theta
+                             : get_float(j, "local_rope_theta", 10000.0f);
     c.classifier_pooling = get_string(j, "classifier_pooling", "cls");
     c.classifier_activation = get_string(j, "classifier_activation", "gelu");
     c.classifier_bias = get_bool(j, "classifier_bias", false);
@@ -299,6 +302,35 @@ ModelConfig parse_model_config(const std::string& text) {
     if (c.local_attention < 0) fail_range("config.json: local_attention must be ≥ 0, got " + std::to_string(c.local_attention));
     if (c.classifier_pooling != "cls" && c.classifier_pooling != "mean")
       fail_field("classifier_pooling", "'" + c.classifier_pooling + "' is not supported (cls, mean)");
+    // Configs written by transformers ≥ 5 keep the thetas in rope_parameters {full_attention, sliding_attention}
+    // and list layer_types; read them, and refuse what the v4.48 model cannot do (other RoPE types, another pattern).
+    if (present(j, "rope_parameters")) {
+      const json& rp = j.at("rope_parameters");
+      if (!rp.is_object()) fail_field("rope_parameters", "must be an object, got " + io::describe_json(rp));
+      for (const char* kind : {"full_attention", "sliding_attention"}) {
+        if (!present(rp, kind)) continue;
+        const json& p = rp.at(kind);
+        if (!p.is_object()) fail_field("rope_parameters", std::string("'") + kind + "' must be an object");
+        const std::string type = get_string(p, "rope_type", "default");
+        if (type != "default")
+          fail_field("rope_parameters", std::string("'") + kind + "': rope_type '" + type + "' is not supported (default only)");
+        float& theta = std::string(kind) == "full_attention" ? c.global_rope_theta : c.local_rope_theta;
+        theta = get_float(p, "rope_theta", theta);
+      }
+    }
+    if (present(j, "rope_scaling")) fail_field("rope_scaling", "is not supported for modernbert");
+    if (present(j, "layer_types")) {
+      const json& lt = j.at("layer_types");
+      if (!lt.is_array() || static_cast<int>(lt.size()) != c.num_layers)
+        fail_field("layer_types", "must list one entry per layer (" + std::to_string(c.num_layers) + ")");
+      for (int i = 0; i < c.num_layers; ++i) {
+        const char* want = i % c.global_attn_every_n_layers == 0 ? "full_attention" : "sliding_attention";
+        if (!lt[i].is_string() || lt[i].get<std::string>() != want)
+          fail_field("layer_types", "entry " + std::to_string(i) + " must be '" + want +
+                                        "' (layer i is full_attention iff i % global_attn_every_n_layers == 0; "
+                                        "other patterns are not supported)");
+      }
+    }
     split_heads(c);
   } else if (t == "nomic_bert") {
     // NomicBertConfig (configuration_hf_nomic_bert.py) over GPT2Config: GPT-2 keys n_embd, n_head, n_layer,

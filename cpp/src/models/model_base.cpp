@@ -56,6 +56,7 @@ ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids
     key_mask_.resize(rows);
     for (std::size_t i = 0; i < rows; ++i) key_mask_[i] = attention_mask[i] != 0;
     r.key_mask = key_mask_.data();
+    out.token_mask = key_mask_;
   }
   run(r);
   return out;

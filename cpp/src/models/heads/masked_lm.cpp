@@ -56,7 +56,7 @@ class MaskedLmHead final : public TaskHead {
     activate(act_, t.size(), t.data());
     norm_.forward(rows, t.data(), t.data());
     std::vector<float> out(static_cast<std::size_t>(rows) * outputs_);
-    decoder_->project(rows, t.data(), out.data(), bias_.data());
+    decoder_->project(rows, t.data(), out.data(), bias_.empty() ? nullptr : bias_.data());
     return out;
   }
 
@@ -75,12 +75,46 @@ bool tied(const nlohmann::json& j) {
   return j["tie_word_embeddings"].get<bool>();
 }
 
+// ModernBertForMaskedLM: decoder(head.norm(act(head.dense(h)))) + decoder.bias (bias iff decoder_bias), act =
+// classifier_activation, dense bias iff classifier_bias, norm bias iff norm_bias; the decoder is tied to
+// model.embeddings.tok_embeddings unless tie_word_embeddings is false (then decoder.weight [V, H]).
+std::unique_ptr<TaskHead> make_modernbert_masked_lm(const HeadSource& s) {
+  const ModelConfig& c = s.config;
+  const Weights& w = s.weights;
+  const int H = c.hidden_size, V = c.vocab_size;
+  const std::string missing =
+      first_missing(w, c.decoder_bias ? std::vector<std::string>{"head.dense.weight", "head.norm.weight", "decoder.bias"}
+                                      : std::vector<std::string>{"head.dense.weight", "head.norm.weight"});
+  if (!missing.empty()) fail_value(w.file_name() + ": missing masked-LM head tensor '" + missing + "'");
+  Linear dense = Linear::load(w, "head.dense", H, H, c.classifier_bias);
+  LayerNorm norm = LayerNorm::load(w, "head.norm", H, c.norm_eps, c.norm_bias);
+  std::vector<float> b;
+  if (c.decoder_bias) b = load_tensor(w, "decoder.bias", {V});
+  EmbeddingTable own;
+  const EmbeddingTable* shared = nullptr;
+  if (tied(s.config_json)) {
+    const auto* base = dynamic_cast<const ModelBase*>(s.model);
+    shared = base ? base->word_embeddings() : nullptr;
+    if (!shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
+    if (shared->rows() != V || shared->dim() != H)
+      fail_value("fill-mask head: the word embeddings are [" + std::to_string(shared->rows()) + ", " +
+                 std::to_string(shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(H) + "]");
+  } else {
+    if (!w.contains("decoder.weight"))
+      fail_value(w.file_name() + ": missing masked-LM head tensor 'decoder.weight' (tie_word_embeddings is false)");
+    own = EmbeddingTable::load(w, "decoder.weight", V, H);
+  }
+  return std::make_unique<MaskedLmHead>(std::move(dense), parse_activation(c.classifier_activation), std::move(norm),
+                                        std::move(own), shared, std::move(b));
+}
+
 }  // namespace
 
 std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& s) {
   const ModelConfig& c = s.config;
   const Weights& w = s.weights;
   const std::string& t = c.model_type;
+  if (t == "modernbert") return make_modernbert_masked_lm(s);
   if (t != "bert" && t != "roformer" && t != "deberta-v2" && t != "distilbert") return nullptr;
   const bool distil = t == "distilbert";
   const int H = c.hidden_size, V = c.vocab_size;

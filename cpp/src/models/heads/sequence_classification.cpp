@@ -68,6 +68,7 @@ std::unique_ptr<TaskHead> make_sequence_classifier(const HeadSource& s) {
   const auto& w = s.weights;
   const int H = s.config.hidden_size;
   const std::string& t = s.config.model_type;
+  if (t == "modernbert") return make_modernbert_sequence_classifier(s);
   if (t == "roformer") {
     const int n = rows_of(w, "classifier.out_proj.weight");
     return std::make_unique<Head>(label_names(j, n, "classifier.out_proj.weight"), Linear::load(w, "classifier.dense", H, H, true),

@@ -41,6 +41,10 @@ std::optional<HeadTask> task_from_tensors(const ModelConfig& c, const Weights& w
   if (w.contains("qa_outputs.weight")) return HeadTask::QuestionAnswering;
   if (w.contains("cls.predictions.transform.dense.weight") || w.contains("vocab_transform.weight")) return HeadTask::MaskedLM;
   const std::string& t = c.model_type;
+  // ModernBERT: sequence and token classifiers hold the same tensors (head.*, classifier.*); without
+  // architectures the pooled (sequence) head is assumed.
+  if (t == "modernbert" && w.contains("head.dense.weight"))
+    return w.contains("classifier.weight") ? HeadTask::SequenceClassification : HeadTask::MaskedLM;
   if (t == "roformer" && w.contains("classifier.out_proj.weight")) return HeadTask::SequenceClassification;
   if (!w.contains("classifier.weight")) return std::nullopt;
   bool pooled = false;

@@ -36,6 +36,7 @@ class PerTokenHead final : public TaskHead {
 }  // namespace
 
 std::unique_ptr<TaskHead> make_token_classifier(const HeadSource& s) {
+  if (s.config.model_type == "modernbert") return make_modernbert_token_classifier(s);
   if (!has_token_heads(s.config.model_type)) return nullptr;
   const int n = rows_of(s.weights, "classifier.weight");
   return std::make_unique<PerTokenHead>(HeadTask::TokenClassification, label_names(s.config_json, n, "classifier.weight"),

@@ -50,7 +50,7 @@ void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& ta
 
 void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
                           const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
-                          const Scheme& scheme, float* probs, float* ctx, AttentionScratch& s) {
+                          const Scheme& scheme, float* probs, float* ctx, AttentionScratch& s, int window) {
   RELPOS_PROFILE_SCOPE(Attention);
   AttentionDims dims{batch, heads, seq, head_dim};
   const std::size_t n = dims.qkv_elements();
@@ -77,7 +77,7 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
   AttentionOutputs out;
   out.output = s.ctx.data();
   out.probs = probs;
-  attention(dims, {s.q.data(), s.k.data(), s.v.data(), key_mask, causal}, scheme, out, s.workspace);
+  attention(dims, {s.q.data(), s.k.data(), s.v.data(), key_mask, causal, window}, scheme, out, s.workspace);
   const std::size_t width = static_cast<std::size_t>(heads) * head_dim;
   for_each_span(static_cast<std::size_t>(batch) * heads, 1, [&](std::size_t s0, std::size_t s1) {
     for (std::size_t slice = s0; slice < s1; ++slice) {

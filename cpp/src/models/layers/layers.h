@@ -94,10 +94,10 @@ struct AttentionScratch {
 
 // Gathers q/k/v into [B, heads, L, d] (k/v head h read from kv head h / (heads / kv_heads)), runs
 // relpos::attention with `scheme`, and writes the context token-major into ctx [B·L, heads·d].
-// probs: [B, heads, L, L] or null.
+// probs: [B, heads, L, L] or null. window ≥ 0: query i attends keys |i − j| ≤ window only (AttentionInputs).
 void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_dim, const HeadsView& q,
                           const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
-                          const Scheme& scheme, float* probs, float* ctx, AttentionScratch& scratch);
+                          const Scheme& scheme, float* probs, float* ctx, AttentionScratch& scratch, int window = -1);
 
 // ---- post-LN encoder layer (BERT, RoFormer, DeBERTa-v2, DistilBERT) -------------------------------
 //   a = LN_attn(h + W_o · MHA_scheme(W_q h, W_k h, W_v h));   h' = LN_ff(a + FF(a))

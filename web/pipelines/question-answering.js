@@ -9,7 +9,7 @@
 //     tokens score p_start[s]·p_end[e]; each window gives its best topK.
 //   - Spans become characters through the tokenizer's offsets (alignToWords: whole words).
 import { checkBool, checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkPositiveInt, forwardBatched, positionLimit, row2, softmax } from './batching.js';
+import { batchSizeOption, checkPositiveInt, forwardBatched, limitSource, positionLimit, row2, softmax } from './batching.js';
 import { checkTopK, requireTokenizer, specialToken } from './common.js';
 import { assemble, encodeSegment, specialCount } from './encoding.js';
 
@@ -118,7 +118,7 @@ function checkOptions(model, options, task) {
   const tokMax = model.tokenizer.config?.model_max_length;
   const defaultLen = Math.min(384, limit ?? Infinity, typeof tokMax === 'number' && tokMax > 0 ? tokMax : Infinity);
   const maxSeqLen = options.maxSeqLen === undefined || options.maxSeqLen === null ? defaultLen : checkPositiveInt(options.maxSeqLen, `${task}: maxSeqLen`);
-  if (limit !== null && maxSeqLen > limit) throw new RangeError(`${task}: maxSeqLen: ${maxSeqLen} is more than the model's ${limit} positions (max_position_embeddings)`);
+  if (limit !== null && maxSeqLen > limit) throw new RangeError(`${task}: maxSeqLen: ${maxSeqLen} is more than the model's ${limit} positions ${limitSource(model)}`);
   const docStride =
     options.docStride === undefined || options.docStride === null
       ? Math.min(Math.floor(maxSeqLen / 2), 128)

@@ -4,17 +4,21 @@
 import { checkObject, describe } from '../validation.js';
 import { batchSizeOption, checkLength, forwardBatched, lengthOptions, rows3, softmax } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
-import { encodeInput, tokenizerKind } from './encoding.js';
+import { byteLevelText, encodeInput, tokenizerKind } from './encoding.js';
 
 export const AGGREGATION_STRATEGIES = Object.freeze(['none', 'simple', 'first', 'average', 'max']);
 
 const argmax = (a) => a.reduce((best, x, i) => (x > a[best] ? i : best), 0);
 const codePoints = (s) => [...s].length;
 
-/** convert_tokens_to_string of the Hugging Face slow tokenizers (WordPiece: ' ##' joins; SentencePiece: '▁' is a space). */
+/**
+ * convert_tokens_to_string of the Hugging Face tokenizers (WordPiece: ' ##' joins; SentencePiece:
+ * '▁' is a space; byte-level: the bytes decoded as UTF-8), without the spaces around.
+ */
 export function tokensToString(tokens, kind) {
   if (kind.type === 'wordpiece') return tokens.join(' ').replaceAll(` ${kind.prefix}`, '').trim();
   if (kind.type === 'sentencepiece') return tokens.join('').replaceAll('\u2581', ' ').trim();
+  if (kind.type === 'bytelevel') return byteLevelText(tokens).trim();
   return tokens.join(' ').trim();
 }
 
@@ -89,6 +93,7 @@ function aggregateWord(entities, strategy, labels, kind) {
  */
 export function entitiesOf({ text, enc, logits, labels, strategy = 'none', ignoreLabels = ['O'], kind, unkId }) {
   const pre = [];
+  let prevEnd = -1;
   enc.ids.forEach((id, idx) => {
     if (enc.sequenceIds[idx] === null) return; // special token
     const [start, end] = enc.offsets[idx];
@@ -96,7 +101,12 @@ export function entitiesOf({ text, enc, logits, labels, strategy = 'none', ignor
     let word = enc.tokens[idx];
     let isSubword;
     if (kind.type === 'wordpiece') isSubword = codePoints(word) !== codePoints(ref);
+    // HF's heuristic for tokenizers without a subword prefix: no space just before the token. Byte-level
+    // offsets leave the space out (the token starts after it), any whitespace counts, and the second
+    // token of a character split over several (start before the previous token's end) continues it.
+    else if (kind.type === 'bytelevel') isSubword = start > 0 && (start < prevEnd || !/\s/u.test(text[start - 1]));
     else isSubword = start > 0 && !text.slice(start - 1, start + 1).includes(' ');
+    prevEnd = end;
     if (id === unkId) {
       word = ref;
       isSubword = false;
@@ -142,7 +152,7 @@ export function tokenClassification(model, task = 'token-classification') {
   return async function classifyTokens(input, options = {}) {
     const { strategy, ignoreLabels } = checkOptions(options, task);
     requireTokenizer(model, task);
-    const { truncation, maxLength, limit } = lengthOptions(model, options, task);
+    const { truncation, maxLength, limit, limitSource } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
     const { list, single } = textList(input, task);
     const labels = model.head?.labels ?? model.labels;
@@ -151,7 +161,7 @@ export function tokenClassification(model, task = 'token-classification') {
     const unkId = tokenizer.model?.unk_token_id;
     const encodings = list.map((text, i) => {
       const enc = encodeInput(tokenizer, text, null, { maxLength, truncation });
-      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
+      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`, limitSource);
       return enc;
     });
     const results = new Array(list.length);

@@ -49,7 +49,8 @@ export const MODERNBERT_SPECIALS = ['[UNK]', '[CLS]', '[SEP]', '[PAD]', '[MASK]'
 /**
  * ModernBERT-style files. pieces: byte-level strings (spell(' world'), or parts of a character's
  * bytes) that get merges, left to right, in the order given. Ids: <|endoftext|> 0, <|padding|> 1,
- * the 256 bytes, the merged pieces, then [UNK] [CLS] [SEP] [PAD] [MASK].
+ * the 256 bytes, the merged pieces, runs of 4, 3 and 2 spaces (added tokens, normalized, as in
+ * GPT-NeoX's vocabulary), then [UNK] [CLS] [SEP] [PAD] [MASK].
  */
 export function modernBertFiles(pieces) {
   const vocab = { '<|endoftext|>': 0, '<|padding|>': 1 };
@@ -70,6 +71,9 @@ export function modernBertFiles(pieces) {
       cur += ch;
     }
   }
+  // GPT-NeoX's vocabulary ends with runs of spaces, added tokens that match before pre-tokenization
+  const spaces = [4, 3, 2].map((k) => ' '.repeat(k));
+  spaces.forEach(add);
   for (const t of MODERNBERT_SPECIALS) add(t);
   const json = {
     version: '1.0',
@@ -78,6 +82,7 @@ export function modernBertFiles(pieces) {
     added_tokens: [
       added(0, '<|endoftext|>'),
       added(1, '<|padding|>'),
+      ...spaces.map((t) => ({ ...added(vocab[t], t, { special: false }), normalized: true })),
       ...MODERNBERT_SPECIALS.map((t) => added(vocab[t], t, { lstrip: t === '[MASK]' })),
     ],
     normalizer: { type: 'NFC' },

@@ -44,9 +44,10 @@ const spans = (tok, text) => {
 
 const CHAR_OF_BYTE = new Map(BYTE_CHAR.map((c, b) => [c, b]));
 const GPT2_PIECES = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+const SPACE_RUN = /^ {2,4}$/u;
 
 /**
- * Offsets and word ids of byte-level tokens of an NFC text without added tokens, derived from the
+ * Offsets and word ids of byte-level tokens of an NFC text (added tokens: runs of spaces only), derived from the
  * text's own UTF-8 bytes: the tokens' bytes must spell the text; a token covers the characters (with
  * the combining marks after them: '❤' + U+FE0F) of its non-whitespace bytes (empty at the next
  * non-whitespace character when it has none); words are the GPT-2 pre-tokenizer pieces.
@@ -63,13 +64,16 @@ function byteOracle(text, tokens) {
       space.push(/\s/u.test(m[0]));
     }
   }
-  const bytes = tokens.map((t) => [...t].map((c) => CHAR_OF_BYTE.get(c)));
+  // the runs of spaces are added tokens, spelled as they are; the text between them is pre-tokenized apart
+  const bytes = tokens.map((t) => (SPACE_RUN.test(t) ? Array.from(UTF8.encode(t)) : [...t].map((c) => CHAR_OF_BYTE.get(c))));
   assert.deepEqual(bytes.flat(), Array.from(UTF8.encode(text)), `the tokens spell the text ${JSON.stringify(text)}`);
   const starts = new Set();
   let b = 0;
-  for (const m of text.matchAll(GPT2_PIECES)) {
-    starts.add(b);
-    b += UTF8.encode(m[0]).length;
+  for (const section of text.split(/( {2,4})/u)) {
+    for (const m of SPACE_RUN.test(section) ? [[section]] : section.matchAll(GPT2_PIECES)) {
+      starts.add(b);
+      b += UTF8.encode(m[0]).length;
+    }
   }
   const offsets = [];
   const words = [];
@@ -120,27 +124,34 @@ test('tokenizerKind: ModernBERT byte-level BPE, MPNet and NomicBERT WordPiece', 
   assert.equal(spell('😀'), 'ðŁĺĢ');
 });
 
-test("byte-level: 'Ġ' is the space before a word and not part of its span; lone space tokens are empty", () => {
-  assert.deepEqual(spans(modernbert, 'Hello world'), [['Hello', 'Hello'], ['Ġworld', 'world']]);
-  const text = '  Hello   world  ';
-  const s = encodeSegment(modernbert, text);
-  assert.deepEqual(s.tokens, ['Ġ', 'Ġ', 'Hello', 'Ġ', 'Ġ', 'Ġworld', 'Ġ', 'Ġ']);
-  assert.deepEqual(s.offsets, [[2, 2], [2, 2], [2, 7], [10, 10], [10, 10], [10, 15], [17, 17], [17, 17]]);
-  // words are the pre-tokenizer's pieces: ' ', ' Hello', '  ', ' world', '  '
-  assert.deepEqual(s.words, [0, 1, 1, 2, 2, 3, 4, 4]);
+test("byte-level: 'Ġ' is the space before a word and not part of its span; whitespace tokens are empty", () => {
+  const check = (text, tokens, offsets, words) => {
+    const s = encodeSegment(modernbert, text);
+    assert.deepEqual([s.tokens, s.offsets, s.words], [tokens, offsets, words], JSON.stringify(text));
+  };
+  check('Hello world ', ['Hello', 'Ġworld', 'Ġ'], [[0, 5], [6, 11], [12, 12]], [0, 1, 2]);
+  check('Hello \nworld', ['Hello', 'Ġ', 'Ċ', 'w', 'o', 'r', 'l', 'd'], [[0, 5], [7, 7], [7, 7], [7, 8], [8, 9], [9, 10], [10, 11], [11, 12]], [0, 1, 2, 3, 3, 3, 3, 3]);
+  // runs of spaces are GPT-NeoX added tokens: empty at the next word, words of their own, and the
+  // word after them has no 'Ġ' (pre-tokenized apart); five spaces = '    ' + 'Ġ'
+  check(
+    '  Hello   world     ',
+    ['  ', 'Hello', '   ', 'w', 'o', 'r', 'l', 'd', '    ', 'Ġ'],
+    [[2, 2], [2, 7], [10, 10], [10, 11], [11, 12], [12, 13], [13, 14], [14, 15], [20, 20], [20, 20]],
+    [0, 1, 2, 3, 3, 3, 3, 3, 4, 5],
+  );
 });
 
 test('byte-level: accents, emoji and CJK split over several byte tokens give each token the whole character', () => {
-  const text = 'Zoë  Ångström visited 東京 😀!';
+  const text = 'Zoë Ångström visited 東京 😀!';
   assert.deepEqual(spans(modernbert, text), [
     ['Z', 'Z'], ['o', 'o'], ['Ã', 'ë'], ['«', 'ë'], // 'ë' is C3 AB: two tokens
-    ['Ġ', ''], ['ĠÃħngstrÃ¶m', 'Ångström'], ['Ġvisited', 'visited'],
+    ['ĠÃħngstrÃ¶m', 'Ångström'], ['Ġvisited', 'visited'],
     ['Ġ', ''], ['æĿ±', '東'], ['ä', '京'], ['º', '京'], ['¬', '京'], // '東' merged, '京' three bytes
     ['Ġ', ''], ['ð', '😀'], ['Ł', '😀'], ['ĺ', '😀'], ['Ģ', '😀'], ['!', '!'], // a surrogate pair: 2 UTF-16 units, 4 bytes
   ]);
   const s = encodeSegment(modernbert, text);
-  assert.deepEqual(s.offsets.slice(13, 17), [[25, 27], [25, 27], [25, 27], [25, 27]]);
-  assert.deepEqual(s.words, [0, 0, 0, 0, 1, 2, 3, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5]);
+  assert.deepEqual(s.offsets.slice(12, 16), [[24, 26], [24, 26], [24, 26], [24, 26]]);
+  assert.deepEqual(s.words, [0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4]); // ' 😀!' is one piece (no letters, no digits)
 });
 
 test('byte-level: the NFC normalizer composes e + U+0301, and both code units stay in the span', () => {
@@ -342,39 +353,41 @@ const tagging = (labelAt) => (rows) => {
 };
 
 test('NER on byte-level tokens: split characters stay inside their word, entity words are the decoded text, spans slice it', async () => {
-  const text = 'Zoë  Ångström visited 東京 😀!';
-  // [CLS] Z o Ã « Ġ ĠÃħngstrÃ¶m Ġvisited Ġ æĿ± ä º ¬ Ġ ð Ł ĺ Ģ ! [SEP]
-  const labels = ['O', 'B-PER', 'I-PER', 'I-PER', 'B-LOC', 'I-PER', 'I-PER', 'O', 'O', 'B-LOC', 'I-LOC', 'I-LOC', 'I-LOC', 'O', 'O', 'O', 'O', 'O', 'O', 'O'];
-  const model = standIn(modernbert, { modelType: 'modernbert', maxSequence: 0, maxPositionEmbeddings: 8192, head: 'token-classification', respond: tagging((l) => labels[l]) });
+  const text = 'Zoë Ångström  visited 東京 😀!';
+  // [CLS] Z o Ã « ĠÃħngstrÃ¶m '  ' v i s i t e d Ġ æĿ± ä º ¬ Ġ ð Ł ĺ Ģ ! [SEP]
+  const labels = ['O', 'B-PER', 'I-PER', 'I-PER', 'B-LOC', 'I-PER', 'I-PER', 'O', 'O', 'O', 'O', 'O', 'O', 'O', 'O', 'B-LOC', 'I-LOC', 'I-LOC', 'I-LOC'];
+  assert.deepEqual(encodeInput(modernbert, text).tokens.slice(0, 19).join(' '), '[CLS] Z o Ã « ĠÃħngstrÃ¶m    v i s i t e d Ġ æĿ± ä º ¬');
+  const model = standIn(modernbert, { modelType: 'modernbert', maxSequence: 0, maxPositionEmbeddings: 8192, head: 'token-classification', respond: tagging((l) => labels[l] ?? 'O') });
   const ner = pipeline('ner', model);
   const none = await ner(text);
   assert.deepEqual(none.map((e) => [e.entity, e.word, e.index, e.start, e.end]), [
     ['B-PER', 'Z', 1, 0, 1], ['I-PER', 'o', 2, 1, 2], ['I-PER', 'Ã', 3, 2, 3], ['B-LOC', '«', 4, 2, 3], // raw tokens, as HF
-    ['I-PER', 'Ġ', 5, 5, 5], ['I-PER', 'ĠÃħngstrÃ¶m', 6, 5, 13], ['B-LOC', 'æĿ±', 9, 22, 23], ['I-LOC', 'ä', 10, 23, 24], ['I-LOC', 'º', 11, 23, 24], ['I-LOC', '¬', 12, 23, 24],
+    ['I-PER', 'ĠÃħngstrÃ¶m', 5, 4, 12], ['I-PER', '  ', 6, 14, 14], ['B-LOC', 'æĿ±', 15, 22, 23], ['I-LOC', 'ä', 16, 23, 24], ['I-LOC', 'º', 17, 23, 24], ['I-LOC', '¬', 18, 23, 24],
   ]);
   const pick = (r) => r.map((e) => [e.entity_group, e.word, e.start, e.end]);
   // simple: consecutive tokens, so the B-LOC on the second byte of 'ë' starts a new (half-character) group
-  assert.deepEqual(pick(await ner(text, { aggregationStrategy: 'simple' })), [['PER', 'Zo\uFFFD', 0, 3], ['LOC', '\uFFFD', 2, 3], ['PER', 'Ångström', 5, 13], ['LOC', '東京', 22, 24]]);
-  // first / max: 'Zoë' is one word (a token starting inside a character continues it); 東京 one word;
-  // the lone 'Ġ' of the double space is a word of its own, grouped with its I-PER neighbours
+  // simple: consecutive tokens, so the B-LOC on the second byte of 'ë' starts a new (half-character)
+  // group; the double space (I-PER) joins 'Ångström' without stretching it over the spaces
+  assert.deepEqual(pick(await ner(text, { aggregationStrategy: 'simple' })), [['PER', 'Zo\uFFFD', 0, 3], ['LOC', '\uFFFD', 2, 3], ['PER', 'Ångström', 4, 12], ['LOC', '東京', 22, 24]]);
+  // first / max: 'Zoë' is one word (a token starting inside a character continues it); 東京 one word
   for (const aggregationStrategy of ['first', 'max']) {
     const got = await ner(text, { aggregationStrategy });
-    assert.deepEqual(pick(got), [['PER', 'Zoë  Ångström', 0, 13], ['LOC', '東京', 22, 24]], aggregationStrategy);
+    assert.deepEqual(pick(got), [['PER', 'Zoë Ångström', 0, 12], ['LOC', '東京', 22, 24]], aggregationStrategy);
     for (const e of got) assert.equal(e.word, text.slice(e.start, e.end));
   }
-  assert.deepEqual(tokensToString(['ĠZ', 'o', 'Ã', '«', 'Ġ', 'ĠÃħngstrÃ¶m'], { type: 'bytelevel' }), 'Zoë  Ångström');
+  assert.deepEqual(tokensToString(['ĠZ', 'o', 'Ã', '«', 'Ġ', 'ĠÃħngstrÃ¶m', '  '], { type: 'bytelevel' }), 'Zoë  Ångström');
 });
 
-test('NER on byte-level tokens: whitespace other than spaces separates words; a newline-separated name is two words', async () => {
-  const text = 'Paris\nTokyo\u00a0Paris';
+test('NER on byte-level tokens: newlines, U+00A0 and runs of spaces separate words and never stretch an entity', async () => {
+  const text = 'Paris\nTokyo\u00a0Paris  Tokyo';
   const enc = encodeInput(modernbert, text);
   // the letters B-LOC, the whitespace tokens 'Ċ' and 'Â' 'ł' (U+00A0) I-LOC: they join the group before them
   const labels = enc.offsets.map((o) => (o === null ? 'O' : o[1] > o[0] ? 'B-LOC' : 'I-LOC'));
-  assert.deepEqual(enc.tokens.slice(1, -1).join(' '), 'P a r i s Ċ T o k y o Â ł P a r i s');
+  assert.deepEqual(enc.tokens.slice(1, -1).join(' '), 'P a r i s Ċ T o k y o Â ł P a r i s    T o k y o');
   const ner = pipeline('ner', standIn(modernbert, { modelType: 'modernbert', maxSequence: 0, maxPositionEmbeddings: 8192, head: 'token-classification', respond: tagging((l) => labels[l]) }));
   for (const aggregationStrategy of ['first', 'average', 'max']) {
     const got = await ner(text, { aggregationStrategy });
-    assert.deepEqual(got.map((e) => [e.entity_group, e.word, e.start, e.end]), [['LOC', 'Paris', 0, 5], ['LOC', 'Tokyo', 6, 11], ['LOC', 'Paris', 12, 17]], aggregationStrategy);
+    assert.deepEqual(got.map((e) => [e.entity_group, e.word, e.start, e.end]), [['LOC', 'Paris', 0, 5], ['LOC', 'Tokyo', 6, 11], ['LOC', 'Paris', 12, 17], ['LOC', 'Tokyo', 19, 24]], aggregationStrategy);
   }
 });
 
@@ -396,17 +409,18 @@ test('QA on byte-level tokens: answers from split characters cover whole charact
   const enc = encodeInput(modernbert, question, context);
   const first = enc.sequenceIds.indexOf(1);
   const ctxTokens = enc.tokens.slice(first, -1);
-  assert.deepEqual(ctxTokens, ['Z', 'o', 'Ã', '«', "'s", 'ĠcafÃ©', 'Ġis', 'Ġ', 'Ġin', 'ĠParis', ',', 'ĠFrance', '.']);
+  assert.deepEqual(ctxTokens, ['Z', 'o', 'Ã', '«', "'s", 'ĠcafÃ©', 'Ġis', '  ', 'i', 'n', 'ĠParis', ',', 'ĠFrance', '.']);
   const qaModel = (s, e) => standIn(modernbert, { modelType: 'modernbert', maxSequence: 0, maxPositionEmbeddings: 8192, head: 'question-answering', respond: peaked(first + s, first + e) });
   const ask = (s, e, options) => pipeline('question-answering', qaModel(s, e))({ question, context }, options);
   // the second byte of 'ë' alone: the whole 'ë'; with alignToWords, the word 'Zoë' (not "'s", a piece of its own)
   assert.deepEqual(pick2(await ask(3, 3, { alignToWords: false })), ['ë', 2, 3]);
   assert.deepEqual(pick2(await ask(3, 3)), ['Zoë', 0, 3]);
-  assert.deepEqual(pick2(await ask(9, 10)), ['Paris,', 18, 24]);
-  assert.deepEqual(pick2(await ask(9, 9)), ['Paris', 18, 23]); // 'Paris' and ',' are two words, as in HF's word_ids
-  assert.deepEqual(pick2(await ask(9, 11)), ['Paris, France', 18, 31]);
-  assert.deepEqual(pick2(await ask(7, 8, { alignToWords: false })), ['in', 15, 17]); // from a lone 'Ġ': starts at the next character
+  assert.deepEqual(pick2(await ask(10, 11)), ['Paris,', 18, 24]);
+  assert.deepEqual(pick2(await ask(10, 10)), ['Paris', 18, 23]); // 'Paris' and ',' are two words, as in HF's word_ids
+  assert.deepEqual(pick2(await ask(10, 12)), ['Paris, France', 18, 31]);
+  assert.deepEqual(pick2(await ask(7, 8, { alignToWords: false })), ['i', 15, 16]); // from the run of spaces: starts at the next character
   assert.deepEqual(pick2(await ask(7, 8)), ['in', 15, 17]);
+  assert.deepEqual(pick2(await ask(6, 7)), ['is', 11, 13]); // ends on the spaces: not stretched over them
 });
 const pick2 = (a) => [a.answer, a.start, a.end];
 

@@ -111,7 +111,7 @@ function normalizedView(tokenizer, text) {
 }
 
 function surfaceOf(token, kind, added) {
-  if (added) return token;
+  if (added) return token.replace(/\s+/gu, '');
   let t = token;
   if (kind.type === 'wordpiece' && t.startsWith(kind.prefix)) t = t.slice(kind.prefix.length);
   return t.replaceAll(SPIECE, '').replace(/\s+/gu, '');
@@ -150,11 +150,14 @@ function alignBytes(tokenizer, tokens, view, unk) {
   for (let i = 0; i < tokens.length; ++i) {
     const t = tokens[i];
     here.push(p < n ? from[p] : view.length);
-    const bytes = isAdded(tokenizer, t) || t === unk ? null : tokenBytes(t);
+    const added = isAdded(tokenizer, t);
+    const bytes = added || t === unk ? null : tokenBytes(t);
     if (bytes === null) {
       broken();
       if (p >= n) continue;
-      const len = isAdded(tokenizer, t) ? (flat.startsWith(t, p) ? t.length : Math.min(t.length, n - p)) : String.fromCodePoint(flat.codePointAt(p)).length;
+      // an added token matches without its whitespace (GPT-NeoX's runs of spaces are added tokens)
+      const s = t.replace(/\s+/gu, '');
+      const len = added ? (flat.startsWith(s, p) ? s.length : Math.min(s.length, n - p)) : String.fromCodePoint(flat.codePointAt(p)).length;
       cover(i, len);
       p += len;
       continue;

@@ -187,6 +187,35 @@ test('byte-level offsets and words equal the spans derived from the UTF-8 bytes 
   assert.ok(tokens > 300, `${tokens} tokens checked`);
 });
 
+test('byte-level and MPNet offsets on 400 random strings of mixed scripts, marks, emoji and whitespace', () => {
+  const ALPHABET = [...'aZé ü', 'e\u0301', 'Å', '  ', '\t', '\n', '\u00a0', '\u3000', '東', '京', 'ß', 'ﬁ', '😀', '👩\u200d👧', '🇫🇷', '❤\ufe0f', ',', '.', "'s", '!?', '½', '9', '42', 'Hello', ' world', 'Ａ'];
+  let seed = 12345;
+  const rand = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  let compared = 0;
+  for (let k = 0; k < 400; ++k) {
+    let text = '';
+    const len = 1 + rand(12);
+    for (let j = 0; j < len; ++j) text += ALPHABET[rand(ALPHABET.length)];
+    const s = encodeSegment(modernbert, text);
+    if (text === text.normalize('NFC')) {
+      assert.deepEqual(s.offsets, byteOracle(text, s.tokens).offsets, JSON.stringify(text));
+      ++compared;
+    }
+    for (const tok of [modernbert, mpnet]) {
+      const e = encodeSegment(tok, text);
+      e.offsets.forEach(([a, b], i) => {
+        assert.ok(0 <= a && a <= b && b <= text.length, `${JSON.stringify(text)}: ${a}..${b}`);
+        assert.ok(!/^\s|\s$/u.test(text.slice(a, b)), `${JSON.stringify(text)}: ${JSON.stringify(e.tokens[i])} → ${JSON.stringify(text.slice(a, b))}`);
+        if (i > 0) assert.ok(a >= e.offsets[i - 1][0] && b >= e.offsets[i - 1][1], `${JSON.stringify(text)}: offsets go back at ${i}`);
+      });
+    }
+  }
+  assert.ok(compared > 200, `${compared} strings compared with the oracle`);
+});
+
 test('byte-level: a token whose bytes end inside a character shares it with the next token', async () => {
   // 'ðŁĺ' + 'Ģ': the first three bytes of 😀 merged, the fourth alone; 'ĠÃ' + '©': a space and half of é
   const tok = await tokenizerOf(modernBertFiles([spell('😀').slice(0, 3), 'ĠÃ']), 'modernbert');

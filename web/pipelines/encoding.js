@@ -120,7 +120,7 @@ function surfaceOf(token, kind, added) {
 /**
  * Byte-level offsets: the tokens' bytes decoded back into characters, in order, each matched
  * against the normalized text and given to every token that holds one of its bytes. Added tokens
- * match as they are; a token that spells no bytes (the unknown token) covers one character.
+ * match without their whitespace; a token that spells no bytes (the unknown token) covers one character.
  */
 function alignBytes(tokenizer, tokens, view, unk) {
   const { flat, from, to } = view;

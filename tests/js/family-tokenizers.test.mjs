@@ -498,7 +498,7 @@ test('real BERT token-classification and QA checkpoints with a byte-level tokeni
   try {
     assert.deepEqual(tokenizerKind(nerModel.tokenizer), { type: 'bytelevel' });
     const ner = pipeline('ner', nerModel);
-    const texts = TRICKY.filter((t) => t === t.normalize('NFC') && !/[\r\u2028]/u.test(t));
+    const texts = TRICKY.filter((t) => t === t.normalize('NFC'));
     for (const strategy of ['first', 'average', 'max']) {
       const all = await ner(texts, { aggregationStrategy: strategy, ignoreLabels: [] });
       all.forEach((entities, i) => {

@@ -3,15 +3,33 @@
 // inside the call so that padding stays small; results go back in input order).
 import { checkBool, describe } from '../validation.js';
 
+// Rotary families whose C++ model takes any length but whose checkpoints (and tokenizers'
+// model_max_length) stop at the length they were trained for: ModernBERT's max_position_embeddings
+// (8192) and NomicBERT's n_positions (2048 / 8192), which model.info.maxPositionEmbeddings reports.
+const TRAINED_LENGTH = new Set(['modernbert', 'nomic_bert']);
+
 /**
  * The longest sequence the model can take (model.info.maxSequence, the C++ model's own limit):
  * max_position_embeddings for absolute-position models (BERT — also its relative_key tables —,
- * DistilBERT, RoFormer's sinusoid table, MPT, DeBERTa-v2 with position_biased_input), null for
- * relative-position models (DeBERTa-v3, T5, Transformer-XL, BLOOM, LLaMA), which have no built-in limit.
+ * DistilBERT, RoFormer's sinusoid table, MPT, DeBERTa-v2 with position_biased_input), and
+ * max_position_embeddings − 2 for MPNet (its positions start at 2, after the padding index); the
+ * trained length for ModernBERT and NomicBERT (rotary); null for relative-position models
+ * (DeBERTa-v3, T5, Transformer-XL, BLOOM, LLaMA), which have no built-in limit.
  */
 export function positionLimit(model) {
   const limit = model.info?.maxSequence;
-  return Number.isInteger(limit) && limit > 0 ? limit : null;
+  if (Number.isInteger(limit) && limit > 0) return limit;
+  const trained = model.info?.maxPositionEmbeddings;
+  if (TRAINED_LENGTH.has(model.info?.modelType) && Number.isInteger(trained) && trained > 0) return trained;
+  return null;
+}
+
+/** Where positionLimit comes from, for messages: '(max_position_embeddings)' and the like. */
+export function limitSource(model) {
+  const type = model.info?.modelType;
+  if (type === 'mpnet') return '(max_position_embeddings − 2: MPNet positions start at 2)';
+  if (type === 'nomic_bert') return '(n_positions)';
+  return '(max_position_embeddings)';
 }
 
 export function checkPositiveInt(value, name) {
@@ -27,9 +45,9 @@ export function lengthOptions(model, options, task) {
   if (maxLength !== null) checkPositiveInt(maxLength, `${task}: maxLength`);
   const limit = positionLimit(model);
   if (maxLength !== null && limit !== null && maxLength > limit)
-    throw new RangeError(`${task}: maxLength: ${maxLength} is more than the model's ${limit} positions (max_position_embeddings)`);
+    throw new RangeError(`${task}: maxLength: ${maxLength} is more than the model's ${limit} positions ${limitSource(model)}`);
   if (maxLength === null) maxLength = limit;
-  return { truncation, maxLength, limit };
+  return { truncation, maxLength, limit, limitSource: limitSource(model) };
 }
 
 export const DEFAULT_BATCH_SIZE = 32;
@@ -38,16 +56,24 @@ export function batchSizeOption(options, task) {
   return options.batchSize === undefined || options.batchSize === null ? DEFAULT_BATCH_SIZE : checkPositiveInt(options.batchSize, `${task}: batchSize`);
 }
 
-/** RangeError when an encoded input is longer than the model can take (truncation off). */
-export function checkLength(enc, limit, task, what) {
+/** RangeError when an encoded input is longer than the model can take (truncation off); source: limitSource(model). */
+export function checkLength(enc, limit, task, what, source = '(max_position_embeddings)') {
   if (limit !== null && enc.ids.length > limit)
     throw new RangeError(
-      `${task}: ${what} has ${enc.ids.length} tokens, more than the model's ${limit} positions (max_position_embeddings); pass truncation: true (the default) or a shorter text`,
+      `${task}: ${what} has ${enc.ids.length} tokens, more than the model's ${limit} positions ${source}; pass truncation: true (the default) or a shorter text`,
     );
 }
 
-/** True when forward() should get token type ids: the model has a token-type table and a row uses type 1. */
+// Families without token-type embeddings, whatever config.json says (relpos reads no type table for them).
+const TYPELESS = new Set(['mpnet', 'modernbert']);
+
+/**
+ * True when forward() should get token type ids: the model has a token-type table and a row uses
+ * type 1 (MPNet's RobertaProcessing and ModernBERT's template give the second text type 1; the
+ * models have no table, so they get none).
+ */
 function wantsTypes(model, encodings) {
+  if (TYPELESS.has(model.info?.modelType)) return false;
   const vocab = model.config?.type_vocab_size;
   return typeof vocab === 'number' && vocab > 1 && encodings.some((e) => e.typeIds && e.typeIds.some((t) => t !== 0));
 }

@@ -10,6 +10,12 @@
 // piece '▁word' covers 'word' only (Hugging Face's fast SentencePiece tokenizers also count the
 // space before it; BERT-style and RoBERTa's trimmed offsets do not). Unknown tokens cover the
 // characters up to where the next token matches (WordPiece: the whole word, as [UNK] stands for one).
+// Byte-level BPE tokenizers (GPT-2 / RoBERTa / ModernBERT: ByteLevel pre-tokenizer or decoder)
+// spell each UTF-8 byte as a printable character ('Ġ' is the space, 'Ã©' is 'é'): their tokens are
+// turned back into bytes and decoded, and each decoded character is matched against the normalized
+// text; a character whose bytes are split over several tokens (an accented letter, an emoji, CJK)
+// belongs to each of them, and whitespace bytes to none (RoBERTa's trim_offsets; Hugging Face's
+// ModernBERT offsets keep the space before a token, as its post-processor does not trim).
 import { describe } from '../validation.js';
 
 const SPACE = /\s/u;
@@ -18,13 +24,41 @@ const SPIECE = '\u2581';
 const PUNCT = /^[\p{P}!-/:-@[-`{-~]$/u;
 const CLUSTER = /\P{M}\p{M}*|\p{M}+/gsu;
 
-/** What kind of word-piece markers the tokenizer's tokens carry. */
+/** What kind of word-piece markers the tokenizer's tokens carry ('bytelevel': one character per UTF-8 byte). */
 export function tokenizerKind(tokenizer) {
   const json = tokenizer.tokenizer ?? {};
   if (json.model?.type === 'WordPiece') return { type: 'wordpiece', prefix: json.model.continuing_subword_prefix ?? '##' };
+  if (/"type":"ByteLevel"/.test(JSON.stringify(json.pre_tokenizer ?? null) + JSON.stringify(json.decoder ?? null))) return { type: 'bytelevel' };
   const decoder = JSON.stringify(json.decoder ?? null) + JSON.stringify(json.pre_tokenizer ?? null) + JSON.stringify(json.normalizer ?? null);
   if (decoder.includes(SPIECE) || decoder.includes('\\u2581') || decoder.includes('Metaspace')) return { type: 'sentencepiece' };
   return { type: 'other' };
+}
+
+// GPT-2's bytes_to_unicode: printable bytes stand for themselves, the other 68 (controls, space,
+// 0x7F–0xA0, 0xAD) for U+0100 onwards in byte order. BYTE_OF maps such a character to its byte.
+const BYTE_OF = (() => {
+  const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+  const map = new Map();
+  let next = 0x100;
+  for (let b = 0; b < 256; ++b) map.set(String.fromCharCode(printable(b) ? b : next++), b);
+  return map;
+})();
+
+/** The bytes a byte-level token spells, or null when one of its characters is not a byte character. */
+export function tokenBytes(token) {
+  const out = [];
+  for (const ch of token) {
+    const b = BYTE_OF.get(ch);
+    if (b === undefined) return null;
+    out.push(b);
+  }
+  return out;
+}
+
+/** Byte-level tokens as text: their bytes decoded as UTF-8 (invalid bytes become U+FFFD, as Hugging Face's decoder does). */
+export function byteLevelText(tokens) {
+  const bytes = tokens.flatMap((t) => tokenBytes(t) ?? Array.from(new TextEncoder().encode(t)));
+  return new TextDecoder().decode(Uint8Array.from(bytes));
 }
 
 function isAdded(tokenizer, token) {
@@ -77,10 +111,125 @@ function normalizedView(tokenizer, text) {
 }
 
 function surfaceOf(token, kind, added) {
-  if (added) return token;
+  if (added) return token.replace(/\s+/gu, '');
   let t = token;
   if (kind.type === 'wordpiece' && t.startsWith(kind.prefix)) t = t.slice(kind.prefix.length);
   return t.replaceAll(SPIECE, '').replace(/\s+/gu, '');
+}
+
+/**
+ * Byte-level offsets: the tokens' bytes decoded back into characters, in order, each matched
+ * against the normalized text and given to every token that holds one of its bytes. Added tokens
+ * match without their whitespace; a token that spells no bytes (the unknown token) covers one character.
+ */
+function alignBytes(tokenizer, tokens, view, unk) {
+  const { flat, from, to } = view;
+  const n = flat.length;
+  const spans = tokens.map(() => null); // [first, last] index into flat
+  const here = [];
+  let p = 0;
+  const cover = (i, len) => {
+    if (len <= 0) return;
+    spans[i] = spans[i] ? [spans[i][0], p + len - 1] : [p, p + len - 1];
+  };
+  const take = (ch, owners) => {
+    if (SPACE.test(ch) || p >= n) return;
+    const len = flat.startsWith(ch, p) ? ch.length : Math.min(ch.length, n - p); // a normalization not reproduced: same length
+    for (const i of owners) cover(i, len);
+    p += len;
+  };
+  // UTF-8 decoding across token boundaries: the character being read, its bytes still missing, and its tokens.
+  let cp = 0;
+  let need = 0;
+  let owners = [];
+  const broken = () => {
+    if (owners.length) take('\uFFFD', owners);
+    need = 0;
+    owners = [];
+  };
+  for (let i = 0; i < tokens.length; ++i) {
+    const t = tokens[i];
+    here.push(p < n ? from[p] : view.length);
+    const added = isAdded(tokenizer, t);
+    const bytes = added || t === unk ? null : tokenBytes(t);
+    if (bytes === null) {
+      broken();
+      if (p >= n) continue;
+      // an added token matches without its whitespace (GPT-NeoX's runs of spaces are added tokens)
+      const s = t.replace(/\s+/gu, '');
+      const len = added ? (flat.startsWith(s, p) ? s.length : Math.min(s.length, n - p)) : String.fromCodePoint(flat.codePointAt(p)).length;
+      cover(i, len);
+      p += len;
+      continue;
+    }
+    for (const b of bytes) {
+      if (need > 0 && (b & 0xc0) === 0x80) {
+        cp = cp * 64 + (b & 0x3f);
+        if (owners[owners.length - 1] !== i) owners.push(i);
+        if (--need === 0) {
+          const o = owners;
+          owners = [];
+          take(cp <= 0x10ffff ? String.fromCodePoint(cp) : '\uFFFD', o);
+        }
+        continue;
+      }
+      broken();
+      if (b < 0x80) take(String.fromCharCode(b), [i]);
+      else if (b >= 0xc2 && b <= 0xf4) {
+        need = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
+        cp = b & (0x3f >> need);
+        owners = [i];
+      } else take('\uFFFD', [i]);
+    }
+  }
+  broken();
+  return spans.map((sp, i) => (sp ? [from[sp[0]], to[sp[1]]] : [here[i], here[i]]));
+}
+
+/**
+ * Byte-level word ids as Hugging Face's fast tokenizers give them: the pieces of the pre-tokenizer
+ * (' world', ',', '  '), found by pre-tokenizing the decoded text of each run of tokens between
+ * added tokens again. Null when that does not tile the tokens' bytes.
+ */
+function byteLevelWords(tokenizer, tokens, unk) {
+  if (!tokenizer.pre_tokenizer) return null;
+  const words = [];
+  let word = -1;
+  let run = [];
+  const endRun = () => {
+    if (run.length === 0) return true;
+    const bytes = run.map((i) => tokenBytes(tokens[i]));
+    const all = bytes.flat();
+    let pieces;
+    try {
+      pieces = tokenizer.pre_tokenizer(new TextDecoder().decode(Uint8Array.from(all)));
+    } catch {
+      return false;
+    }
+    const starts = new Set();
+    let at = 0;
+    for (const piece of pieces) {
+      starts.add(at);
+      at += piece.length; // one character per byte
+    }
+    if (at !== all.length) return false;
+    at = 0;
+    run.forEach((i, k) => {
+      if (starts.has(at)) ++word;
+      words[i] = word;
+      at += bytes[k].length;
+    });
+    run = [];
+    return true;
+  };
+  for (let i = 0; i < tokens.length; ++i) {
+    const t = tokens[i];
+    if (isAdded(tokenizer, t) || t === unk || tokenBytes(t) === null) {
+      if (!endRun()) return null;
+      words[i] = ++word;
+    } else run.push(i);
+  }
+  return endRun() ? words : null;
 }
 
 /**
@@ -91,6 +240,10 @@ export function alignTokens(tokenizer, text, tokens) {
   const kind = tokenizerKind(tokenizer);
   const unk = tokenizer.model?.unk_token;
   const view = normalizedView(tokenizer, text);
+  if (kind.type === 'bytelevel') {
+    const offsets = alignBytes(tokenizer, tokens, view, unk);
+    return { offsets, words: byteLevelWords(tokenizer, tokens, unk) ?? spaceWords(tokenizer, text, tokens, offsets) };
+  }
   const { flat, from, to, gap } = view;
   const n = flat.length;
   const nextGap = (p) => {
@@ -142,8 +295,14 @@ export function alignTokens(tokenizer, text, tokens) {
     offsets.push([from[p], to[p + len - 1]]);
     p += len;
   }
-  // Words: WordPiece — a token without the '##' prefix starts one; SentencePiece — a token starting
-  // with '▁'; otherwise whitespace between two tokens. Added tokens are words of their own.
+  return { offsets, words: spaceWords(tokenizer, text, tokens, offsets, kind) };
+}
+
+/**
+ * Words: WordPiece — a token without the '##' prefix starts one; SentencePiece — a token starting
+ * with '▁'; otherwise whitespace between two tokens. Added tokens are words of their own.
+ */
+function spaceWords(tokenizer, text, tokens, offsets, kind = { type: 'other' }) {
   const words = [];
   let word = -1;
   for (let i = 0; i < tokens.length; ++i) {
@@ -157,7 +316,7 @@ export function alignTokens(tokenizer, text, tokens) {
     if (starts) ++word;
     words.push(word);
   }
-  return { offsets, words };
+  return words;
 }
 
 /** One text tokenized without special tokens: { ids, tokens, offsets, words }. */

@@ -133,7 +133,7 @@ export function featureExtraction(model, task = 'feature-extraction') {
     }
     const prompt = resolvePrompt(options, defaults, task);
     requireTokenizer(model, task);
-    const { truncation, maxLength, limit } = lengthOptions(model, { ...options, maxLength: options.maxLength ?? defaults.maxLength }, task);
+    const { truncation, maxLength, limit, limitSource } = lengthOptions(model, { ...options, maxLength: options.maxLength ?? defaults.maxLength }, task);
     const batchSize = batchSizeOption(options, task);
     const { list, single } = textList(input, task);
     // as sentence-transformers' Transformer.tokenize: the text (with its prompt) stripped, then lowercased
@@ -144,7 +144,7 @@ export function featureExtraction(model, task = 'feature-extraction') {
     const encode = (text) => encodeInput(model.tokenizer, prepare(text), null, { maxLength, truncation });
     const encodings = list.map((text, i) => {
       const enc = encode(prompt === null ? text : prompt + text);
-      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
+      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`, limitSource);
       return enc;
     });
     // Pooling module's include_prompt: false: the first (prompt tokens − 1) positions — [CLS] and the

@@ -65,7 +65,7 @@ export function fillMask(model, task = 'fill-mask') {
     checkObject(options, `${task}: options`);
     requireTokenizer(model, task);
     const topK = checkTopK(options.topK ?? 5, task);
-    const { truncation, maxLength, limit } = lengthOptions(model, options, task);
+    const { truncation, maxLength, limit, limitSource } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
     const { list, single } = textList(input, task);
     const tokenizer = model.tokenizer;
@@ -74,7 +74,7 @@ export function fillMask(model, task = 'fill-mask') {
     const padId = Number.isInteger(model.config?.pad_token_id) ? model.config.pad_token_id : tokenizer.token_to_id(specialToken(tokenizer, 'pad_token') ?? '[PAD]');
     const encodings = list.map((text, i) => {
       const enc = encodeInput(tokenizer, text, null, { maxLength, truncation });
-      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
+      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`, limitSource);
       enc.masks = enc.ids.flatMap((id, l) => (id === mask.id ? [l] : []));
       if (enc.masks.length === 0)
         throw new Error(

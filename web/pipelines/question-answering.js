@@ -9,7 +9,7 @@
 //     tokens score p_start[s]·p_end[e]; each window gives its best topK.
 //   - Spans become characters through the tokenizer's offsets (alignToWords: whole words).
 import { checkBool, checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkPositiveInt, forwardBatched, positionLimit, row2, softmax } from './batching.js';
+import { batchSizeOption, checkPositiveInt, forwardBatched, limitSource, positionLimit, row2, softmax } from './batching.js';
 import { checkTopK, requireTokenizer, specialToken } from './common.js';
 import { assemble, encodeSegment, specialCount } from './encoding.js';
 
@@ -66,19 +66,29 @@ export function selectSpans(startLogits, endLogits, desired, cls, { topK, maxAns
   return { spans: spans.slice(0, topK), nullScore };
 }
 
-/** Character span of tokens s…e of an assembled window (alignToWords: extended to whole words). */
+/**
+ * Character span of tokens s…e of an assembled window (alignToWords: extended to whole words).
+ * Tokens with empty spans (whitespace: a lone byte-level 'Ġ' or SentencePiece '▁', placed at the
+ * next word) do not stretch it over the whitespace; a span of such tokens only is empty.
+ */
 export function characterSpan(win, s, e, alignToWords) {
-  if (!alignToWords) return [win.offsets[s][0], win.offsets[e][1]];
-  const ws = win.words[s];
-  const we = win.words[e];
+  let lo = s;
+  let hi = e;
+  if (alignToWords) {
+    const inWord = (l, w) => l >= 0 && l < win.words.length && win.sequenceIds[l] === 1 && win.words[l] === w;
+    while (inWord(lo - 1, win.words[s])) --lo;
+    while (inWord(hi + 1, win.words[e])) ++hi;
+  }
   let start = Infinity;
   let end = -Infinity;
-  win.words.forEach((w, l) => {
-    if (win.sequenceIds[l] !== 1) return;
-    if (w === ws) start = Math.min(start, win.offsets[l][0]);
-    if (w === we) end = Math.max(end, win.offsets[l][1]);
-  });
-  return [start, end];
+  for (let l = lo; l <= hi; ++l) {
+    const [a, b] = win.offsets[l];
+    if (b > a) {
+      start = Math.min(start, a);
+      end = Math.max(end, b);
+    }
+  }
+  return start <= end ? [start, end] : [win.offsets[s][0], win.offsets[s][0]];
 }
 
 function normalizeInputs(args, task) {
@@ -118,7 +128,7 @@ function checkOptions(model, options, task) {
   const tokMax = model.tokenizer.config?.model_max_length;
   const defaultLen = Math.min(384, limit ?? Infinity, typeof tokMax === 'number' && tokMax > 0 ? tokMax : Infinity);
   const maxSeqLen = options.maxSeqLen === undefined || options.maxSeqLen === null ? defaultLen : checkPositiveInt(options.maxSeqLen, `${task}: maxSeqLen`);
-  if (limit !== null && maxSeqLen > limit) throw new RangeError(`${task}: maxSeqLen: ${maxSeqLen} is more than the model's ${limit} positions (max_position_embeddings)`);
+  if (limit !== null && maxSeqLen > limit) throw new RangeError(`${task}: maxSeqLen: ${maxSeqLen} is more than the model's ${limit} positions ${limitSource(model)}`);
   const docStride =
     options.docStride === undefined || options.docStride === null
       ? Math.min(Math.floor(maxSeqLen / 2), 128)

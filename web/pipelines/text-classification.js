@@ -57,14 +57,14 @@ export function textClassification(model, task = 'text-classification') {
       if (typeof fn !== 'string') throw new TypeError(`${task}: functionToApply: expected 'sigmoid', 'softmax' or 'none', got ${describe(fn)}`);
       if (!FUNCTIONS.includes(fn)) throw new Error(`${task}: functionToApply: expected 'sigmoid', 'softmax' or 'none', got ${describe(fn)}`);
     } else fn = defaultFunction(model, labels.length);
-    const { truncation, maxLength, limit } = lengthOptions(model, options, task);
+    const { truncation, maxLength, limit, limitSource } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
     const many = Array.isArray(input);
     if (many && input.length === 0) throw new TypeError(`${task}: expected a string, { text, textPair } or a non-empty array of them, got Array(0)`);
     const items = (many ? input : [input]).map((x, i) => item(x, many ? `${task}: input[${i}]` : task));
     const encodings = items.map((it, i) => {
       const enc = encodeInput(model.tokenizer, it.text, it.textPair, { maxLength, truncation });
-      if (!truncation) checkLength(enc, limit, task, many ? `input[${i}]` : 'the input');
+      if (!truncation) checkLength(enc, limit, task, many ? `input[${i}]` : 'the input', limitSource);
       return enc;
     });
     const results = new Array(items.length);

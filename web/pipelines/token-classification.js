@@ -4,17 +4,21 @@
 import { checkObject, describe } from '../validation.js';
 import { batchSizeOption, checkLength, forwardBatched, lengthOptions, rows3, softmax } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
-import { encodeInput, tokenizerKind } from './encoding.js';
+import { byteLevelText, encodeInput, tokenBytes, tokenizerKind } from './encoding.js';
 
 export const AGGREGATION_STRATEGIES = Object.freeze(['none', 'simple', 'first', 'average', 'max']);
 
 const argmax = (a) => a.reduce((best, x, i) => (x > a[best] ? i : best), 0);
 const codePoints = (s) => [...s].length;
 
-/** convert_tokens_to_string of the Hugging Face slow tokenizers (WordPiece: ' ##' joins; SentencePiece: '▁' is a space). */
+/**
+ * convert_tokens_to_string of the Hugging Face tokenizers (WordPiece: ' ##' joins; SentencePiece:
+ * '▁' is a space; byte-level: the bytes decoded as UTF-8), without the spaces around.
+ */
 export function tokensToString(tokens, kind) {
   if (kind.type === 'wordpiece') return tokens.join(' ').replaceAll(` ${kind.prefix}`, '').trim();
   if (kind.type === 'sentencepiece') return tokens.join('').replaceAll('\u2581', ' ').trim();
+  if (kind.type === 'bytelevel') return byteLevelText(tokens).trim();
   return tokens.join(' ').trim();
 }
 
@@ -31,6 +35,17 @@ function tag(name) {
 const PIECES = Symbol('pieces');
 const withPieces = (entity, pieces) => Object.defineProperty(entity, PIECES, { value: pieces });
 
+/**
+ * [start, end) of entities in order: from the first to the last that covers characters (whitespace
+ * tokens — a lone 'Ġ', '▁' — have empty spans at the next word and would stretch an entity over
+ * the whitespace after it); the first and last when none does.
+ */
+function spanOf(entities) {
+  const solid = entities.filter((e) => e.end > e.start);
+  const edge = solid.length ? solid : entities;
+  return { start: edge[0].start, end: edge[edge.length - 1].end };
+}
+
 function groupSubEntities(entities, kind) {
   const name = entities[0].entity;
   const dash = name.indexOf('-');
@@ -38,8 +53,7 @@ function groupSubEntities(entities, kind) {
     entity_group: dash < 0 ? name : name.slice(dash + 1),
     score: entities.reduce((s, e) => s + e.score, 0) / entities.length,
     word: tokensToString(entities.flatMap((e) => e[PIECES]), kind),
-    start: entities[0].start,
-    end: entities[entities.length - 1].end,
+    ...spanOf(entities),
   };
 }
 
@@ -77,7 +91,7 @@ function aggregateWord(entities, strategy, labels, kind) {
   const idx = argmax(scores);
   const pieces = entities.map((e) => e.word);
   return withPieces(
-    { entity: labels[idx], score: scores[idx], word: tokensToString(pieces, kind), start: entities[0].start, end: entities[entities.length - 1].end },
+    { entity: labels[idx], score: scores[idx], word: tokensToString(pieces, kind), ...spanOf(entities) },
     pieces,
   );
 }
@@ -89,6 +103,7 @@ function aggregateWord(entities, strategy, labels, kind) {
  */
 export function entitiesOf({ text, enc, logits, labels, strategy = 'none', ignoreLabels = ['O'], kind, unkId }) {
   const pre = [];
+  let prevEnd = -1;
   enc.ids.forEach((id, idx) => {
     if (enc.sequenceIds[idx] === null) return; // special token
     const [start, end] = enc.offsets[idx];
@@ -96,7 +111,17 @@ export function entitiesOf({ text, enc, logits, labels, strategy = 'none', ignor
     let word = enc.tokens[idx];
     let isSubword;
     if (kind.type === 'wordpiece') isSubword = codePoints(word) !== codePoints(ref);
+    // HF's heuristic for tokenizers without a subword prefix: no space just before the token. Byte-level
+    // offsets leave the space out (the token starts after it) and any whitespace counts; a token that
+    // starts inside a character (a UTF-8 continuation byte, or a span starting before the previous
+    // token's end) continues it; a whitespace-only token (empty span) is a word of its own.
+    else if (kind.type === 'bytelevel') {
+      const first = tokenBytes(word)?.[0];
+      const inside = (first !== undefined && (first & 0xc0) === 0x80) || start < prevEnd;
+      isSubword = inside || (start > 0 && end > start && !/\s/u.test(text[start - 1]));
+    }
     else isSubword = start > 0 && !text.slice(start - 1, start + 1).includes(' ');
+    prevEnd = end;
     if (id === unkId) {
       word = ref;
       isSubword = false;
@@ -142,7 +167,7 @@ export function tokenClassification(model, task = 'token-classification') {
   return async function classifyTokens(input, options = {}) {
     const { strategy, ignoreLabels } = checkOptions(options, task);
     requireTokenizer(model, task);
-    const { truncation, maxLength, limit } = lengthOptions(model, options, task);
+    const { truncation, maxLength, limit, limitSource } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
     const { list, single } = textList(input, task);
     const labels = model.head?.labels ?? model.labels;
@@ -151,7 +176,7 @@ export function tokenClassification(model, task = 'token-classification') {
     const unkId = tokenizer.model?.unk_token_id;
     const encodings = list.map((text, i) => {
       const enc = encodeInput(tokenizer, text, null, { maxLength, truncation });
-      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`);
+      if (!truncation) checkLength(enc, limit, task, single ? 'the input' : `input[${i}]`, limitSource);
       return enc;
     });
     const results = new Array(list.length);

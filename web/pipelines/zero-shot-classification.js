@@ -27,14 +27,14 @@ export function zeroShotClassification(model, task = 'zero-shot-classification')
       throw new Error(
         `${task}: the classification head's labels (${labels.join(', ')}) have no 'entailment'${multiLabel ? " and 'contradiction'" : ''} label: an NLI checkpoint is needed`,
       );
-    const { truncation, maxLength, limit } = lengthOptions(model, options, task);
+    const { truncation, maxLength, limit, limitSource } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
     const { list, single } = textList(input, task);
     const hypotheses = candidates.map((l) => template.replace('{}', l));
     const pairs = list.flatMap((sequence, s) => hypotheses.map((h, c) => ({ sequence, h, s, c })));
     const encodings = pairs.map((p) => {
       const enc = encodeInput(model.tokenizer, p.sequence, p.h, { maxLength, truncation, strategy: 'only_first' });
-      if (!truncation) checkLength(enc, limit, task, `input[${p.s}] with the hypothesis of '${candidates[p.c]}'`);
+      if (!truncation) checkLength(enc, limit, task, `input[${p.s}] with the hypothesis of '${candidates[p.c]}'`, limitSource);
       return enc;
     });
     const logits = new Array(pairs.length);

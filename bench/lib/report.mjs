@@ -4,6 +4,7 @@ import path from 'node:path';
 import { debertaBucket } from './positions.mjs';
 import { shortMarkdown, shortTargets } from './report_short.mjs';
 import { trainingMarkdown, trainingTargets } from './report_training.mjs';
+import { windowMarkdown, windowTargets } from './window.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -147,6 +148,7 @@ export function targets(r) {
     s?.first_result_ms != null ? `median ${fmt(s.first_result_ms, 1)} ms wall, best ${fmt(s.first_result_min_ms, 1)} ms, ${fmt(s.first_result_cpu_ms, 1)} ms CPU (init alone ${fmt(s.init_ms, 1)} ms; the module import before init ${fmt(s.import_ms, 1)} ms)` : s?.error ?? '');
   shortTargets(r, add);  // issues #19 / #20 (lib/report_short.mjs)
   trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
+  windowTargets(r, add, fmt);  // issue #26 (lib/window.mjs)
   return t;
 }
 
@@ -310,6 +312,7 @@ function markdown(r) {
   }
   shortMarkdown(r, L);
   trainingMarkdown(r, L);
+  windowMarkdown(r, L, fmt);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

@@ -199,7 +199,7 @@ TEST_CASE("a NaN value row reaches only the query blocks whose band holds that k
   in.window = window;
   for (int c = 0; c < dims.head_dim; ++c) in.v[static_cast<std::size_t>(poisoned) * dims.head_dim + c] = std::nanf("");
   for (const bool probs : {false, true}) {
-    INFO(probs ? "materialised" : "streaming");
+    INFO((probs ? "materialised" : "streaming"));
     const ts::KernelRun got = ts::run_attention(in, *scheme, probs, false, block_rows);
     for (int i = 0; i < seq; ++i) {
       const int i0 = i / block_rows * block_rows, i1 = std::min(seq, i0 + block_rows);

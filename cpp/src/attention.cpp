@@ -220,10 +220,16 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
       // The block's key columns [j0, j1): keys beyond i1 − 1 are masked for every row when causal,
       // keys beyond [i0 − w, i1 − 1 + w] for every row under a window.
       int j0 = 0, j1 = in.causal ? i1 : seq;
+      int jt = seq;  // the columns the scheme's terms cover: [j0, jt) ⊇ [j0, j1)
       if (window >= 0) {
         j0 = std::max(0, i0 - window);
-        j1 = static_cast<int>(std::min<long long>(j1, static_cast<long long>(i1) + window));
+        jt = static_cast<int>(std::min<long long>(seq, static_cast<long long>(i1) + window));
+        j1 = std::min(j1, jt);
       }
+      // With terms requested, a causal call still records the scheme's terms of the causally masked
+      // keys (as they would be added; relpos/attention.h): the terms then run to jt, the softmax and
+      // P·V to j1. Otherwise there is nothing to record and jt = j1.
+      if (!(want_terms && in.causal)) jt = j1;
       const int c0 = j0 - j0 % NR;  // first column of the packed-K panel holding j0
       const std::size_t ld = materialise ? static_cast<std::size_t>(seq) : ld_stream;
       // logits points at column j0 (relpos/scheme.h); the GEMM writes from column c0 ≤ j0.
@@ -231,7 +237,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
                                      : logits_scratch;
       float* logits = logits_c0 + (j0 - c0);
       const int cols = j1 - j0;
-      kernels::gemm_f32_packed(rows, j1 - c0, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
+      kernels::gemm_f32_packed(rows, jt - c0, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
                                kpack + static_cast<std::size_t>(c0 / NR) * d * NR, logits_c0, ld, false);
       float* const* terms_ptr = nullptr;
       const std::size_t offset = local * score_head + static_cast<std::size_t>(i0) * seq;
@@ -239,11 +245,12 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
         for (int r = 0; r < rows; ++r) {
           float* dst = out.terms[0] + offset + static_cast<std::size_t>(r) * seq;
           std::memcpy(dst + j0, logits + r * ld, sizeof(float) * cols);
+          std::fill(dst + j1, dst + jt, 0.0f);  // the content term stays 0 beyond the causal limit
         }
         for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset + j0;
         terms_ptr = term_rows;
       }
-      scheme.add_logit_terms(head, scheme_scratch, i0, i1, j0, j1, logits, ld, terms_ptr);
+      scheme.add_logit_terms(head, scheme_scratch, i0, i1, j0, jt, logits, ld, terms_ptr);
       for (int r = 0; r < rows; ++r) {
         const int i = i0 + r;
         // Row i attends keys [lo, hi) ⊆ [j0, j1); everything else in [j0, j1) gets probability 0.
@@ -262,7 +269,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
           std::fill(full + j1, full + seq, 0.0f);
         }
         if (want_terms) {  // terms: zeros outside the block's columns and (window) outside row i's window
-          const int right = window >= 0 ? static_cast<int>(std::min<long long>(j1, static_cast<long long>(i) + window + 1)) : j1;
+          const int right = window >= 0 ? static_cast<int>(std::min<long long>(jt, static_cast<long long>(i) + window + 1)) : jt;
           for (std::size_t t = 0; t < n_terms; ++t) {
             float* full = out.terms[t] + offset + static_cast<std::size_t>(r) * seq;
             std::fill(full, full + lo, 0.0f);

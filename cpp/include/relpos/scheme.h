@@ -13,8 +13,9 @@
 //        add_value_term(head, scratch, i0, i1, j0, j1, P, ld, out)    — only if has_value_term()
 // Key columns: [j0, j1) is the smallest range holding every key some row of the block may attend:
 // j0 = 0, j1 = seq without window or causal; causal: j1 = i1; window w: j0 = max(0, i0 − w),
-// j1 = min(seq, i1 + w) (and ≤ i1 when causal). Always j0 ≤ i0 and i1 ≤ j1, so i − j0 ≥ 0 for every
-// row. Columns outside [j0, j1) are never computed (a banded schedule for sliding windows); the
+// j1 = min(seq, i1 + w) (and ≤ i1 when causal) — except that a causal call with terms requested
+// passes the non-causal j1, so that the terms of causally masked keys are recorded too. Always
+// j0 ≤ i0 and i1 ≤ j1, so i − j0 ≥ 0 for every row. Columns outside [j0, j1) are never computed (a banded schedule for sliding windows); the
 // logits, term_rows and probs pointers a scheme receives point at column j0: entry (i, j) lives at
 // [(i − i0)·ld + (j − j0)]. A scheme must read and write only columns [j0, j1) of them.
 // Distances are written d = j − i (key − query) unless a scheme's file says otherwise.

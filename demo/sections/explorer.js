@@ -98,6 +98,8 @@ function windowFigure(rp, type, v, W) {
   let inWindow = 0;
   for (let i = 0; i < n; i++) inWindow += Math.min(n, i + w + 1) - Math.max(0, i - w);
   return {
+    probs,
+    n,
     fig: heatmap({ data: probs, rows: n, cols: n, title: `rp.attention probabilities, window ${w} (${type}, random q, k, v)`, maxWidth: Math.min(W, 420), annotate: false }),
     summary: ` Window ${w}: ${inWindow} of ${n * n} (i, j) pairs inside |i − j| ≤ ${w}; the banded schedule computes ${pairs} (blocks of 64 queries × their key band), at 8192 tokens ${(((64 + 2 * w) / 8192) * 100).toFixed(1)} % of full attention's; probabilities outside are exactly 0.`,
   };
@@ -106,7 +108,7 @@ function windowFigure(rp, type, v, W) {
 const width = (root) => Math.max(300, Math.min(520, (root.clientWidth || 520) - 4));
 
 export function mount(root, { rp }) {
-  const state = { last: null };
+  const state = { last: null, window: null };
   const scheme = field({ label: 'Scheme', kind: 'select', value: 'shaw', options: SCHEMES, name: 'explorer-scheme' });
   const controls = h('div', { class: 'controls', role: 'group', 'aria-label': 'Scheme explorer parameters' });
   const out = h('div', { class: 'explorer-out' });
@@ -208,6 +210,7 @@ export function mount(root, { rp }) {
       }
       if (v.windowOn) {
         const wf = windowFigure(rp, scheme.value, v, W);
+        state.window = { probs: wf.probs, n: wf.n, window: v.window };
         figs.append(wf.fig);
         summary += wf.summary;
       }

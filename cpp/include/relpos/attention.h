@@ -16,6 +16,8 @@
 // [max(0, i0 − window), min(seq, i1 + window)) (and < i1 when causal) — Q·Kᵀ, scheme terms, softmax
 // and P·V — so a windowed call costs O(seq · (block_rows + 2·window)), not O(seq²). Probabilities
 // outside the window are exactly 0; with terms requested, every term is 0 outside the window too.
+// Terms of keys masked otherwise (key_mask, causal) hold the values as they would be added, except
+// that the content term is 0 right of a causal query block.
 // The results equal masked full attention up to float rounding (the sums run over fewer keys).
 //
 // Memory: without probs/terms, queries are processed in blocks of `block_rows` and the scratch

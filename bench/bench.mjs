@@ -20,13 +20,14 @@ import { minilmSource, procPeers, shortSeq } from './lib/proc_peers.mjs';
 import { fillMask, sortedBatching } from './lib/batching.mjs';
 import { perCallProfile } from './lib/profile.mjs';
 import { families } from './lib/families.mjs';
+import { localVsGlobal } from './lib/window.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,families').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -601,6 +602,13 @@ if (SECTIONS.includes('families')) {
     results.families = families({ webIndex, quick: QUICK, log });
   } catch (e) {
     results.families = { unavailable: e.stack ?? e.message };
+  }
+}
+if (SECTIONS.includes('window')) {  // issue #26: local (window 64) vs global attention at 8192 tokens
+  try {
+    results.window_attention = await localVsGlobal({ rp: rp ?? (await loadPackage()), seq: 8192, reps: QUICK ? 1 : 3, log });
+  } catch (e) {
+    results.window_attention = { unavailable: e.stack ?? e.message };
   }
 }
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));

@@ -168,6 +168,13 @@ export interface AttentionOptions {
   mask?: Uint8Array;
   /** Queries see only keys j ≤ i. */
   causal?: boolean;
+  /**
+   * Sliding window: query i sees only keys with |i − j| ≤ window (an integer ≥ 0; ModernBERT's local
+   * layers use local_attention / 2 = 64). Computed as a banded schedule: only the keys inside the
+   * window are visited, so the cost grows with seqLen · window, not seqLen². Probabilities and terms
+   * outside the window are 0. Omitted (or null): full attention.
+   */
+  window?: number;
   scheme: Scheme;
   /** Also return the probabilities [batch, heads, seqLen, seqLen]. */
   returnProbs?: boolean;

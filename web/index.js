@@ -120,6 +120,8 @@ class Runtime {
         throw new RangeError(`attention: mask: expected batch·seqLen = ${batch}·${seqLen} = ${batch * seqLen} bytes, got Uint8Array(${mask.length})`);
     }
     const causal = checkBool(options.causal ?? false, 'attention: causal');
+    // Sliding window: query i attends keys |i − j| ≤ window (a banded schedule); omitted = full attention.
+    const window = options.window === undefined || options.window === null ? -1 : checkInt(options.window, 'attention: window (keys with |i − j| ≤ window; omit for full attention)', { min: 0 });
     const returnProbs = checkBool(options.returnProbs ?? false, 'attention: returnProbs');
     const returnTerms = checkBool(options.returnTerms ?? false, 'attention: returnTerms');
     if (options.scheme === undefined) throw new Error(`attention: scheme: expected a scheme object such as { type: 'none' }, got undefined`);
@@ -148,7 +150,7 @@ class Runtime {
       'terms (content + scheme terms, at least)': returnTerms ? 4 * scores : 0,
       mask: hasMask ? mask.length : 0,
       tables: tableBytes.reduce((a, b) => a + b, 0),
-      'workspace (at least)': 4 * (2 * seqLen * headDim + (returnProbs ? 0 : Math.min(64, seqLen) * seqLen)),
+      'workspace (at least)': 4 * (2 * seqLen * headDim + (returnProbs ? 0 : Math.min(64, seqLen) * (window < 0 ? seqLen : Math.min(seqLen, 64 + 2 * window)))),
     };
     checkMemory('attention', memory);
 
@@ -202,7 +204,7 @@ class Runtime {
         unwrap(
           mod.attention(
             { batch, heads, seq: seqLen, headDim },
-            at(0), at(1), at(2), maskPtr, causal, handle,
+            at(0), at(1), at(2), maskPtr, causal, window, handle,
             at(3), returnProbs ? at(4) : 0, termPtrs, this.#workspace, 64, s0, s1,
           ),
         );

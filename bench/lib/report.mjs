@@ -5,6 +5,7 @@ import { debertaBucket } from './positions.mjs';
 import { shortMarkdown, shortTargets } from './report_short.mjs';
 import { trainingMarkdown, trainingTargets } from './report_training.mjs';
 import { familiesMarkdown, familiesTargets } from './report_families.mjs';
+import { windowMarkdown, windowTargets } from './window.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -149,6 +150,7 @@ export function targets(r) {
   shortTargets(r, add);  // issues #19 / #20 (lib/report_short.mjs)
   familiesTargets(r, add);  // issue #26 (lib/report_families.mjs)
   trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
+  windowTargets(r, add, fmt);  // issue #26 (lib/window.mjs)
   return t;
 }
 
@@ -313,6 +315,7 @@ function markdown(r) {
   shortMarkdown(r, L);
   trainingMarkdown(r, L);
   familiesMarkdown(r, L);
+  windowMarkdown(r, L, fmt);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

@@ -1,8 +1,9 @@
 // Embind: relpos::attention over buffers the caller placed in the module's heap, the reusable
 // Workspace, and AttentionDims. Thin: the call maps one-to-one onto relpos/attention.h.
 //
-//   attention(dims, q, k, v, keyMask, causal, scheme, output, probs, terms, workspace, blockRows,
+//   attention(dims, q, k, v, keyMask, causal, window, scheme, output, probs, terms, workspace, blockRows,
 //             sliceBegin, sliceEnd)
+//     window: AttentionInputs::window (−1 = none, ≥ 0 = |i − j| ≤ window, a banded schedule)
 //     q, k, v, output, probs: heap byte addresses of float32 buffers (probs 0 = not wanted), holding
 //       the (batch, head) slices [sliceBegin, sliceEnd) — AttentionOptions::slice_begin/slice_end
 //     keyMask: heap address of [batch, seq] bytes, 0 = every key valid
@@ -20,7 +21,7 @@ namespace {
 using namespace emscripten;
 
 val run_attention(const AttentionDims& dims, std::uintptr_t q, std::uintptr_t k, std::uintptr_t v,
-                  std::uintptr_t key_mask, bool causal, const Scheme& scheme, std::uintptr_t output,
+                  std::uintptr_t key_mask, bool causal, int window, const Scheme& scheme, std::uintptr_t output,
                   std::uintptr_t probs, const val& terms, Workspace& workspace, int block_rows,
                   int slice_begin, int slice_end) {
   return guarded([&] {
@@ -30,6 +31,7 @@ val run_attention(const AttentionDims& dims, std::uintptr_t q, std::uintptr_t k,
     in.v = ptr<const float>(v);
     in.key_mask = ptr<const std::uint8_t>(key_mask);
     in.causal = causal;
+    in.window = window;
     AttentionOutputs out;
     out.output = ptr<float>(output);
     out.probs = ptr<float>(probs);

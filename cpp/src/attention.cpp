@@ -1,5 +1,10 @@
 // The attention driver: validation, workspace layout, and the per-(batch, head) block loop that
 // composes packed GEMMs, a scheme's terms, masking and the split softmax. See relpos/attention.h.
+// Banded schedule: query block [i0, i1) computes only key columns [j0, j1) — the causal limit and the
+// sliding window [i0 − w, i1 − 1 + w] (relpos/scheme.h, "Key columns") — for Q·Kᵀ (from the packed-K
+// panel holding j0: up to gemm_nr − 1 extra columns on the left, never read), the scheme's terms,
+// the softmax (each row over its own window only) and P·V (packed-V rows j0 … j1 − 1). So a window-w
+// call costs O(seq · (block + 2w)) instead of O(seq²), and probabilities outside the window are 0.
 // (batch, head) slices run in parallel (parallel_for, one slice per chunk — or runs of a slice's query
 // blocks when there are fewer slices than threads), each on one thread with that thread's scratch; the
 // scheme's shared per-call tables are built once, before the slices.
@@ -11,6 +16,7 @@
 #include <string>
 
 #include "kernels/gemm_f32.h"
+#include "kernels/simd.h"
 #include "kernels/softmax_f32.h"
 #include "relpos/error.h"
 #include "parallel/parallel_for.h"
@@ -28,14 +34,14 @@ std::size_t checked_mul(std::size_t a, std::size_t b, const char* what) {
 
 std::size_t round_up16(std::size_t n) { return (n + 15) & ~static_cast<std::size_t>(15); }
 
-// Masks row i's logits in place and turns them into probabilities over columns [0, n).
-// Columns [n, seq) (beyond the causal limit) are zeroed. A row with no valid key becomes all zeros.
-void masked_softmax_row(float* row, int n, int seq, const std::uint8_t* key_mask) {
+// Masks a row's logits in place and turns them into probabilities over its n columns (the keys the
+// row may attend: causal limit and window already applied by the caller; key_mask points at the
+// first of them). A row with no valid key becomes all zeros.
+void masked_softmax_row(float* row, int n, const std::uint8_t* key_mask) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   if (key_mask)
     for (int j = 0; j < n; ++j)
       if (!key_mask[j]) row[j] = neg_inf;
-  std::fill(row + n, row + seq, 0.0f);
   const float m = kernels::rmax_f32(static_cast<std::size_t>(n), row);
   if (m == neg_inf) {
     // No finite or +inf logit: a fully masked row (zeros) — unless a logit is NaN, which the SIMD
@@ -122,6 +128,12 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
   const int seq = dims.seq, d = dims.head_dim;
   const int block = std::min(options.block_rows, seq);
   const bool materialise = out.probs != nullptr;
+  constexpr int NR = simd::gemm_nr;  // packed-panel width: Q·Kᵀ starts on the panel holding j0
+  const int window = in.window;
+  // Row stride of the streaming path's logits: a block's columns [j0 rounded down to a panel, j1).
+  const std::size_t ld_stream =
+      window < 0 ? static_cast<std::size_t>(seq)
+                 : static_cast<std::size_t>(std::min<long long>(seq, static_cast<long long>(block) + 2LL * window + NR));
   const std::size_t head_elems = static_cast<std::size_t>(seq) * d;
   const std::size_t score_head = static_cast<std::size_t>(seq) * seq;
 
@@ -130,7 +142,7 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
   const std::size_t n_qkv = rewrite ? 3 * round_up16(head_elems) : 0;
   const std::size_t n_kpack = round_up16(kernels::packed_b_floats(d, seq));
   const std::size_t n_vpack = round_up16(kernels::packed_b_floats(seq, d));
-  const std::size_t n_logits = materialise ? 0 : round_up16(checked_mul(block, seq, "block_rows·seq"));
+  const std::size_t n_logits = materialise ? 0 : round_up16(checked_mul(block, ld_stream, "block_rows·seq"));
   const std::size_t n_scheme = round_up16(scheme.scratch_floats(dims, block));
   const std::size_t n_thread = n_qkv + n_kpack + n_vpack + n_logits + n_scheme;
 
@@ -205,38 +217,72 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
       const int i0 = blk * block;
       const int i1 = std::min(seq, i0 + block);
       const int rows = i1 - i0;
-      const int key_cols = in.causal ? i1 : seq;  // keys beyond i1 − 1 are masked for every row
-      float* logits = materialise ? out.probs + local * score_head + static_cast<std::size_t>(i0) * seq
-                                  : logits_scratch;
-      const std::size_t ld = static_cast<std::size_t>(seq);
-      kernels::gemm_f32_packed(rows, key_cols, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
-                               kpack, logits, ld, false);
+      // The block's key columns [j0, j1): keys beyond i1 − 1 are masked for every row when causal,
+      // keys beyond [i0 − w, i1 − 1 + w] for every row under a window.
+      int j0 = 0, j1 = in.causal ? i1 : seq;
+      int jt = seq;  // the columns the scheme's terms cover: [j0, jt) ⊇ [j0, j1)
+      if (window >= 0) {
+        j0 = std::max(0, i0 - window);
+        jt = static_cast<int>(std::min<long long>(seq, static_cast<long long>(i1) + window));
+        j1 = std::min(j1, jt);
+      }
+      // With terms requested, a causal call still records the scheme's terms of the causally masked
+      // keys (as they would be added; relpos/attention.h): the terms then run to jt, the softmax and
+      // P·V to j1. Otherwise there is nothing to record and jt = j1.
+      if (!(want_terms && in.causal)) jt = j1;
+      const int c0 = j0 - j0 % NR;  // first column of the packed-K panel holding j0
+      const std::size_t ld = materialise ? static_cast<std::size_t>(seq) : ld_stream;
+      // logits points at column j0 (relpos/scheme.h); the GEMM writes from column c0 ≤ j0.
+      float* logits_c0 = materialise ? out.probs + local * score_head + static_cast<std::size_t>(i0) * seq + c0
+                                     : logits_scratch;
+      float* logits = logits_c0 + (j0 - c0);
+      const int cols = j1 - j0;
+      kernels::gemm_f32_packed(rows, jt - c0, d, content_scale, head.q + static_cast<std::size_t>(i0) * d, d,
+                               kpack + static_cast<std::size_t>(c0 / NR) * d * NR, logits_c0, ld, false);
       float* const* terms_ptr = nullptr;
+      const std::size_t offset = local * score_head + static_cast<std::size_t>(i0) * seq;
       if (want_terms) {
-        const std::size_t offset = local * score_head + static_cast<std::size_t>(i0) * seq;
         for (int r = 0; r < rows; ++r) {
           float* dst = out.terms[0] + offset + static_cast<std::size_t>(r) * seq;
-          std::memcpy(dst, logits + r * ld, sizeof(float) * key_cols);
-          std::fill(dst + key_cols, dst + seq, 0.0f);
+          std::memcpy(dst + j0, logits + r * ld, sizeof(float) * cols);
+          std::fill(dst + j1, dst + jt, 0.0f);  // the content term stays 0 beyond the causal limit
         }
-        for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset;
+        for (std::size_t t = 0; t + 1 < n_terms; ++t) term_rows[t] = out.terms[t + 1] + offset + j0;
         terms_ptr = term_rows;
       }
-      scheme.add_logit_terms(head, scheme_scratch, i0, i1, logits, ld, terms_ptr);
+      scheme.add_logit_terms(head, scheme_scratch, i0, i1, j0, jt, logits, ld, terms_ptr);
       for (int r = 0; r < rows; ++r) {
         const int i = i0 + r;
-        if (in.window >= 0) {
-          float* row = logits + r * ld;
-          const float neg_inf = -std::numeric_limits<float>::infinity();
-          for (int j = 0; j < key_cols; ++j)
-            if (j < i - in.window || j > i + in.window) row[j] = neg_inf;
+        // Row i attends keys [lo, hi) ⊆ [j0, j1); everything else in [j0, j1) gets probability 0.
+        int lo = 0, hi = in.causal ? i + 1 : seq;
+        if (window >= 0) {
+          lo = std::max(0, i - window);
+          hi = static_cast<int>(std::min<long long>(hi, static_cast<long long>(i) + window + 1));
         }
-        masked_softmax_row(logits + r * ld, in.causal ? i + 1 : seq, seq, key_mask);
+        float* row = logits + r * ld;  // column j0
+        std::fill(row, row + (lo - j0), 0.0f);
+        std::fill(row + (hi - j0), row + cols, 0.0f);
+        masked_softmax_row(row + (lo - j0), hi - lo, key_mask ? key_mask + lo : nullptr);
+        if (materialise) {  // the whole probs row: zeros outside the block's columns
+          float* full = row - j0;
+          std::fill(full, full + j0, 0.0f);
+          std::fill(full + j1, full + seq, 0.0f);
+        }
+        if (want_terms) {  // terms: zeros outside the block's columns and (window) outside row i's window
+          const int right = window >= 0 ? static_cast<int>(std::min<long long>(jt, static_cast<long long>(i) + window + 1)) : jt;
+          for (std::size_t t = 0; t < n_terms; ++t) {
+            float* full = out.terms[t] + offset + static_cast<std::size_t>(r) * seq;
+            std::fill(full, full + lo, 0.0f);
+            std::fill(full + right, full + seq, 0.0f);
+          }
+        }
       }
-      kernels::gemm_f32_packed(rows, d, key_cols, 1.0f, logits, ld, vpack, out_head + static_cast<std::size_t>(i0) * d,
-                               d, false, seq);  // vpack holds all seq keys per panel
+      // P·V over keys [j0, j1): packed-V rows from j0 (vpack holds all seq keys per panel).
+      kernels::gemm_f32_packed(rows, d, cols, 1.0f, logits, ld, vpack + static_cast<std::size_t>(j0) * NR,
+                               out_head + static_cast<std::size_t>(i0) * d, d, false, seq);
       if (scheme.has_value_term())
-        scheme.add_value_term(head, scheme_scratch, i0, i1, logits, ld, out_head + static_cast<std::size_t>(i0) * d);
+        scheme.add_value_term(head, scheme_scratch, i0, i1, j0, j1, logits, ld,
+                              out_head + static_cast<std::size_t>(i0) * d);
     }
   };
 
@@ -246,7 +292,8 @@ void attention(const AttentionDims& dims, const AttentionInputs& in, const Schem
       compute_slice(options.slice_begin + u / groups, static_cast<int>(static_cast<long long>(g) * n_blocks / groups),
                     static_cast<int>(static_cast<long long>(g + 1) * n_blocks / groups), thread);
     }
-  }, static_cast<parallel::Work>(n_slices_call) * seq * seq * (4.0 * d + 8.0));  // Q·Kᵀ, P·V, softmax: small calls stay inline
+  }, static_cast<parallel::Work>(n_slices_call) * seq * static_cast<double>(std::min<std::size_t>(ld_stream, seq)) *
+         (4.0 * d + 8.0));  // Q·Kᵀ, P·V, softmax over the band: small calls stay inline
 }
 
 }  // namespace relpos

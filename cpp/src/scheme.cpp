@@ -21,8 +21,8 @@ std::size_t Scheme::scratch_floats(const AttentionDims&, int) const { return 0; 
 
 void Scheme::begin_head(const HeadView&, float*) const {}
 
-void Scheme::add_logit_terms(const HeadView&, float*, int, int, float*, std::size_t, float* const*) const {}
+void Scheme::add_logit_terms(const HeadView&, float*, int, int, int, int, float*, std::size_t, float* const*) const {}
 
-void Scheme::add_value_term(const HeadView&, float*, int, int, const float*, std::size_t, float*) const {}
+void Scheme::add_value_term(const HeadView&, float*, int, int, int, int, const float*, std::size_t, float*) const {}
 
 }  // namespace relpos

@@ -1,5 +1,7 @@
 // Section 1 — scheme explorer: the position structure of each scheme as labelled heatmaps, computed
-// by the package's rp.positions.* functions (through lib/positions.js).
+// by the package's rp.positions.* functions (through lib/positions.js). With "Sliding window" on, one
+// rp.attention({ window }) call on seeded random q, k, v (and tables) with the chosen scheme shows the
+// band: probabilities outside |i − j| ≤ w are 0, and only the band's query·key pairs are computed.
 import { h, field, errorBox } from '../lib/dom.js';
 import * as P from '../lib/positions.js';
 import { heatmap } from '../plots/heatmap.js';
@@ -49,10 +51,64 @@ const PARAMS = {
   ],
 };
 
+// Controls every scheme gets: the sliding window of rp.attention.
+const WINDOW_PARAMS = [
+  ['windowOn', { label: 'Sliding window', kind: 'checkbox', value: false }],
+  ['window', { label: 'Window w (|i − j| ≤ w)', value: 3, min: 0, max: 64, help: 'ModernBERT local layers: w = 64' }],
+];
+
+// Seeded values in [−1, 1) (the same picture on every render).
+function seeded(n, seed) {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s >>> 8) / 2 ** 23 - 1;
+  }
+  return out;
+}
+
+// The rp.attention scheme object for the explorer's current values (random tables where one is needed).
+function attentionScheme(type, v, headDim) {
+  switch (type) {
+    case 'shaw': return { type, maxDistance: v.k, keyTable: seeded((2 * v.k + 1) * headDim, 5) };
+    case 'bert-relative': return { type, maxPositions: v.M, table: seeded((2 * v.M - 1) * headDim, 6) };
+    case 't5': return { type, numBuckets: v.buckets, maxDistance: v.maxDistance, bidirectional: v.bidirectional, biasTable: seeded(v.buckets, 7) };
+    case 'deberta': {
+      const span = v.buckets > 0 ? v.buckets : v.maxRelative;
+      return { type, buckets: v.buckets, maxRelative: v.maxRelative, posKey: seeded(2 * span * headDim, 8), posQuery: seeded(2 * span * headDim, 9) };
+    }
+    case 'alibi': return { type, slopes: v.rule, symmetric: v.symmetric };
+    case 'rope': return { type, layout: v.layout, theta: v.theta };
+    default: return { type, layout: v.layout };
+  }
+}
+
+// Probabilities of one windowed attention call (one head) and how many query·key pairs its banded
+// schedule computes (blocks of 64 queries, keys [max(0, i0 − w), min(n, i1 + w))).
+function windowFigure(rp, type, v, W) {
+  const n = Math.min(48, v.seq), headDim = 8, w = v.window;
+  const q = seeded(n * headDim, 1), k = seeded(n * headDim, 2), val = seeded(n * headDim, 3);
+  const { probs } = rp.attention({ q, k, v: val, batch: 1, heads: 1, seqLen: n, headDim, window: w, scheme: attentionScheme(type, v, headDim), returnProbs: true });
+  let pairs = 0;
+  for (let i0 = 0; i0 < n; i0 += 64) {
+    const i1 = Math.min(n, i0 + 64);
+    pairs += (i1 - i0) * (Math.min(n, i1 + w) - Math.max(0, i0 - w));
+  }
+  let inWindow = 0;
+  for (let i = 0; i < n; i++) inWindow += Math.min(n, i + w + 1) - Math.max(0, i - w);
+  return {
+    probs,
+    n,
+    fig: heatmap({ data: probs, rows: n, cols: n, title: `rp.attention probabilities, window ${w} (${type}, random q, k, v)`, maxWidth: Math.min(W, 420), annotate: false }),
+    summary: ` Window ${w}: ${inWindow} of ${n * n} (i, j) pairs inside |i − j| ≤ ${w}; the banded schedule computes ${pairs} (blocks of 64 queries × their key band), at 8192 tokens ${(((64 + 2 * w) / 8192) * 100).toFixed(1)} % of full attention's; probabilities outside are exactly 0.`,
+  };
+}
+
 const width = (root) => Math.max(300, Math.min(520, (root.clientWidth || 520) - 4));
 
 export function mount(root, { rp }) {
-  const state = { last: null };
+  const state = { last: null, window: null };
   const scheme = field({ label: 'Scheme', kind: 'select', value: 'shaw', options: SCHEMES, name: 'explorer-scheme' });
   const controls = h('div', { class: 'controls', role: 'group', 'aria-label': 'Scheme explorer parameters' });
   const out = h('div', { class: 'explorer-out' });
@@ -62,7 +118,7 @@ export function mount(root, { rp }) {
   const build = () => {
     controls.replaceChildren(scheme.root);
     fields = {};
-    for (const [key, opts] of PARAMS[scheme.value]) {
+    for (const [key, opts] of [...PARAMS[scheme.value], ...WINDOW_PARAMS]) {
       const f = field({ ...opts, name: `explorer-${key}` });
       fields[key] = f;
       controls.append(f.root);
@@ -151,6 +207,12 @@ export function mount(root, { rp }) {
           summary = `Low dimensions oscillate fast, high dimensions slowly (ω_i = 10000^(−2i/d)).`;
           break;
         }
+      }
+      if (v.windowOn) {
+        const wf = windowFigure(rp, scheme.value, v, W);
+        state.window = { probs: wf.probs, n: wf.n, window: v.window };
+        figs.append(wf.fig);
+        summary += wf.summary;
       }
       out.append(h('p', { class: 'summary', 'aria-live': 'polite' }, summary), figs);
     } catch (err) {

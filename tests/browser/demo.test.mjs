@@ -39,6 +39,31 @@ describe('demo page (1280×800)', { skip: false }, () => {
     await shot(page, '1-explorer-shaw', '#explorer');
   });
 
+  it('explorer’s sliding window shows rp.attention’s band: probabilities 0 outside |i − j| ≤ w', async () => {
+    await page.locator('#explorer input[name=explorer-windowOn]').check();
+    await page.locator('#explorer input[name=explorer-window]').fill('2');
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator('#explorer .error').count(), 0);
+    const w = await page.evaluate(() => {
+      const { probs, n, window } = globalThis.relposDemo.explorer.window;
+      return { probs: Array.from(probs), n, window };
+    });
+    assert.equal(w.window, 2);
+    for (let i = 0; i < w.n; i++) {
+      let sum = 0;
+      for (let j = 0; j < w.n; j++) {
+        const p = w.probs[i * w.n + j];
+        if (Math.abs(i - j) > 2) assert.equal(p, 0, `p(${i}, ${j})`);
+        sum += p;
+      }
+      assert.ok(Math.abs(sum - 1) < 1e-5, `row ${i} sums to ${sum}`);
+    }
+    assert.match(await page.textContent('#explorer .summary'), /Window 2: .* pairs inside \|i − j\| ≤ 2; the banded schedule computes/);
+    await shot(page, '1-explorer-window', '#explorer');
+    await page.locator('#explorer input[name=explorer-windowOn]').uncheck();
+    await page.waitForTimeout(300);
+  });
+
   it('explorer hover and arrow keys read cells', async () => {
     const canvas = page.locator('#explorer canvas').first();
     await canvas.focus();

@@ -58,11 +58,13 @@ struct Inputs {
   std::vector<float> q, k, v;
   std::vector<std::uint8_t> key_mask;  // [batch, seq]; empty = no mask
   bool causal = false;
+  int window = -1;  // AttentionInputs::window
   relpos::AttentionInputs view() const {
-    return {q.data(), k.data(), v.data(), key_mask.empty() ? nullptr : key_mask.data(), causal};
+    return {q.data(), k.data(), v.data(), key_mask.empty() ? nullptr : key_mask.data(), causal, window};
   }
   bool is_masked(int b, int i, int j) const {
     if (causal && j > i) return true;
+    if (window >= 0 && (j - i > window || i - j > window)) return true;
     return !key_mask.empty() && key_mask[static_cast<std::size_t>(b) * dims.seq + j] == 0;
   }
 };
@@ -116,7 +118,7 @@ inline KernelRun run_attention(const Inputs& in, const relpos::Scheme& scheme, b
 inline ref::Result run_reference(const Inputs& in, const ref::Scheme& scheme, bool want_scores) {
   const ref::Dims d{in.dims.batch, in.dims.heads, in.dims.seq, in.dims.head_dim};
   return ref::attention(d, in.q.data(), in.k.data(), in.v.data(), in.key_mask.empty() ? nullptr : in.key_mask.data(),
-                        in.causal, scheme, want_scores);
+                        in.causal, scheme, want_scores, in.window);
 }
 
 // One scheme variant instantiated for given dims: the library's scheme, the reference's, and the

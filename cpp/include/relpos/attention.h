@@ -12,8 +12,17 @@
 // A row whose keys are all masked gives p = 0 and out = 0 (never NaN).
 // NaN or Inf in the inputs propagates into the rows that read them; nothing is clamped.
 //
+// Window (banded schedule): a block of query rows [i0, i1) computes only key columns
+// [max(0, i0 − window), min(seq, i1 + window)) (and < i1 when causal) — Q·Kᵀ, scheme terms, softmax
+// and P·V — so a windowed call costs O(seq · (block_rows + 2·window)), not O(seq²). Probabilities
+// outside the window are exactly 0; with terms requested, every term is 0 outside the window too.
+// Terms of keys masked otherwise (key_mask, causal) hold the values as they would be added, except
+// that the content term is 0 right of a causal query block.
+// The results equal masked full attention up to float rounding (the sums run over fewer keys).
+//
 // Memory: without probs/terms, queries are processed in blocks of `block_rows` and the scratch
-// per call is O(block_rows · seq + seq · head_dim) floats, so long sequences fit.
+// per call is O(block_rows · seq + seq · head_dim) floats (O(block_rows · (block_rows + 2·window))
+// for the logits under a window), so long sequences fit.
 #pragma once
 
 #include <cstddef>
@@ -43,8 +52,9 @@ struct AttentionInputs {
   const float* v = nullptr;
   const std::uint8_t* key_mask = nullptr;
   bool causal = false;
-  // Sliding window (ModernBERT local layers): ≥ 0 lets query i attend only keys with |i − j| ≤ window
-  // (on top of key_mask and causal); −1 = no window.
+  // Sliding window (ModernBERT local layers: window = local_attention / 2): ≥ 0 lets query i attend
+  // only keys with |i − j| ≤ window (on top of key_mask and causal), computed as a banded schedule
+  // (see the top of this file); −1 = no window.
   int window = -1;
 };
 

@@ -5,12 +5,19 @@
 // see "Threads" below:
 //   1. rewrite_qkv(head, q, k, v)       — only if rewrites_qkv(): on private copies (RoPE, absolute)
 //   2. begin_head(head, scratch)        — per-head precomputation into the scheme's scratch
-//   3. for each block of query rows [i0, i1):
-//        logits = content_scale · Q[i0:i1] Kᵀ               (driver, packed GEMM)
-//        add_logit_terms(head, scratch, i0, i1, logits, ld, term_rows)
-//        masking + softmax                                  (driver)
-//        out[i0:i1] = P V                                   (driver)
-//        add_value_term(head, scratch, i0, i1, P, ld, out)  — only if has_value_term()
+//   3. for each block of query rows [i0, i1), over the block's key columns [j0, j1) only:
+//        logits = content_scale · Q[i0:i1] K[j0:j1]ᵀ                  (driver, packed GEMM)
+//        add_logit_terms(head, scratch, i0, i1, j0, j1, logits, ld, term_rows)
+//        masking + softmax                                            (driver)
+//        out[i0:i1] = P[:, j0:j1] V[j0:j1]                            (driver)
+//        add_value_term(head, scratch, i0, i1, j0, j1, P, ld, out)    — only if has_value_term()
+// Key columns: [j0, j1) is the smallest range holding every key some row of the block may attend:
+// j0 = 0, j1 = seq without window or causal; causal: j1 = i1; window w: j0 = max(0, i0 − w),
+// j1 = min(seq, i1 + w) (and ≤ i1 when causal) — except that a causal call with terms requested
+// passes the non-causal j1, so that the terms of causally masked keys are recorded too. Always
+// j0 ≤ i0 and i1 ≤ j1, so i − j0 ≥ 0 for every row. Columns outside [j0, j1) are never computed (a banded schedule for sliding windows); the
+// logits, term_rows and probs pointers a scheme receives point at column j0: entry (i, j) lives at
+// [(i − i0)·ld + (j − j0)]. A scheme must read and write only columns [j0, j1) of them.
 // Distances are written d = j − i (key − query) unless a scheme's file says otherwise.
 // Schemes hold non-owning pointers to their tables: the tables must outlive the call.
 //
@@ -84,16 +91,17 @@ class Scheme {
   virtual std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const;
   virtual void begin_head(const HeadView& head, float* scratch) const;
 
-  // Adds this scheme's terms to logits[i − i0][j] (row stride ld) for query rows [i0, i1) and all
-  // keys j. If term_rows is non-null, term_rows[t][(i − i0)·ld + j] receives the value of term t
-  // as added (already scaled). Masked entries may be written; the driver overwrites them.
-  virtual void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits,
+  // Adds this scheme's terms to logits[(i − i0)·ld + (j − j0)] for query rows [i0, i1) and keys
+  // j ∈ [j0, j1) (see "Key columns" above). If term_rows is non-null, term_rows[t][(i − i0)·ld + (j − j0)]
+  // receives the value of term t as added (already scaled). Masked entries may be written; the
+  // driver overwrites them.
+  virtual void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
                                std::size_t ld, float* const* term_rows) const;
 
   // Adds a value-side term to out[i − i0][:] (row stride head_dim) from probabilities
-  // probs[i − i0][j] (row stride ld) — Shaw et al.'s a^V.
+  // probs[(i − i0)·ld + (j − j0)], j ∈ [j0, j1) (every probability outside is 0) — Shaw et al.'s a^V.
   virtual bool has_value_term() const { return false; }
-  virtual void add_value_term(const HeadView& head, float* scratch, int i0, int i1, const float* probs,
+  virtual void add_value_term(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, const float* probs,
                               std::size_t ld, float* out) const;
 };
 

@@ -10,25 +10,26 @@ namespace relpos::kernels {
 namespace {
 
 template <bool kRecord>
-void add_rows(int seq, int i0, int i1, bool causal, const float* by_distance, float* logits, std::size_t ld,
+void add_rows(int seq, int i0, int i1, int j0, int j1, const float* by_distance, float* logits, std::size_t ld,
               float* term_rows) {
+  const std::size_t n = static_cast<std::size_t>(j1 - j0);
   for (int i = i0; i < i1; ++i) {
     const std::size_t r = static_cast<std::size_t>(i - i0);
-    const float* slice = by_distance + (seq - 1 - i);
-    const int n = causal ? i + 1 : seq;
-    if constexpr (kRecord) std::memcpy(term_rows + r * ld, slice, sizeof(float) * static_cast<std::size_t>(seq));
-    vadd_f32(static_cast<std::size_t>(n), slice, logits + r * ld);
+    const float* slice = by_distance + (seq - 1 - i + j0);
+    if constexpr (kRecord) std::memcpy(term_rows + r * ld, slice, sizeof(float) * n);
+    vadd_f32(n, slice, logits + r * ld);
   }
 }
 
 }  // namespace
 
-void add_distance_bias_f32(int seq, int i0, int i1, bool causal, const float* by_distance, float* logits,
+void add_distance_bias_f32(int seq, int i0, int i1, int j0, int j1, const float* by_distance, float* logits,
                            std::size_t ld, float* term_rows) {
+  if (j1 <= j0) return;
   if (term_rows)
-    add_rows<true>(seq, i0, i1, causal, by_distance, logits, ld, term_rows);
+    add_rows<true>(seq, i0, i1, j0, j1, by_distance, logits, ld, term_rows);
   else
-    add_rows<false>(seq, i0, i1, causal, by_distance, logits, ld, nullptr);
+    add_rows<false>(seq, i0, i1, j0, j1, by_distance, logits, ld, nullptr);
 }
 
 }  // namespace relpos::kernels

@@ -6,7 +6,7 @@
 // which softmax ignores.
 // Slopes m_h: relpos::alibi_slopes (BLOOM or MPT rule) or custom [heads]. Shapes: no tables otherwise.
 // Per head, begin_head writes m_h·d (or −m_h·|d|) for d ∈ [−(seq−1), seq−1] into a 2·seq − 1 vector;
-// rows add contiguous slices (kernels::add_distance_bias_f32). Term: "bias".
+// rows add contiguous slices over the block's key columns (kernels::add_distance_bias_f32). Term: "bias".
 #include <cmath>
 #include <string>
 
@@ -45,10 +45,9 @@ class AlibiScheme final : public Scheme {
       scratch[d + seq - 1] = p_.symmetric ? -m * static_cast<float>(std::abs(d)) : m * static_cast<float>(d);
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
-    kernels::add_distance_bias_f32(head.seq(), i0, i1, head.causal, scratch, logits, ld,
-                                   term_rows ? term_rows[0] : nullptr);
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
+    kernels::add_distance_bias_f32(head.seq(), i0, i1, j0, j1, scratch, logits, ld, term_rows ? term_rows[0] : nullptr);
   }
 
  private:

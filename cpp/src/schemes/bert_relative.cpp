@@ -9,7 +9,8 @@
 // reversed: staging[t] = table[M + seq − 2 − t], t = δ + seq − 1) and packed. Per block:
 //   q-side: Q_block·Eᵀ over the distances the block touches, then each row adds its contiguous slice;
 //   k-side: k_j·E(δ) needs a different table row per (i, j) along a diagonal, so it is a direct
-//           register-blocked dot (kernels::relative_key_dot_f32): O(rows · seq · head_dim) per block.
+//           register-blocked dot (kernels::relative_key_dot_f32): O(rows · (j1 − j0) · head_dim) per block.
+// Both cover only the block's key columns [j0, j1) (relpos/scheme.h).
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -63,21 +64,20 @@ class BertRelativeScheme final : public Scheme {
     kernels::pack_b_nk(d, l.T, staging, d, packed);
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim(), rows = i1 - i0;
     const Layout l = layout(seq);
     ScratchCursor s(scratch);
     const float* packed = s.take(kernels::packed_b_floats(d, l.T));
     const float* staging = s.take(static_cast<std::size_t>(l.T) * d);
     float* P = s.take(static_cast<std::size_t>(rows) * l.ldp);
-    const int n = (head.causal && !term_rows) ? i1 : seq;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    detail::add_query_relative_term(i0, i1, seq, n, -(seq - 1), seq - 1, head.q + static_cast<std::size_t>(i0) * d, d, d,
+    detail::add_query_relative_term(i0, i1, j0, j1, seq, -(seq - 1), seq - 1, head.q + static_cast<std::size_t>(i0) * d, d, d,
                                     scale, packed, P, l.ldp, logits, ld, term_rows ? term_rows[0] : nullptr);
-    if (p_.key_query)
-      kernels::relative_key_dot_f32(rows, i0, n, d, scale, head.k, d, staging, d, seq - 1, logits, ld,
-                                    term_rows ? term_rows[1] : nullptr);
+    if (p_.key_query && j1 > j0)  // keys from j0: query index i0 − j0, K from row j0
+      kernels::relative_key_dot_f32(rows, i0 - j0, j1 - j0, d, scale, head.k + static_cast<std::size_t>(j0) * d, d,
+                                    staging, d, seq - 1, logits, ld, term_rows ? term_rows[1] : nullptr);
   }
 
  private:

@@ -96,26 +96,27 @@ class DebertaScheme final : public Scheme {
     }
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim(), rows = i1 - i0;
     const Layout l = layout(seq);
     Buffers b = carve(scratch, l, seq, d, rows);
     const int n_runs = *b.n_runs;
-    const int n = (head.causal && !term_rows) ? i1 : seq;
+    if (j1 <= j0) return;
+    const int n = j1 - j0;  // keys from j0: row gathers see query index i − j0
     if (p_.c2p) {
-      const int c_lo = kernels::run_index(b.runs, n_runs, -(i1 - 1));
-      const int c_hi = kernels::run_index(b.runs, n_runs, n - 1 - i0);
+      const int c_lo = kernels::run_index(b.runs, n_runs, j0 - (i1 - 1));
+      const int c_hi = kernels::run_index(b.runs, n_runs, j1 - 1 - i0);
       const int base = detail::project_window(rows, head.q + static_cast<std::size_t>(i0) * d, d, d, content_scale(d),
                                               b.packed_kr, c_lo, c_hi, b.P, l.ldp);
       for (int r = 0; r < rows; ++r)
-        kernels::relative_logits_gather_f32(i0 + r, n, b.runs, n_runs, b.P + r * l.ldp, base, logits + r * ld,
+        kernels::relative_logits_gather_f32(i0 + r - j0, n, b.runs, n_runs, b.P + r * l.ldp, base, logits + r * ld,
                                             term_rows ? term_rows[0] + r * ld : nullptr);
     }
     if (p_.p2c) {
       float* term = term_rows ? term_rows[p_.c2p ? 1 : 0] : nullptr;
       for (int r = 0; r < rows; ++r)
-        kernels::relative_logits_gather_columns_f32(i0 + r, n, b.runs, n_runs, b.X, seq, 0, logits + r * ld,
+        kernels::relative_logits_gather_columns_f32(i0 + r - j0, n, b.runs, n_runs, b.X + j0, seq, 0, logits + r * ld,
                                                     term ? term + r * ld : nullptr);
     }
   }

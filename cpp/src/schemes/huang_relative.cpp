@@ -64,17 +64,16 @@ class HuangRelativeScheme final : public Scheme {
     }
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim();
     const Layout l = layout(seq);
     ScratchCursor s(scratch);
     const float* packed = s.take(kernels::packed_b_floats(d, l.T));
     if (!p_.table) s.take(static_cast<std::size_t>(l.T) * d);  // sinusoid staging (begin_head only)
     float* P = s.take(static_cast<std::size_t>(i1 - i0) * l.ldp);
-    const int n = (head.causal && !term_rows) ? i1 : seq;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    detail::add_query_relative_term(i0, i1, seq, n, -l.kk, l.kk, head.q + static_cast<std::size_t>(i0) * d, d, d, scale,
+    detail::add_query_relative_term(i0, i1, j0, j1, seq, -l.kk, l.kk, head.q + static_cast<std::size_t>(i0) * d, d, d, scale,
                                     packed, P, l.ldp, logits, ld, term_rows ? term_rows[0] : nullptr);
   }
 

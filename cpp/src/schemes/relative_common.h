@@ -54,20 +54,22 @@ inline int project_window(int rows, const float* A, std::size_t lda, int K, floa
   return base;
 }
 
-// The query-side relative term of one block: for query rows i ∈ [i0, i1) and keys j < n,
-//   logits[i − i0][j] += alpha · A[i − i0] · T[clamp(j − i, lo, hi) − lo]
+// The query-side relative term of one block: for query rows i ∈ [i0, i1) and keys j ∈ [j0, j1),
+//   logits[(i − i0)·ld + (j − j0)] += alpha · A[i − i0] · T[clamp(j − i, lo, hi) − lo]
 // A: rows × K (row stride lda); T: the table, packed by pack_b_nk (K × (hi − lo + 1)) into `packed`;
 // P: scratch of (i1 − i0) × ldp floats (ldp ≥ hi − lo + 1 + gemm_nr). Only the table rows the block
-// reaches are projected. term (nullable, row stride ld) receives the added values.
-inline void add_query_relative_term(int i0, int i1, int seq, int n, int lo, int hi, const float* A, std::size_t lda,
-                                    int K, float alpha, const float* packed, float* P, std::size_t ldp, float* logits,
-                                    std::size_t ld, float* term) {
+// reaches over its key columns are projected. term (nullable, row stride ld, at column j0) receives
+// the added values. Requires j0 ≤ i0 (the kernels walk keys from j0 with query index i − j0 ≥ 0).
+inline void add_query_relative_term(int i0, int i1, int j0, int j1, int seq, int lo, int hi, const float* A,
+                                    std::size_t lda, int K, float alpha, const float* packed, float* P, std::size_t ldp,
+                                    float* logits, std::size_t ld, float* term) {
+  if (j1 <= j0) return;
   kernels::RelativeRun runs[3];
   clamp_runs(lo, hi, seq, runs);
-  const int c_lo = kernels::run_index(runs, 3, -(i1 - 1)), c_hi = kernels::run_index(runs, 3, n - 1 - i0);
+  const int c_lo = kernels::run_index(runs, 3, j0 - (i1 - 1)), c_hi = kernels::run_index(runs, 3, j1 - 1 - i0);
   const int base = project_window(i1 - i0, A, lda, K, alpha, packed, c_lo, c_hi, P, ldp);
   for (int r = 0; r < i1 - i0; ++r)
-    kernels::relative_logits_gather_f32(i0 + r, n, runs, 3, P + r * ldp, base, logits + r * ld,
+    kernels::relative_logits_gather_f32(i0 + r - j0, j1 - j0, runs, 3, P + r * ldp, base, logits + r * ld,
                                         term ? term + r * ld : nullptr);
 }
 

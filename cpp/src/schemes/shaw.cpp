@@ -8,6 +8,7 @@
 // T = 2kk + 1 rows, already in δ order (index(δ) = clamp(δ, −kk, kk) + kk).
 // Keys:   per head, pack the effective aK (pack_b_nk); per block, Q_block·aKᵀ over the rows the block
 //         touches ([rows, ≤ T]), then per row a run gather (slice + two constant tails).
+// Both terms cover only the block's key columns [j0, j1) (relpos/scheme.h).
 // Values: per block, bucket sums S[r][c] = Σ_{j : index = c} p_ij over the touched window (runs:
 //         slices add one probability per bucket, tails add a vector sum), then out += S·aV[window]
 //         with the window of aV packed per block (pack_b_kn).
@@ -56,21 +57,21 @@ class ShawScheme final : public Scheme {
                        s.take(kernels::packed_b_floats(d, l.T)));
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim();
     const Layout l = layout(seq, d);
     ScratchCursor s(scratch);
     const float* packed = s.take(kernels::packed_b_floats(d, l.T));
     float* P = s.take(static_cast<std::size_t>(i1 - i0) * l.ldp);
-    const int n = (head.causal && !term_rows) ? i1 : seq;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    detail::add_query_relative_term(i0, i1, seq, n, -l.kk, l.kk, head.q + static_cast<std::size_t>(i0) * d, d, d, scale,
+    detail::add_query_relative_term(i0, i1, j0, j1, seq, -l.kk, l.kk, head.q + static_cast<std::size_t>(i0) * d, d, d, scale,
                                     packed, P, l.ldp, logits, ld, term_rows ? term_rows[0] : nullptr);
   }
 
-  void add_value_term(const HeadView& head, float* scratch, int i0, int i1, const float* probs, std::size_t ld,
-                      float* out) const override {
+  void add_value_term(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, const float* probs,
+                      std::size_t ld, float* out) const override {
+    if (j1 <= j0) return;
     const int seq = head.seq(), d = head.head_dim(), rows = i1 - i0;
     const Layout l = layout(seq, d);
     ScratchCursor s(scratch);
@@ -80,13 +81,12 @@ class ShawScheme final : public Scheme {
     float* packed_v = s.take(kernels::packed_b_floats(l.T, d));
     kernels::RelativeRun runs[3];
     detail::clamp_runs(-l.kk, l.kk, seq, runs);
-    const int n = head.causal ? i1 : seq;
-    const int c_lo = kernels::run_index(runs, 3, -(i1 - 1)), c_hi = kernels::run_index(runs, 3, n - 1 - i0);
+    const int c_lo = kernels::run_index(runs, 3, j0 - (i1 - 1)), c_hi = kernels::run_index(runs, 3, j1 - 1 - i0);
     const int width = c_hi + 1 - c_lo;
     for (int r = 0; r < rows; ++r) {
       float* srow = S + r * l.lds;
       std::memset(srow, 0, sizeof(float) * width);
-      kernels::relative_value_scatter_f32(i0 + r, n, runs, 3, probs + r * ld, c_lo, srow);
+      kernels::relative_value_scatter_f32(i0 + r - j0, j1 - j0, runs, 3, probs + r * ld, c_lo, srow);
     }
     kernels::pack_b_kn(width, d, p_.value_table + static_cast<std::size_t>(l.row0 + c_lo) * d, d, packed_v);
     kernels::gemm_f32_packed(rows, d, width, 1.0f, S, l.lds, packed_v, out, d, true);

@@ -4,7 +4,8 @@
 // Distance: d = j − i (key − query); bucket = relpos::t5_relative_bucket(d, bidirectional, num_buckets,
 //   max_distance) — bidirectional uses half the buckets per direction, unidirectional only looks back.
 // Per head, begin_head gathers B[bucket(d), h] for every d ∈ [−(seq−1), seq−1] into a 2·seq − 1 vector;
-// each logit row then adds a contiguous slice of it (kernels::add_distance_bias_f32). Term: "bias".
+// each logit row then adds a contiguous slice of it over the block's key columns
+// (kernels::add_distance_bias_f32). Term: "bias".
 #include <string>
 
 #include "kernels/distance_bias_f32.h"
@@ -40,10 +41,9 @@ class T5Scheme final : public Scheme {
     }
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
-    kernels::add_distance_bias_f32(head.seq(), i0, i1, head.causal, scratch, logits, ld,
-                                   term_rows ? term_rows[0] : nullptr);
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
+    kernels::add_distance_bias_f32(head.seq(), i0, i1, j0, j1, scratch, logits, ld, term_rows ? term_rows[0] : nullptr);
   }
 
  private:

@@ -100,8 +100,8 @@ class TransformerXLScheme final : public Scheme {
     }
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim(), dm = p_.d_model, rows = i1 - i0;
     const Layout l = layout(seq, head.causal);
     ScratchCursor s(scratch);
@@ -118,12 +118,11 @@ class TransformerXLScheme final : public Scheme {
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < d; ++c) qv[r * d + c] = q[r * d + c] + v[c];
 
-    const int n = (head.causal && !term_rows) ? i1 : seq;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    detail::add_query_relative_term(i0, i1, seq, n, -l.c, l.hi, qv, d, d, scale, packed_rk, P, l.ldp, logits, ld,
+    detail::add_query_relative_term(i0, i1, j0, j1, seq, -l.c, l.hi, qv, d, d, scale, packed_rk, P, l.ldp, logits, ld,
                                     term_rows ? term_rows[1] : nullptr);
     for (int r = 0; r < rows; ++r)
-      kernels::vadd_bias_f32(n, ub, logits + r * ld, term_rows ? term_rows[0] + r * ld : nullptr);
+      kernels::vadd_bias_f32(j1 - j0, ub + j0, logits + r * ld, term_rows ? term_rows[0] + r * ld : nullptr);
   }
 
  private:

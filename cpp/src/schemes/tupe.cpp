@@ -6,11 +6,17 @@
 //   convention); u_q, u_k [heads·head_dim, pos_dim] (y = U x), head h uses rows h·head_dim … (h+1)·head_dim − 1.
 // Per head, begin_head computes Pq = P U_qʰᵀ / sqrt(2·head_dim) and Pk = P U_kʰᵀ ([seq, head_dim] each,
 // packed GEMM) and packs Pkᵀ; add_logit_terms is one more packed GEMM Pq[i0:i1] Pkᵀ accumulated into
-// the logits. RangeError naming table_rows when seq > table_rows. Term: "position".
+// the logits over the block's key columns [j0, j1). When j0 is not on a packed-panel boundary (sliding
+// windows), the product runs from the panel boundary below j0 in chunks of kChunk columns through a
+// [block_rows, kChunk] buffer and only columns [j0, j1) are added. RangeError naming table_rows when
+// seq > table_rows. Term: "position".
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "kernels/gemm_f32.h"
+#include "kernels/simd.h"
 #include "kernels/vadd_f32.h"
 #include "relpos/error.h"
 #include "relpos/schemes.h"
@@ -39,8 +45,8 @@ class TupeScheme final : public Scheme {
                  " (one positions row per position)");
   }
 
-  std::size_t scratch_floats(const AttentionDims& dims, int) const override {
-    return layout(dims.seq, dims.head_dim).total;
+  std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {
+    return layout(dims.seq, dims.head_dim).total + static_cast<std::size_t>(block_rows) * kChunk;
   }
 
   void begin_head(const HeadView& head, float* scratch) const override {
@@ -58,24 +64,45 @@ class TupeScheme final : public Scheme {
     kernels::pack_b_nk(d, seq, pk, d, kpos);
   }
 
-  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, float* logits, std::size_t ld,
-                       float* const* term_rows) const override {
+  void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
+                       std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim(), rows = i1 - i0;
+    if (j1 <= j0) return;
     const Layout l = layout(seq, d);
     const float* pq = scratch + l.pq + static_cast<std::size_t>(i0) * d;
     const float* kpos = scratch + l.kpos;
-    const int cols = head.causal ? i1 : seq;
-    if (!term_rows) {
-      kernels::gemm_f32_packed(rows, cols, d, 1.0f, pq, d, kpos, logits, ld, true);
+    const int cols = j1 - j0;
+    float* term = term_rows ? term_rows[0] : nullptr;
+    if (j0 % NR == 0) {  // packed panels start at column j0
+      const float* panels = kpos + static_cast<std::size_t>(j0 / NR) * d * NR;
+      if (!term) {
+        kernels::gemm_f32_packed(rows, cols, d, 1.0f, pq, d, panels, logits, ld, true);
+        return;
+      }
+      kernels::gemm_f32_packed(rows, cols, d, 1.0f, pq, d, panels, term, ld, false);
+      for (int r = 0; r < rows; ++r)
+        kernels::vadd_f32(cols, term + static_cast<std::size_t>(r) * ld, logits + static_cast<std::size_t>(r) * ld);
       return;
     }
-    float* term = term_rows[0];
-    kernels::gemm_f32_packed(rows, seq, d, 1.0f, pq, d, kpos, term, ld, false);
-    for (int r = 0; r < rows; ++r)
-      kernels::vadd_f32(cols, term + static_cast<std::size_t>(r) * ld, logits + static_cast<std::size_t>(r) * ld);
+    float* chunk = scratch + l.total;  // [rows, kChunk]
+    for (int c = j0 - j0 % NR; c < j1; c += kChunk) {
+      const int width = std::min(kChunk, j1 - c);
+      kernels::gemm_f32_packed(rows, width, d, 1.0f, pq, d, kpos + static_cast<std::size_t>(c / NR) * d * NR, chunk,
+                               kChunk, false);
+      const int from = std::max(c, j0), n = c + width - from;
+      for (int r = 0; r < rows; ++r) {
+        const float* src = chunk + static_cast<std::size_t>(r) * kChunk + (from - c);
+        float* dst = logits + static_cast<std::size_t>(r) * ld + (from - j0);
+        kernels::vadd_f32(n, src, dst);
+        if (term) std::memcpy(term + static_cast<std::size_t>(r) * ld + (from - j0), src, sizeof(float) * n);
+      }
+    }
   }
 
  private:
+  static constexpr int NR = simd::gemm_nr;
+  static constexpr int kChunk = 64;  // key columns per chunk of the unaligned path (a multiple of every gemm_nr)
+  static_assert(kChunk % NR == 0, "chunks must start on packed-panel boundaries");
   struct Layout {
     std::size_t upack, pq, pk, kpos, total;
   };

@@ -284,7 +284,7 @@ function attention(o) {
             terms.content[at] = c;
             sc.names.forEach((t, ti) => (terms[t][at] = extra[ti]));
           }
-          const masked = (mask && !mask[b * seq + j]) || (causal && j > i);
+          const masked = (mask && !mask[b * seq + j]) || (causal && j > i) || (o.window != null && Math.abs(i - j) > o.window);
           row[j] = masked ? -Infinity : l;
           if (row[j] > mx) mx = row[j];
         }

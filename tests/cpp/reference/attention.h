@@ -1,6 +1,7 @@
 // Naive double-precision reference attention, written straight from relpos/attention.h:
 //   logit(i, j) = content_scale · q_i·k_j + Σ scheme terms(i, j)
-//   masked when key_mask[b, j] == 0 or (causal and j > i); fully masked rows → p = 0, out = 0
+//   masked when key_mask[b, j] == 0 or (causal and j > i) or (window ≥ 0 and |i − j| > window);
+//   fully masked rows → p = 0, out = 0
 //   p(i, ·) = softmax over unmasked keys;  out_i = Σ_j p(i, j) v_j + scheme value term.
 // Independent of the library: no relpos headers, no code from cpp/src. Straight loops, doubles.
 #pragma once
@@ -63,13 +64,14 @@ struct Result {
   std::vector<std::vector<double>> terms;   // terms[0] = content, then scheme terms; each [b, h, s, s]
 };
 
-inline bool masked(const std::uint8_t* key_mask, int b, int seq, bool causal, int i, int j) {
+inline bool masked(const std::uint8_t* key_mask, int b, int seq, bool causal, int i, int j, int window = -1) {
   if (causal && j > i) return true;
+  if (window >= 0 && (j - i > window || i - j > window)) return true;
   return key_mask && key_mask[static_cast<std::size_t>(b) * seq + j] == 0;
 }
 
 inline Result attention(const Dims& dims, const float* q, const float* k, const float* v, const std::uint8_t* key_mask,
-                        bool causal, const Scheme& scheme, bool want_scores) {
+                        bool causal, const Scheme& scheme, bool want_scores, int window = -1) {
   const int S = dims.seq, D = dims.head_dim;
   const std::size_t head_elems = static_cast<std::size_t>(S) * D, score_head = static_cast<std::size_t>(S) * S;
   const std::size_t n_heads = static_cast<std::size_t>(dims.batch) * dims.heads;
@@ -105,11 +107,11 @@ inline Result attention(const Dims& dims, const float* q, const float* k, const 
             for (std::size_t t = 0; t < n_terms; ++t) r.terms[t][at] = term_values[t];
           }
           row[j] = logit;
-          if (!masked(key_mask, b, S, causal, i, j) && logit > m) m = logit;
+          if (!masked(key_mask, b, S, causal, i, j, window) && logit > m) m = logit;
         }
         double z = 0;
         for (int j = 0; j < S; ++j) {
-          row[j] = masked(key_mask, b, S, causal, i, j) ? 0.0 : std::exp(row[j] - m);
+          row[j] = masked(key_mask, b, S, causal, i, j, window) ? 0.0 : std::exp(row[j] - m);
           z += row[j];
         }
         if (z == 0) continue;  // fully masked row: p = 0, out = 0

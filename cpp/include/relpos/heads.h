@@ -20,6 +20,8 @@
 //                            .LayerNorm, cls.predictions.bias; distilbert: vocab_transform,
 //                            vocab_layer_norm, vocab_projector.bias); an untied checkpoint
 //                            (tie_word_embeddings false) reads cls.predictions.decoder / vocab_projector.
+// mpnet: classifier.out_proj(tanh(classifier.dense(h0))); token / QA heads as above; masked LM lm_head.dense →
+//   exact gelu → lm_head.layer_norm → tied decoder (or lm_head.decoder) + lm_head.bias.
 // Labels: config.json's id2label in id order ("LABEL_i" when it has none, or only HF's placeholder
 // LABEL_0, LABEL_1); an id2label of real names that does not name exactly the head's outputs is an Error. The masked-LM head reads the model's embedding table:
 // keep the model alive while its head is used.

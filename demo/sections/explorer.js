@@ -161,7 +161,7 @@ export function mount(root, { rp }) {
           const t = P.t5BucketTable(rp, v.seq, v.bidirectional, v.buckets, v.maxDistance);
           state.last = t;
           figs.append(heatmap({ ...t, title: `T5 bucket of j − i (${v.buckets} buckets, max distance ${v.maxDistance}${v.bidirectional ? ', bidirectional' : ', causal'})`, maxWidth: W }));
-          summary = `Exact buckets for small distances, logarithmic beyond; each bucket holds one learned scalar bias per head.`;
+          summary = `Exact buckets for small distances, logarithmic beyond; each bucket holds one learned scalar bias per head. MPNet: these buckets (always 32, max distance 128, bidirectional), added after q·k is scaled by 1/√d, one table shared by every layer.`;
           break;
         }
         case 'deberta': {

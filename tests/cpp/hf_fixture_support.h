@@ -92,8 +92,9 @@ inline relpos::ModelOutput run_fixture_batch(const std::string& name, const relp
   return model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options);
 }
 
-inline FixtureErrors run_hf_fixture(const std::string& name, const relpos::Weights* weights_override = nullptr) {
-  const std::string dir = fixture_dir(name);
+// One case folder `dir` (any fixture set of this format; `name` labels the printout).
+inline FixtureErrors run_fixture_in_dir(const std::string& dir, const std::string& name,
+                                        const relpos::Weights* weights_override = nullptr) {
   const FixtureBatch batch = read_fixture_batch(dir);
   const auto& lengths = batch.lengths;
   const auto own = relpos::SafeTensors::read_file(dir + "model.safetensors");
@@ -139,6 +140,10 @@ inline FixtureErrors run_hf_fixture(const std::string& name, const relpos::Weigh
   std::printf("[hf-fixture %s] %-26s hidden max err %.3g, attention max err %.3g\n", RELPOS_VARIANT, name.c_str(),
               err.hidden, err.attention);
   return err;
+}
+
+inline FixtureErrors run_hf_fixture(const std::string& name, const relpos::Weights* weights_override = nullptr) {
+  return run_fixture_in_dir(fixture_dir(name), name, weights_override);
 }
 
 }  // namespace relpos_test

@@ -2,7 +2,7 @@
 // stays close to the same checkpoint loaded as float32, on valid (unpadded) positions:
 //   last hidden state: max |q8 − fp32| / max |fp32| ≤ 0.15 on the fixtures (hidden 32), ≤ 0.01 on the bench models;
 //   mean-pooled embeddings (per sequence): cosine similarity ≥ 0.999;
-//   sequence classification (BERT, DeBERTa-v2, DistilBERT, RoFormer; a random 3-label head added to
+//   sequence classification (BERT, DeBERTa-v2, DistilBERT, RoFormer, MPNet; a random 3-label head added to
 //   the checkpoint): the arg-max label of every sequence is the same;
 //   weight bytes: q8 ≤ 0.27× fp32 for the bench models (int8 + scales: linear layers, word embeddings, BERT
 //   positions), DeBERTa ≤ 0.40 (its projected relative tables stay float32).
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fixture_files.h"
+#include "hf_family_fixture_support.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
@@ -106,6 +107,11 @@ bool add_head(WithExtras& w, const relpos::ModelConfig& c) {
     w.add("classifier.dense.bias", {H}, 108);
     w.add("classifier.out_proj.weight", {3, H}, 109);
     w.add("classifier.out_proj.bias", {3}, 110);
+  } else if (t == "mpnet") {
+    w.add("classifier.dense.weight", {H, H}, 115);
+    w.add("classifier.dense.bias", {H}, 116);
+    w.add("classifier.out_proj.weight", {3, H}, 117);
+    w.add("classifier.out_proj.bias", {3}, 118);
   } else if (t == "deberta-v2") {
     w.add("pooler.dense.weight", {H, H}, 111);
     w.add("pooler.dense.bias", {H}, 112);
@@ -190,6 +196,16 @@ void check_fixture(const std::string& name) {
   CHECK(a.bytes_ratio < 1.0);
 }
 
+// The hf-families cases (MPNet, …), same bounds as check_fixture.
+Accuracy check_family_fixture(const std::string& name) {
+  const Accuracy a = compare(relpos_test::family_fixture_dir(name));
+  CHECK(a.rel <= 0.15);
+  CHECK(a.min_cos >= 0.999);
+  CHECK(a.labels_agree);
+  CHECK(a.bytes_ratio < 1.0);
+  return a;
+}
+
 void check_bench_model(const std::string& name) {
   const Accuracy a = compare(std::string(RELPOS_SHARED_DIR) + "/bench-models/" + name + "/");
   CHECK(a.rel <= 0.01);
@@ -227,3 +243,10 @@ TEST_CASE("q8 NomicBERT fixture models stay close to fp32", "[q8][hf-family][nom
     }
   }
 }
+
+TEST_CASE("q8 mpnet fixture models stay close to fp32", "[q8][hf-fixture][mpnet]") {
+  for (const char* name : {"mpnet-a", "mpnet-b"}) {
+    SECTION(name) { CHECK(check_family_fixture(name).has_head); }
+  }
+}
+

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_files.h"
+#include "hf_family_fixture_support.h"
 #include "hf_fixture_support.h"
 #include "kernels/gemm_qs8.h"
 #include "models/layers/linear_q8.h"
@@ -233,4 +234,23 @@ TEST_CASE("set_num_threads takes 1 to kMaxThreads and num_threads reports the co
     }
   }
   CHECK(relpos::num_threads() == 1);  // a rejected count changes nothing
+}
+
+TEST_CASE("mpnet forwards on the hf-families fixtures are bitwise identical for 1, 2 and 3 threads, fp32 and q8",
+          "[threads][hf-fixture][q8][mpnet]") {
+  ThreadCountGuard guard;
+  relpos::LoadOptions q8;
+  q8.dtype = relpos::WeightFormat::Q8;
+  for (const char* name : {"mpnet-a", "mpnet-b"}) {
+    INFO("fixture " << name);
+    const std::string dir = relpos_test::family_fixture_dir(name);
+    const relpos_test::FixtureBatch batch = relpos_test::read_fixture_batch(dir);
+    const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
+    const std::string config = relpos_test::read_text(dir + "config.json");
+    auto model = relpos::load_model(config, weights);
+    check_forward_ignores_thread_count(*model, batch.B, batch.L, batch.ids, batch.mask);
+    auto quantized = relpos::load_model(config, weights, q8);
+    REQUIRE(quantized->dtype() == relpos::WeightFormat::Q8);
+    check_forward_ignores_thread_count(*quantized, batch.B, batch.L, batch.ids, batch.mask);
+  }
 }

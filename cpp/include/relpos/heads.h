@@ -23,6 +23,8 @@
 // modernbert (transformers 4.48 names): t = head.norm(act(head.dense(x))), act = classifier_activation;
 //   sequence classification classifier(t(h0 or the mean over real tokens: classifier_pooling cls / mean));
 //   token classification classifier(t(h)) per token; masked LM decoder(t(h)) + decoder.bias (tied).
+// mpnet: classifier.out_proj(tanh(classifier.dense(h0))); token / QA heads as above; masked LM lm_head.dense →
+//   exact gelu → lm_head.layer_norm → tied decoder (or lm_head.decoder) + lm_head.bias.
 // Labels: config.json's id2label in id order ("LABEL_i" when it has none, or only HF's placeholder
 // LABEL_0, LABEL_1); an id2label of real names that does not name exactly the head's outputs is an Error. The masked-LM head reads the model's embedding table:
 // keep the model alive while its head is used.

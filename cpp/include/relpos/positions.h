@@ -24,6 +24,11 @@ std::vector<std::int32_t> bert_relative_index_table(int seq, int max_positions);
 int t5_relative_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance);
 std::vector<std::int32_t> t5_bucket_table(int seq, bool bidirectional, int num_buckets, int max_distance);
 
+// RoBERTa / MPNet create_position_ids_from_input_ids over ids [batch, seq]: a token whose id is not
+// padding_idx gets padding_idx + (number of such tokens in its row up to and including it), a padding
+// token gets padding_idx. Returns [batch, seq].
+std::vector<std::int32_t> padded_position_ids(const std::int32_t* ids, int batch, int seq, int padding_idx);
+
 // DeBERTa's make_log_bucket_position / build_relative_position: r = i − j, bucketed when buckets > 0.
 int deberta_relative_position(int relative_position, int position_buckets, int max_relative_positions);
 std::vector<std::int32_t> deberta_relative_table(int seq, int position_buckets, int max_relative_positions);

@@ -83,11 +83,14 @@ struct TransformerXLParams {
 };
 
 // 9. T5 relative bias: logit = q_i·k_j + bias[bucket(j − i), head]; no 1/sqrt(d) scaling.
+//    MPNet: scale_content → logit = q_i·k_j / sqrt(head_dim) + bias[bucket(j − i), head].
 struct T5Params {
   int num_buckets = 32;
   int max_distance = 128;
   bool bidirectional = true;
-  const float* bias_table = nullptr;  // [num_buckets, heads] (as HF stores relative_attention_bias)
+  const float* bias_table = nullptr;  // [table_rows, heads] (as HF stores relative_attention_bias)
+  int table_rows = 0;                 // rows of bias_table (≥ num_buckets); 0 = num_buckets
+  bool scale_content = false;         // true: q·k scaled by 1/sqrt(head_dim) before the bias (MPNet)
 };
 
 // 10. separate content/position projections (TUPE): logit = (q_i·k_j + (p_i U_q)·(p_j U_k)) / sqrt(2·head_dim).

@@ -265,7 +265,7 @@ ModelConfig parse_model_config(const std::string& text) {
     c.num_heads = get_int(j, "num_attention_heads", 12);
     c.intermediate_size = get_int(j, "intermediate_size", 3072);
     c.hidden_act = get_string(j, "hidden_act", "gelu");
-    c.max_position_embeddings = get_int(j, "max_position_embeddings", 514);
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 512);  // MPNetConfig default (checkpoints say 514)
     c.norm_eps = get_float(j, "layer_norm_eps", 1e-12f);
     c.relative_attention_num_buckets = get_int(j, "relative_attention_num_buckets", 32);
     c.pad_token_id = get_int(j, "pad_token_id", 1);

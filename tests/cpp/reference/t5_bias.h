@@ -1,4 +1,5 @@
-// Reference T5 relative bias (schemes.h 9): logit = q_i·k_j + bias[bucket(j − i), head], no scaling.
+// Reference T5 relative bias (schemes.h 9): logit = q_i·k_j + bias[bucket(j − i), head], no scaling;
+// with scale_content (MPNet) logit = q_i·k_j / sqrt(head_dim) + bias[bucket(j − i), head].
 // bucket() follows Hugging Face T5Attention._relative_position_bucket (4.34.1), including its
 // float32 arithmetic for the logarithmic buckets (torch computes log(n / max_exact) in float32).
 #pragma once
@@ -31,9 +32,9 @@ inline int t5_bucket(int relative_position, bool bidirectional, int num_buckets,
 
 class T5Bias : public Scheme {
  public:
-  T5Bias(int num_buckets, int max_distance, bool bidirectional, const float* bias, int heads)
-      : nb_(num_buckets), md_(max_distance), bi_(bidirectional), bias_(bias), heads_(heads) {}
-  double content_scale(int) const override { return 1.0; }
+  T5Bias(int num_buckets, int max_distance, bool bidirectional, const float* bias, int heads, bool scale_content = false)
+      : nb_(num_buckets), md_(max_distance), bi_(bidirectional), scale_(scale_content), bias_(bias), heads_(heads) {}
+  double content_scale(int head_dim) const override { return scale_ ? Scheme::content_scale(head_dim) : 1.0; }
   std::vector<std::string> term_names() const override { return {"bias"}; }
   double term(std::size_t, const Head& h, int i, int j) const override {
     return bias_[static_cast<std::size_t>(t5_bucket(j - i, bi_, nb_, md_)) * heads_ + h.head];
@@ -41,7 +42,7 @@ class T5Bias : public Scheme {
 
  private:
   int nb_, md_;
-  bool bi_;
+  bool bi_, scale_;
   const float* bias_;
   int heads_;
 };

@@ -3,6 +3,9 @@
 //                               act = hidden_act, cls.predictions.bias [V] (or .decoder.bias)
 //   distilbert                  vocab_transform [H, H], vocab_layer_norm [H] (eps 1e-12), act = activation,
 //                               vocab_projector.bias [V]
+//   mpnet (MPNetLMHead)         lm_head.dense [H, H], lm_head.layer_norm [H] (eps = layer_norm_eps),
+//                               act = exact gelu whatever hidden_act, lm_head.bias [V] (or .decoder.bias),
+//                               untied decoder lm_head.decoder.weight
 // E = the word-embedding width (embedding_size; = H for bert and distilbert). The decoder [V, E] is
 // the model's word-embedding table (tied, Hugging Face's default), read in place through
 // EmbeddingTable::project — no second copy, and under q8 the same int8 rows; a checkpoint saved with
@@ -108,6 +111,42 @@ std::unique_ptr<TaskHead> make_modernbert_masked_lm(const HeadSource& s) {
                                         std::move(own), shared, std::move(b));
 }
 
+// The model's word embeddings as the tied decoder [V, E]; Error when they are missing or the wrong shape.
+const EmbeddingTable* tied_decoder(const HeadSource& s, int V, int E) {
+  const auto* base = dynamic_cast<const ModelBase*>(s.model);
+  const EmbeddingTable* shared = base ? base->word_embeddings() : nullptr;
+  if (!shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
+  if (shared->rows() != V || shared->dim() != E)
+    fail_value("fill-mask head: the word embeddings are [" + std::to_string(shared->rows()) + ", " +
+               std::to_string(shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(E) + "]");
+  return shared;
+}
+
+// MPNetForMaskedLM's lm_head (MPNetLMHead: dense → gelu → layer_norm → decoder + bias).
+std::unique_ptr<TaskHead> make_mpnet_masked_lm(const HeadSource& s) {
+  const ModelConfig& c = s.config;
+  const Weights& w = s.weights;
+  const int H = c.hidden_size, V = c.vocab_size;
+  const std::string bias = !w.contains("lm_head.bias") && w.contains("lm_head.decoder.bias") ? "lm_head.decoder.bias" : "lm_head.bias";
+  const std::string missing = first_missing(w, {"lm_head.dense.weight", "lm_head.dense.bias", "lm_head.layer_norm.weight",
+                                                "lm_head.layer_norm.bias", bias});
+  if (!missing.empty()) fail_value(w.file_name() + ": missing masked-LM head tensor '" + missing + "'");
+  Linear dense = Linear::load(w, "lm_head.dense", H, H, true);
+  LayerNorm norm = LayerNorm::load(w, "lm_head.layer_norm", H, c.norm_eps);
+  std::vector<float> b = load_tensor(w, bias, {V});
+  EmbeddingTable own;
+  const EmbeddingTable* shared = nullptr;
+  if (tied(s.config_json)) {
+    shared = tied_decoder(s, V, H);
+  } else {
+    if (!w.contains("lm_head.decoder.weight"))
+      fail_value(w.file_name() + ": missing masked-LM head tensor 'lm_head.decoder.weight' (tie_word_embeddings is false)");
+    own = EmbeddingTable::load(w, "lm_head.decoder.weight", V, H);
+  }
+  return std::make_unique<MaskedLmHead>(std::move(dense), Activation::Gelu, std::move(norm), std::move(own), shared,
+                                        std::move(b));
+}
+
 }  // namespace
 
 std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& s) {
@@ -115,6 +154,7 @@ std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& s) {
   const Weights& w = s.weights;
   const std::string& t = c.model_type;
   if (t == "modernbert") return make_modernbert_masked_lm(s);
+  if (t == "mpnet") return make_mpnet_masked_lm(s);
   if (t != "bert" && t != "roformer" && t != "deberta-v2" && t != "distilbert") return nullptr;
   const bool distil = t == "distilbert";
   const int H = c.hidden_size, V = c.vocab_size;

@@ -1,6 +1,8 @@
-// Sequence-classification heads (relpos/heads.h): BERT, DeBERTa-v2, DistilBERT, RoFormer.
+// Sequence-classification heads (relpos/heads.h): BERT, DeBERTa-v2, DistilBERT, RoFormer, MPNet.
 // Each reads the first token's final hidden state (BERT: the model's pooler output), applies the
 // family's dense + activation, then the classifier Linear; dropout is the identity.
+// MPNet (MPNetClassificationHead): classifier.out_proj(tanh(classifier.dense(h[:, 0]))).
+#include <cmath>
 #include <cstring>
 
 #include "models/heads/head_support.h"
@@ -22,10 +24,12 @@ std::vector<float> first_tokens(const Tensor& hidden) {
 }
 
 // first token → [dense → act] → classifier. `dense` empty (in() == 0) = BERT (uses pooler_output).
+// tanh: the dense layer's activation is tanh (MPNet) instead of `act`.
 class Head final : public TaskHead {
  public:
-  Head(std::vector<std::string> labels, Linear dense, Activation act, Linear classifier, bool use_pooler)
-      : dense_(std::move(dense)), act_(act), classifier_(std::move(classifier)), use_pooler_(use_pooler) {
+  Head(std::vector<std::string> labels, Linear dense, Activation act, Linear classifier, bool use_pooler,
+       bool tanh = false)
+      : dense_(std::move(dense)), act_(act), classifier_(std::move(classifier)), use_pooler_(use_pooler), tanh_(tanh) {
     task_ = HeadTask::SequenceClassification;
     labels_ = std::move(labels);
     outputs_ = classifier_.out();
@@ -46,7 +50,10 @@ class Head final : public TaskHead {
     if (dense_.in() > 0) {
       std::vector<float> y(static_cast<std::size_t>(batch) * dense_.out());
       dense_.forward(batch, x.data(), y.data());
-      activate(act_, y.size(), y.data());
+      if (tanh_)
+        for (float& v : y) v = std::tanh(v);
+      else
+        activate(act_, y.size(), y.data());
       x = std::move(y);
     }
     std::vector<float> out(static_cast<std::size_t>(batch) * classifier_.out());
@@ -59,6 +66,7 @@ class Head final : public TaskHead {
   Activation act_;
   Linear classifier_;
   bool use_pooler_;
+  bool tanh_;
 };
 
 }  // namespace
@@ -74,6 +82,11 @@ std::unique_ptr<TaskHead> make_sequence_classifier(const HeadSource& s) {
     return std::make_unique<Head>(label_names(j, n, "classifier.out_proj.weight"), Linear::load(w, "classifier.dense", H, H, true),
                                   parse_activation(s.config.hidden_act), Linear::load(w, "classifier.out_proj", H, n, true),
                                   false);
+  }
+  if (t == "mpnet") {
+    const int n = rows_of(w, "classifier.out_proj.weight");
+    return std::make_unique<Head>(label_names(j, n, "classifier.out_proj.weight"), Linear::load(w, "classifier.dense", H, H, true),
+                                  Activation::Relu, Linear::load(w, "classifier.out_proj", H, n, true), false, true);
   }
   const int n = rows_of(w, "classifier.weight");
   if (t == "bert") {

@@ -249,4 +249,3 @@ TEST_CASE("q8 mpnet fixture models stay close to fp32", "[q8][hf-fixture][mpnet]
     SECTION(name) { CHECK(check_family_fixture(name).has_head); }
   }
 }
-

@@ -18,7 +18,8 @@
 //   '128x64'     128×64  8  8×4    12 KiB
 //   '64x64'      64×64  16  4×4    16 KiB
 // Vector path when K % 4 == 0 and N % 4 == 0 (buffers bound as array<vec4<f32>>), else a scalar path
-// with the same tiling; bounds checks are compiled out when M, N, K are multiples of BM, BN, BK.
+// with the same tiling. Global loads are bounds-checked (zero fill) and stores guarded: a few integer ops
+// per tile load, so one pipeline serves every shape (fewer shader compiles).
 import { dispatch } from '../device.js';
 import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
 
@@ -44,8 +45,8 @@ export function defaultGemmVariant(ctx, M, N) {
   return '64x64';
 }
 
-/** WGSL source for one (variant, transB, vector, exact, bias, activation) combination. */
-export function gemmWgsl({ variant, transB, vector, exact, bias, activation }) {
+/** WGSL source for one (variant, transB, vector, bias, activation) combination. */
+export function gemmWgsl({ variant, transB, vector, bias, activation }) {
   const cfg = GEMM_VARIANTS[variant];
   if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
   const { BM, BN, BK, TM, TN } = cfg;
@@ -56,7 +57,7 @@ export function gemmWgsl({ variant, transB, vector, exact, bias, activation }) {
   const AS = (BK * BM) / 4, BS = (BK * BN) / 4; // vec4s per shared buffer
   const T = vector ? 'vec4<f32>' : 'f32';
   const L = [];
-  L.push(`// relpos gemm ${variant} transB=${transB} vector=${vector} exact=${exact} bias=${bias} act=${activation}`);
+  L.push(`// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation}`);
   L.push('struct Dims { M: u32, N: u32, K: u32, pad: u32 }');
   L.push(`@group(0) @binding(0) var<storage, read> A: array<${T}>;`);
   L.push(`@group(0) @binding(1) var<storage, read> B: array<${T}>;`);
@@ -75,12 +76,10 @@ export function gemmWgsl({ variant, transB, vector, exact, bias, activation }) {
   const load4 = (buf, row, col, rows, cols, ld) => {
     if (vector) {
       const idx = `((${row}) * ${ld} + (${col})) / 4u`;
-      if (exact) return `${buf}[${idx}]`;
       return `select(vec4<f32>(0.0), ${buf}[min(${idx}, arrayLength(&${buf}) - 1u)], (${row}) < ${rows} && (${col}) < ${cols})`;
     }
     const one = (c) => {
       const r = `(${row})`, k = `(${col}) + ${c}u`;
-      if (exact) return `${buf}[${r} * ${ld} + ${k}]`;
       return `select(0.0, ${buf}[min(${r} * ${ld} + ${k}, arrayLength(&${buf}) - 1u)], ${r} < ${rows} && ${k} < ${cols})`;
     };
     return `vec4<f32>(${one(0)}, ${one(1)}, ${one(2)}, ${one(3)})`;
@@ -151,7 +150,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
     let row = m0 + ${g * SM + r}u + ty * 4u;`);
       for (let h = 0; h < GN; ++h) {
         const col = `n0 + ${h * SN}u + tx * 4u`;
-        const inside = exact ? 'true' : `row < dims.M && col < dims.N`;
+        const inside = 'row < dims.M && col < dims.N';
         L.push(`    {
       let col = ${col};
       if (${inside}) {`);
@@ -195,9 +194,8 @@ export function gemm(ctx, encoder, args) {
   for (const [name, buf, floats] of need)
     if (!buf || buf.size < floats * 4) throw new RangeError(`webgpu: gemm: ${name}: expected a GPUBuffer of at least ${floats * 4} bytes (${floats} floats), got ${buf ? buf.size + ' bytes' : buf}`);
   const vector = K % 4 === 0 && N % 4 === 0;
-  const exact = M % cfg.BM === 0 && N % cfg.BN === 0 && K % cfg.BK === 0;
-  const opts = { variant, transB, vector, exact, bias: !!args.bias, activation };
-  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${exact ? 'x' : 'b'}:${opts.bias ? 'bias' : '-'}:${activation}`;
+  const opts = { variant, transB, vector, bias: !!args.bias, activation };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${activation}`;
   const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
   const buffers = [a, b, c, ctx.uniforms([M, N, K, 0])];
   if (args.bias) buffers.push(args.bias);

@@ -17,7 +17,8 @@
 // in shared memory with the tile's mask bits and, for buckets, the BQ + BKV − 1 biases of the relative
 // distances the tile spans. Keys are consumed 4 at a time: one max, one rescale per 4 keys. With a window,
 // only the tiles within [q0 − w, q0 + BQ − 1 + w] are visited (O(L·w) work).
-// Numerics: every exp() argument is ≤ 0 (running max subtracted; the first rescale is exp(−3e38 − m) = 0),
+// Numerics: every exp() argument is ≤ 0 (running max subtracted, and clamped to 0 for the masked keys whose
+// score is discarded anyway; the first rescale is exp(−3e38 − m) = 0),
 // and probabilities below e^−87 (the float32 normal range) are flushed to 0 rather than left subnormal.
 import { dispatch } from '../device.js';
 
@@ -111,7 +112,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   L.push(`      let mx = max(max(select(${NEG}, s0, ok0), select(${NEG}, s1, ok1)), max(select(${NEG}, s2, ok2), select(${NEG}, s3, ok3)));
       let mn = max(m, mx);
       let corr = exp(m - mn);`);
-  for (let c = 0; c < 4; ++c) L.push(`      let p${c} = select(0.0, exp(s${c} - mn), ok${c} && s${c} - mn > -87.0);`);
+  for (let c = 0; c < 4; ++c) L.push(`      let p${c} = select(0.0, exp(min(s${c} - mn, 0.0)), ok${c} && s${c} - mn > -87.0);`);
   L.push('      l = l * corr + (p0 + p1) + (p2 + p3);');
   for (let x = 0; x < D4; ++x) {
     const vs = [0, 1, 2, 3].map((c) => `p${c} * Vs[(jj + ${c}u) * ${D4}u + ${x}u]`);

@@ -407,6 +407,32 @@ describe('webgpu attention', { skip }, () => {
     assert.ok(maxError(got, want) < 1e-4, `${maxError(got, want)}`);
   });
 
+  test('strided layout: q, k, v read in place from a fused QKV [B, L, 3·H·D] buffer, output written as [B, L, H·D]', async () => {
+    const HD = H * D;
+    const x = new Float32Array(B * L * 3 * HD);
+    for (let b = 0; b < B; ++b)
+      for (let h = 0; h < H; ++h)
+        for (let l = 0; l < L; ++l)
+          for (let c = 0; c < D; ++c) {
+            const src = ((b * H + h) * L + l) * D + c, row = (b * L + l) * 3 * HD + h * D + c;
+            x[row] = q[src];
+            x[row + HD] = k[src];
+            x[row + 2 * HD] = v[src];
+          }
+    const xb = up(x), out = ctx.empty(n * 4);
+    const got = await runRead((enc) => W.attention(ctx, enc, {
+      q: xb, k: xb, v: xb, out, batch: B, heads: H, seqLen: L, headDim: D, mask: up(mask), window: 6, bq: 16,
+      strides: { in: { b: L * 3 * HD, h: D, l: 3 * HD, off: { q: 0, k: HD, v: 2 * HD } }, out: { b: L * HD, h: D, l: HD, off: 0 } },
+    }), out, n);
+    const want = attention64({ q, k, v, B, H, L, D, mask: maskU8, window: 6, scale: 1 / Math.sqrt(D) });
+    const wantBLHD = new Float64Array(n);
+    for (let b = 0; b < B; ++b)
+      for (let h = 0; h < H; ++h)
+        for (let l = 0; l < L; ++l)
+          for (let c = 0; c < D; ++c) wantBLHD[((b * L + l) * H + h) * D + c] = want[((b * H + h) * L + l) * D + c];
+    assert.ok(maxError(got, wantBLHD) < 2e-6, `${maxError(got, wantBLHD)}`);
+  });
+
   test('bad arguments are clear errors', () => {
     const enc = ctx.device.createCommandEncoder(), x = ctx.empty(16);
     const base = { q: x, k: x, v: x, out: x, batch: 1, heads: 1, seqLen: 4, headDim: 4 };

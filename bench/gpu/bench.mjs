@@ -3,6 +3,8 @@
 //         a naive 16×16 shared-memory tiled shader as a same-run baseline and the plain A·B layout with the
 //         best variant; TFLOP/s = 2·M·N·K / time, time = median over timed submits of `reps` dispatches each
 //         (waiting with onSubmittedWorkDone), max |error| against float64 on 256 sampled entries.
+//   one encoder layer (QKV → attention in place → out → LN → FFN → LN) recorded as one command buffer,
+//         whole and op by op, at MiniLM 64×128, base-shaped 512 and 8192 tokens (global, window 64).
 //   encoder-shaped GEMMs (MiniLM 64×128 tokens, DeBERTa-base 512 tokens) with their bias + activation.
 //   attention (1 × 12 heads × 512 × 64) and (1 × 12 × 8192 × 64): global and window 64, schemes none,
 //         ALiBi, T5 buckets; 8192 global also at workgroup sizes bq 32/64/128; rate = 4·H·Σ_i keys(i)·d flops;
@@ -304,8 +306,62 @@ for (const L of lengths) {
   for (const x of [qb, kb, vb, out, mask]) x.destroy();
 }
 
+// ---------------- one encoder layer, recorded as one command buffer ----------------
+// A post-LN BERT layer as the executor will record it (docs/architecture.md): QKV GEMM (+bias) → attention
+// reading q, k, v in place from the [rows, 3·hidden] QKV output → output GEMM (+bias) → LayerNorm(· + x) →
+// FFN up GEMM (+bias, GELU) → FFN down GEMM (+bias) → LayerNorm(· + h). Timed whole (one submit of several
+// layers' worth of dispatches) and op by op, so the per-layer cost and where it goes are both on record.
+// Weights and activations are random (the cost does not depend on the values).
+const layerShapes = SMALL
+  ? [{ name: 'tiny', batch: 2, seq: 24, hidden: 64, heads: 4, ffn: 128, window: -1 }]
+  : [
+      { name: 'MiniLM-L6 layer, 64 texts × 128 tokens', batch: 64, seq: 128, hidden: 384, heads: 12, ffn: 1536, window: -1 },
+      { name: 'BERT/DeBERTa-base-shaped layer (no c2p/p2c yet), 512 tokens', batch: 1, seq: 512, hidden: 768, heads: 12, ffn: 3072, window: -1 },
+      { name: 'base-shaped layer, 8192 tokens, global attention', batch: 1, seq: 8192, hidden: 768, heads: 12, ffn: 3072, window: -1 },
+      { name: 'base-shaped layer, 8192 tokens, window 64', batch: 1, seq: 8192, hidden: 768, heads: 12, ffn: 3072, window: 64 },
+    ];
+results.layers = [];
+for (const sh of layerShapes) {
+  const { batch, seq, hidden: Hd, heads, ffn, window } = sh;
+  const rows = batch * seq, D = Hd / heads;
+  try {
+    const buf = (floats, seed) => ctx.upload(random(floats, seed));
+    const w = { qkv: buf(3 * Hd * Hd, 21), bqkv: buf(3 * Hd, 22), o: buf(Hd * Hd, 23), bo: buf(Hd, 24), g1: buf(Hd, 25), b1: buf(Hd, 26),
+      up: buf(ffn * Hd, 27), bup: buf(ffn, 28), down: buf(Hd * ffn, 29), bdown: buf(Hd, 30), g2: buf(Hd, 31), b2: buf(Hd, 32) };
+    const x = buf(rows * Hd, 33), qkv = ctx.empty(rows * 3 * Hd * 4), att = ctx.empty(rows * Hd * 4), y = ctx.empty(rows * Hd * 4),
+      h1 = ctx.empty(rows * Hd * 4), f = ctx.empty(rows * ffn * 4), z = ctx.empty(rows * Hd * 4), h2 = ctx.empty(rows * Hd * 4);
+    const mask = ctx.upload(new Uint32Array(rows).fill(1));
+    let keys = 0;
+    for (let i = 0; i < seq; ++i) keys += window < 0 ? seq : Math.min(seq - 1, i + window) - Math.max(0, i - window) + 1;
+    const ops = {
+      qkv: [(enc) => W.gemm(ctx, enc, { a: x, b: w.qkv, bias: w.bqkv, c: qkv, M: rows, N: 3 * Hd, K: Hd }), 2 * rows * 3 * Hd * Hd],
+      attention: [(enc) => W.attention(ctx, enc, { q: qkv, k: qkv, v: qkv, out: att, batch, heads, seqLen: seq, headDim: D, mask, window,
+        strides: { in: { b: seq * 3 * Hd, h: D, l: 3 * Hd, off: { q: 0, k: Hd, v: 2 * Hd } }, out: { b: seq * Hd, h: D, l: Hd, off: 0 } } }), 4 * batch * heads * keys * D],
+      out: [(enc) => W.gemm(ctx, enc, { a: att, b: w.o, bias: w.bo, c: y, M: rows, N: Hd, K: Hd }), 2 * rows * Hd * Hd],
+      norm1: [(enc) => W.norm(ctx, enc, { kind: 'layernorm', x: y, residual: x, y: h1, gamma: w.g1, beta: w.b1, rows, dim: Hd, eps: 1e-12 }), 0],
+      ffnUp: [(enc) => W.gemm(ctx, enc, { a: h1, b: w.up, bias: w.bup, c: f, M: rows, N: ffn, K: Hd, activation: 'gelu' }), 2 * rows * ffn * Hd],
+      ffnDown: [(enc) => W.gemm(ctx, enc, { a: f, b: w.down, bias: w.bdown, c: z, M: rows, N: Hd, K: ffn }), 2 * rows * ffn * Hd],
+      norm2: [(enc) => W.norm(ctx, enc, { kind: 'layernorm', x: z, residual: h1, y: h2, gamma: w.g2, beta: w.b2, rows, dim: Hd, eps: 1e-12 }), 0],
+    };
+    const flops = Object.values(ops).reduce((acc, [, fl]) => acc + fl, 0);
+    const whole = await measure((enc) => { for (const [rec] of Object.values(ops)) rec(enc); }, flops);
+    const row = { ...sh, headDim: D, layerMs: whole.ms, layerTflops: whole.tflops, reps: whole.reps, ops: {} };
+    for (const [name, [rec, fl]] of Object.entries(ops)) {
+      const m = await measure(rec, Math.max(fl, 1));
+      row.ops[name] = { ms: +m.ms.toFixed(4), tflops: fl ? +m.tflops.toFixed(2) : null };
+    }
+    results.layers.push(row);
+    log(`layer ${sh.name}: ${whole.ms.toFixed(3)} ms (${whole.tflops.toFixed(2)} TFLOP/s); ` + Object.entries(row.ops).map(([k, o]) => `${k} ${o.ms.toFixed(3)}`).join(', '));
+    for (const b of [...Object.values(w), x, qkv, att, y, h1, f, z, h2, mask]) b.destroy();
+  } catch (e) {
+    results.errors.push({ what: `layer ${sh.name}`, message: e.message });
+    log(`layer ${sh.name} FAILED: ${e.message}`);
+  }
+  save();
+}
+
 results.finishedAt = new Date().toISOString();
 save();
-log(`done: ${results.gemm.length} gemm rows, ${results.attention.length} attention rows, ${results.errors.length} errors → ${join(OUT, 'gpu-bench.json')}`);
+log(`done: ${results.gemm.length} gemm rows, ${results.attention.length} attention rows, ${results.layers.length} layers, ${results.errors.length} errors → ${join(OUT, 'gpu-bench.json')}`);
 ctx.destroy();
 process.exit(results.errors.length ? 1 : 0);

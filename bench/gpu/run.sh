@@ -37,16 +37,33 @@ if [ -d .gpu ]; then
   unxz_to .gpu/dawn.node.xz "$WORK/webgpu/dist/linux-x64/dawn.node"
   NODE="$WORK/node"
   RELPOS_WEBGPU="$WORK/webgpu/index.js"
-  if ! "$NODE" --version >/dev/null 2>&1; then
-    echo "== node does not start with the system libraries; using the carried libstdc++/libgcc_s"
+  echo "== system: $(ldd --version 2>&1 | head -1)"
+  # dawn.node needs GLIBC 2.34 and GLIBCXX 3.4.30: when node or the binding will not load with the system's
+  # libstdc++, the carried one (Debian 12's) goes first on the library path.
+  dawn_loads() { "$NODE" -e "require('$WORK/webgpu/dist/linux-x64/dawn.node')" 2>"$WORK/dawn-load.err"; }
+  if ! "$NODE" --version >/dev/null 2>&1 || ! dawn_loads; then
+    echo "== node or dawn.node does not load with the system libraries ($(head -c 300 "$WORK/dawn-load.err" 2>/dev/null)); using the carried libstdc++/libgcc_s"
     mkdir -p "$WORK/lib"
     for f in .gpu/lib/*.xz; do unxz_to "$f" "$WORK/lib/$(basename "$f" .xz)"; done
     export LD_LIBRARY_PATH="$WORK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    dawn_loads || echo "== dawn.node still does not load: $(head -c 600 "$WORK/dawn-load.err")"
   fi
   if [ -n "${GPU_BENCH_CARRIED_LOADER:-}" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
     echo "== extracting the carried libvulkan1.deb (system libvulkan.so.1: $(ldconfig -p 2>/dev/null | grep -c 'libvulkan.so.1 ') found)"
+    mkdir -p "$WORK/vulkan"
     if command -v dpkg-deb >/dev/null; then dpkg-deb -x .gpu/libvulkan1.deb "$WORK/vulkan"
-    else mkdir -p "$WORK/vulkan" && (cd "$WORK/vulkan" && ar x "$OLDPWD/.gpu/libvulkan1.deb" && tar xf data.tar.*); fi
+    else # a .deb is an ar archive holding data.tar.xz: unpack it with Python
+      python3 - .gpu/libvulkan1.deb "$WORK/vulkan" <<'PY'
+import io, sys, tarfile
+data = open(sys.argv[1], 'rb').read()
+at = 8
+while at < len(data):
+    name, size = data[at:at + 16].decode().strip(), int(data[at + 48:at + 58])
+    if name.startswith('data.tar'):
+        tarfile.open(fileobj=io.BytesIO(data[at + 60:at + 60 + size])).extractall(sys.argv[2])
+    at += 60 + size + (size & 1)
+PY
+    fi
     export LD_LIBRARY_PATH="$WORK/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   fi
 fi

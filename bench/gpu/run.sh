@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Everything the WebGPU backend measures on a GPU machine, in one call (≤ ~5 min), from the repository root:
+#   bash bench/gpu/run.sh            (OUT=dir for results; default bench/results/tmp/gpu)
+# The GPU machine has no Node and no network: scripts/gpu-carry.sh assembles .gpu/ (node, Dawn's dawn.node,
+# the `webgpu` package's JS, the Vulkan loader .deb), which travels with the working tree. This script
+# unpacks it under $WORK (default /tmp/relpos-gpu) without touching the system — the loader is extracted
+# there and found through LD_LIBRARY_PATH — picks the NVIDIA Vulkan driver, prints what it found, and runs
+# bench/gpu/bench.mjs. Without .gpu/ it uses this machine's node and node_modules/webgpu.
+# Results: $OUT/gpu-bench.json (written after every measurement) and $OUT/run.log (everything printed).
+# GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
+# GPU_BENCH_SMALL=1 runs tiny sizes (a check of this script on SwiftShader:
+#   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json GPU_BENCH_SMALL=1 bash bench/gpu/run.sh).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-bench/results/tmp/gpu}
+WORK=${WORK:-/tmp/relpos-gpu}
+BUDGET_S=${GPU_BENCH_BUDGET_S:-270}
+mkdir -p "$OUT" "$WORK"
+rm -f "$OUT/gpu-bench.json"
+START=$(date +%s)
+exec > >(tee -a "$OUT/run.log") 2>&1
+echo "== relpos WebGPU bench, $(date -u +%FT%TZ), $(uname -srm), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+
+unxz_to() { # unxz_to file.xz dest — xz, else Python's lzma
+  if command -v xz >/dev/null; then xz -dc "$1" > "$2"
+  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
+}
+
+NODE=node
+export RELPOS_WEBGPU=${RELPOS_WEBGPU:-}
+if [ -d .gpu ]; then
+  echo "== unpacking .gpu/ into $WORK"
+  [ -f .gpu/MANIFEST ] && cat .gpu/MANIFEST | head -4
+  unxz_to .gpu/node.xz "$WORK/node" && chmod +x "$WORK/node"
+  mkdir -p "$WORK/webgpu/dist/linux-x64"
+  cp .gpu/webgpu/index.js .gpu/webgpu/package.json "$WORK/webgpu/"
+  unxz_to .gpu/dawn.node.xz "$WORK/webgpu/dist/linux-x64/dawn.node"
+  NODE="$WORK/node"
+  RELPOS_WEBGPU="$WORK/webgpu/index.js"
+  echo "== system: $(ldd --version 2>&1 | head -1)"
+  # dawn.node needs GLIBC 2.34 and GLIBCXX 3.4.30: when node or the binding will not load with the system's
+  # libstdc++, the carried one (Debian 12's) goes first on the library path.
+  dawn_loads() { "$NODE" -e "require('$WORK/webgpu/dist/linux-x64/dawn.node')" 2>"$WORK/dawn-load.err"; }
+  if ! "$NODE" --version >/dev/null 2>&1 || ! dawn_loads; then
+    echo "== node or dawn.node does not load with the system libraries ($(head -c 300 "$WORK/dawn-load.err" 2>/dev/null)); using the carried libstdc++/libgcc_s"
+    mkdir -p "$WORK/lib"
+    for f in .gpu/lib/*.xz; do unxz_to "$f" "$WORK/lib/$(basename "$f" .xz)"; done
+    export LD_LIBRARY_PATH="$WORK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    dawn_loads || echo "== dawn.node still does not load: $(head -c 600 "$WORK/dawn-load.err")"
+  fi
+  if [ -n "${GPU_BENCH_CARRIED_LOADER:-}" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
+    echo "== extracting the carried libvulkan1.deb (system libvulkan.so.1: $(ldconfig -p 2>/dev/null | grep -c 'libvulkan.so.1 ') found)"
+    mkdir -p "$WORK/vulkan"
+    if command -v dpkg-deb >/dev/null; then dpkg-deb -x .gpu/libvulkan1.deb "$WORK/vulkan"
+    else # a .deb is an ar archive holding data.tar.xz: unpack it with Python
+      python3 - .gpu/libvulkan1.deb "$WORK/vulkan" <<'PY'
+import io, sys, tarfile
+data = open(sys.argv[1], 'rb').read()
+at = 8
+while at < len(data):
+    name, size = data[at:at + 16].decode().strip(), int(data[at + 48:at + 58])
+    if name.startswith('data.tar'):
+        tarfile.open(fileobj=io.BytesIO(data[at + 60:at + 60 + size])).extractall(sys.argv[2])
+    at += 60 + size + (size & 1)
+PY
+    fi
+    export LD_LIBRARY_PATH="$WORK/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+fi
+echo "== node: $("$NODE" --version 2>&1)"
+
+# The Vulkan driver: an explicit VK_ICD_FILENAMES / VK_DRIVER_FILES wins; else NVIDIA's ICD where it is.
+if [ -z "${VK_ICD_FILENAMES:-}" ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
+  for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
+    if [ -f "$icd" ]; then
+      echo "== Vulkan ICD: $icd"; cat "$icd"; echo
+      [ "$icd" != /usr/share/vulkan/icd.d/nvidia_icd.json ] && [ "$icd" != /etc/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd"
+      break
+    fi
+  done
+fi
+echo "== VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-} VK_DRIVER_FILES=${VK_DRIVER_FILES:-} LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 | tee "$OUT/nvidia-smi.csv"
+
+echo "== bench/gpu/bench.mjs (budget ${BUDGET_S} s)"
+OUT="$OUT" timeout -k 10 "$BUDGET_S" "$NODE" bench/gpu/bench.mjs
+rc=$?
+if [ $rc -ne 0 ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && ! grep -q '"adapter"' "$OUT/gpu-bench.json" 2>/dev/null; then
+  left=$((BUDGET_S - ($(date +%s) - START)))
+  echo "== no adapter with the default ICD path: retrying with VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json (${left} s left)"
+  VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json VK_ICD_FILENAMES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
+    OUT="$OUT" timeout -k 10 "$((left > 30 ? left : 30))" "$NODE" bench/gpu/bench.mjs
+  rc=$?
+fi
+echo "== exit $rc; results in $OUT"
+exit $rc

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Assembles .gpu/ (git-ignored) for bench/gpu/run.sh on a GPU machine that has no Node and no network:
+#   node.xz            this machine's node binary (xz -c "$(command -v node)")
+#   dawn.node.xz       the npm package webgpu's Dawn binding (node_modules/webgpu/dist/linux-x64/dawn.node)
+#   webgpu/            that package's JS entry (index.js, package.json) — it needs nothing else at run time
+#   libvulkan1.deb     the Vulkan loader Dawn dlopens (Debian's, amd64, `apt-get download`)
+#   lib/*.xz           libstdc++.so.6 and libgcc_s.so.1 of this machine, used only if node will not start
+#   MANIFEST           versions and sha256 of the above
+# About 30 MB; the device tool carries at most 64 MiB. Usage: bash scripts/gpu-carry.sh (then carry .gpu).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkg=node_modules/webgpu
+[ -f "$pkg/dist/linux-x64/dawn.node" ] || { echo "gpu-carry: $pkg/dist/linux-x64/dawn.node is missing: run npm ci first" >&2; exit 1; }
+rm -rf .gpu && mkdir -p .gpu/webgpu .gpu/lib
+node_bin=$(command -v node)
+echo "gpu-carry: node $("$node_bin" --version) from $node_bin"
+xz -T2 -6 -c "$node_bin" > .gpu/node.xz
+xz -T2 -6 -c "$pkg/dist/linux-x64/dawn.node" > .gpu/dawn.node.xz
+cp "$pkg/index.js" "$pkg/package.json" .gpu/webgpu/
+( cd .gpu && apt-get download libvulkan1:amd64 >/dev/null 2>&1 ) || { echo "gpu-carry: apt-get download libvulkan1 failed" >&2; exit 1; }
+mv .gpu/libvulkan1_*.deb .gpu/libvulkan1.deb
+for lib in libstdc++.so.6 libgcc_s.so.1; do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found { print $NF; found = 1 }')
+  if [ -n "$path" ]; then xz -c "$(readlink -f "$path")" > ".gpu/lib/$lib.xz"; fi
+done
+{
+  echo "node $("$node_bin" --version)"
+  echo "webgpu $(node -p "require('./$pkg/package.json').version")"
+  echo "libvulkan1 $(dpkg-deb -f .gpu/libvulkan1.deb Version)"
+  ( cd .gpu && find . -type f ! -name MANIFEST | sort | xargs sha256sum )
+} > .gpu/MANIFEST
+du -sh .gpu
+cat .gpu/MANIFEST

@@ -1,0 +1,470 @@
+// The WebGPU kernels (web/webgpu/) against their CPU twins, on tiny shapes:
+//   - GEMM (both B layouts, every tile variant, vector and scalar paths, bias + each activation) against a
+//     float64 JS product;
+//   - attention against the relpos WASM package's rp.attention for none, RoPE (pre-pass), ALiBi, T5 and
+//     MPNet bucket bias, with a key mask and a sliding window (rp.attention has no window argument: each
+//     query row is checked against a call whose key mask is that row's window), plus a float64 JS
+//     reference that also covers causal, tiled windows and fully masked rows;
+//   - LayerNorm / RMSNorm, activations and GLUs, embedding gather, RoPE tables, t5Buckets / alibiSlopes
+//     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool().
+// Runs on Chromium's SwiftShader Vulkan driver through Dawn (npm `webgpu`) unless VK_ICD_FILENAMES is set
+// (~0.1 GFLOP/s: keep shapes small). No adapter: the suite fails under CI (process.env.CI), else skips.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+
+import { maxError, randomArray, ROOT } from './helpers.mjs';
+
+const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
+if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
+
+const W = await import('../../web/webgpu/index.js');
+const { pool } = await import('../../web/pipelines/feature-extraction.js');
+
+let ctx = null;
+let noGpu = null;
+try {
+  ctx = await W.createContext();
+} catch (e) {
+  noGpu = e;
+}
+if (noGpu && process.env.CI) {
+  test('a WebGPU adapter exists (CI)', () => {
+    throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
+  });
+}
+const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : false;
+
+// The CPU package, for rp.attention and rp.positions (web/dist, built by `npm run build`).
+let rp = null;
+let noRp = null;
+try {
+  const { init } = await import('../../web/index.js');
+  rp = await init();
+} catch (e) {
+  noRp = e;
+}
+if (noRp && process.env.CI) {
+  test('the relpos WASM package loads (CI)', () => {
+    throw new Error(`relpos WASM package (web/dist) did not load: ${noRp.message}`);
+  });
+}
+const skipRp = skip || (noRp ? `relpos WASM package not available (${ROOT}/web/dist): ${noRp.message}` : false);
+
+after(() => {
+  if (ctx) ctx.destroy();
+  ctx = null;
+});
+
+// ---------- helpers ----------
+const up = (a) => ctx.upload(a);
+async function runRead(fn, out, count, Type = Float32Array) {
+  ctx.device.pushErrorScope('validation');
+  await ctx.run(fn);
+  const err = await ctx.device.popErrorScope();
+  if (err) throw new Error(`WebGPU validation error: ${err.message}`);
+  return ctx.read(out, count, Type);
+}
+function maxAbs(a, b) {
+  assert.equal(a.length, b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; ++i) {
+    const e = Math.abs(a[i] - b[i]);
+    if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e;
+  }
+  return worst;
+}
+/** erf in float64 (Taylor series to |x| < 4, where 1 − erf < 2e-8; ~1e-10 accurate). */
+function erf64(x) {
+  const a = Math.abs(x);
+  if (a >= 4) return Math.sign(x);
+  let term = a, sum = a;
+  for (let n = 1; n < 80; ++n) {
+    term *= (-a * a) / n;
+    sum += term / (2 * n + 1);
+  }
+  return Math.sign(x) * (2 / Math.sqrt(Math.PI)) * sum;
+}
+const ACT64 = {
+  none: (x) => x,
+  relu: (x) => (x > 0 ? x : 0),
+  gelu: (x) => 0.5 * x * (1 + erf64(x / Math.SQRT2)),
+  gelu_tanh: (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x))),
+  silu: (x) => x / (1 + Math.exp(-x)),
+};
+
+describe('webgpu device', { skip }, () => {
+  test('reports the adapter, its features and its limits', () => {
+    assert.equal(ctx.info.backend, 'webgpu');
+    assert.equal(typeof ctx.info.vendor, 'string');
+    assert.equal(typeof ctx.info.architecture, 'string');
+    assert.ok(ctx.info.vendor || ctx.info.architecture || ctx.info.description, 'adapter info names something');
+    assert.ok(Array.isArray(ctx.features));
+    assert.equal(ctx.shaderF16, ctx.features.includes('shader-f16'));
+    assert.ok(ctx.limits.maxComputeWorkgroupStorageSize >= 16384);
+    assert.ok(ctx.limits.maxStorageBufferBindingSize >= 128 * 2 ** 20);
+  });
+
+  test('a gpu option that is not a GPU object is a TypeError', async () => {
+    await assert.rejects(W.createContext({ gpu: {} }), /options\.gpu: expected a GPU object/);
+  });
+
+  test('a GPU object without adapters gives an Error that says so', async () => {
+    await assert.rejects(W.createContext({ gpu: { requestAdapter: async () => null } }), /no GPU adapter: options\.gpu\.requestAdapter/);
+  });
+});
+
+describe('webgpu gemm matches a float64 product', { skip }, () => {
+  function reference(A, B, bias, M, N, K, transB, act) {
+    const C = new Float64Array(M * N);
+    for (let i = 0; i < M; ++i)
+      for (let j = 0; j < N; ++j) {
+        let s = bias ? bias[j] : 0;
+        for (let k = 0; k < K; ++k) s += A[i * K + k] * (transB ? B[j * K + k] : B[k * N + j]);
+        C[i * N + j] = ACT64[act](s);
+      }
+    return C;
+  }
+  async function check({ M, N, K, transB, variant, act = 'none', bias = true, seed = 1 }) {
+    const A = randomArray(M * K, seed), B = randomArray(N * K, seed + 1), b = bias ? randomArray(N, seed + 2) : null;
+    const c = ctx.empty(M * N * 4);
+    const got = await runRead((enc) => W.gemm(ctx, enc, { a: up(A), b: up(B), c, bias: b ? up(b) : undefined, M, N, K, transB, variant, activation: act }), c, M * N);
+    const want = reference(A, B, b, M, N, K, transB, act);
+    // f32 sums of K products of |·| ≤ 1: rounding ≤ K·2^−24 per unit of Σ|a·b| ≤ K.
+    const tol = 4e-7 * K + 2e-6;
+    const err = maxAbs(got, want);
+    assert.ok(err <= tol, `M ${M} N ${N} K ${K} transB ${transB} ${variant} ${act}: max |error| ${err} > ${tol}`);
+  }
+
+  // Each (variant, layout, vector/scalar, bias, activation) is one pipeline, and SwiftShader takes seconds
+  // to compile one: every variant runs both layouts on the vector path, full and partial tiles through the
+  // same pipeline; the scalar path and the activations run on 64x64.
+  for (const variant of Object.keys(W.GEMM_VARIANTS)) {
+    const { BM, BN, BK } = W.GEMM_VARIANTS[variant];
+    test(`${variant}: A·Wᵀ and A·B, full and partial tiles`, async (t) => {
+      if (W.gemmSharedBytes(variant) > ctx.limits.maxComputeWorkgroupStorageSize)
+        return t.skip(`needs ${W.gemmSharedBytes(variant)} bytes of workgroup memory, the device has ${ctx.limits.maxComputeWorkgroupStorageSize}`);
+      for (const transB of [true, false]) {
+        await check({ M: BM, N: BN, K: 2 * BK, transB, variant });
+        await check({ M: BM + 3, N: BN + 4, K: BK + 4, transB, variant, seed: 5 });
+        await check({ M: 3, N: 8, K: 4, transB, variant, seed: 7 });
+      }
+    });
+  }
+
+  test('scalar path (K or N not a multiple of 4), with and without bias', async () => {
+    await check({ M: 7, N: 13, K: 11, transB: true, variant: '64x64', seed: 9 });
+    await check({ M: 70, N: 66, K: 18, transB: true, variant: '64x64', seed: 11 });
+    await check({ M: 9, N: 6, K: 5, transB: false, variant: '64x64', seed: 13, bias: false });
+  });
+
+  for (const act of W.ACTIVATIONS.filter((a) => a !== 'none'))
+    test(`bias + ${act} epilogue`, async () => {
+      await check({ M: 40, N: 36, K: 24, transB: true, variant: '64x64', act, seed: 21 });
+    });
+
+  test('bad sizes and buffers are RangeErrors naming them', async () => {
+    const a = ctx.empty(16), enc = ctx.device.createCommandEncoder();
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 0, N: 1, K: 1 }), /gemm: M: expected a positive integer/);
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 4, N: 4, K: 4 }), /gemm: a: expected a GPUBuffer of at least 64 bytes/);
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 1, N: 1, K: 1, variant: '7x7' }), /unknown variant '7x7'/);
+  });
+});
+
+describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
+  test('LayerNorm of x + residual (sum written) and RMSNorm match the float64 formulas', async () => {
+    const rows = 5, dim = 300; // dim > 256 threads: the strided loop and the tree both matter
+    const x = randomArray(rows * dim, 31), r = randomArray(rows * dim, 32), g = randomArray(dim, 33), b = randomArray(dim, 34);
+    for (let i = 0; i < dim; ++i) x[i] += 3; // a row with a large mean
+    const y = ctx.empty(rows * dim * 4), sum = ctx.empty(rows * dim * 4);
+    const eps = 1e-12;
+    const got = await runRead((enc) => W.norm(ctx, enc, { kind: 'layernorm', x: up(x), residual: up(r), sum, y, gamma: up(g), beta: up(b), rows, dim, eps }), y, rows * dim);
+    const gotSum = await ctx.read(sum, rows * dim);
+    const want = new Float64Array(rows * dim), wantRms = new Float64Array(rows * dim);
+    for (let row = 0; row < rows; ++row) {
+      const s = Array.from({ length: dim }, (_, i) => x[row * dim + i] + r[row * dim + i]);
+      const mean = s.reduce((a, v) => a + v, 0) / dim;
+      const variance = s.reduce((a, v) => a + (v - mean) ** 2, 0) / dim;
+      const ms = s.reduce((a, v) => a + v * v, 0) / dim;
+      s.forEach((v, i) => {
+        want[row * dim + i] = ((v - mean) / Math.sqrt(variance + eps)) * g[i] + b[i];
+        wantRms[row * dim + i] = (v / Math.sqrt(ms + 1e-6)) * g[i];
+      });
+    }
+    assert.ok(maxAbs(got, want) < 2e-5, `layernorm error ${maxAbs(got, want)}`);
+    assert.ok(maxAbs(gotSum, Float32Array.from(x, (v, i) => v + r[i])) === 0, 'the residual sum is written exactly');
+    const yr = ctx.empty(rows * dim * 4);
+    const xs = Float32Array.from(x, (v, i) => v + r[i]);
+    const gotRms = await runRead((enc) => W.norm(ctx, enc, { kind: 'rmsnorm', x: up(xs), y: yr, gamma: up(g), rows, dim, eps: 1e-6 }), yr, rows * dim);
+    assert.ok(maxAbs(gotRms, wantRms) < 2e-5, `rmsnorm error ${maxAbs(gotRms, wantRms)}`);
+  });
+
+  test('activations match the float64 functions from −12 to 12, in place and out of place', async () => {
+    const n = 2401;
+    const x = Float32Array.from({ length: n }, (_, i) => -12 + (24 * i) / (n - 1));
+    for (const act of W.ACTIVATIONS) {
+      const buf = up(x);
+      const got = await runRead((enc) => W.activate(ctx, enc, { x: buf, n, activation: act }), buf, n);
+      const want = Float64Array.from(x, ACT64[act]);
+      // A–S erf (1.5e-7) in gelu; otherwise a few ulps of values up to 12.
+      const err = maxError(got, want);
+      assert.ok(err < 1e-6, `${act}: max relative error ${err}`);
+      const y = ctx.empty(n * 4);
+      const got2 = await runRead((enc) => W.activate(ctx, enc, { x: up(x), y, n, activation: act }), y, n);
+      assert.deepEqual(got2, got, `${act}: out of place equals in place`);
+    }
+  });
+
+  test('GeGLU and SwiGLU: pair layout (either half activated) and split layout', async () => {
+    const rows = 3, F = 70;
+    const x = Float32Array.from(randomArray(rows * 2 * F, 41), (v) => 4 * v);
+    for (const [act, half] of [['gelu', 0], ['silu', 1], ['gelu_tanh', 0]]) {
+      const y = ctx.empty(rows * F * 4);
+      const got = await runRead((enc) => W.gated(ctx, enc, { x: up(x), y, rows, width: F, activation: act, actHalf: half }), y, rows * F);
+      const want = new Float64Array(rows * F);
+      for (let r = 0; r < rows; ++r)
+        for (let i = 0; i < F; ++i) {
+          const a = x[r * 2 * F + half * F + i], u = x[r * 2 * F + (1 - half) * F + i];
+          want[r * F + i] = ACT64[act](a) * u;
+        }
+      assert.ok(maxError(got, want) < 2e-6, `${act} half ${half}: ${maxError(got, want)}`);
+    }
+    const gate = randomArray(rows * F, 42), upv = randomArray(rows * F, 43), y = ctx.empty(rows * F * 4);
+    const got = await runRead((enc) => W.gated(ctx, enc, { gate: up(gate), up: up(upv), y, rows, width: F, activation: 'silu' }), y, rows * F);
+    assert.ok(maxError(got, Float64Array.from(gate, (g, i) => ACT64.silu(g) * upv[i])) < 2e-6);
+    const sum = ctx.empty(rows * F * 4);
+    const added = await runRead((enc) => W.add(ctx, enc, { a: up(gate), b: up(upv), y: sum, n: rows * F }), sum, rows * F);
+    assert.deepEqual(added, Float32Array.from(gate, (g, i) => g + upv[i]));
+  });
+
+  test('embedding gather sums word, position and type rows; bad ids are RangeErrors', async () => {
+    const tokens = 9, dim = 20;
+    const words = randomArray(50 * dim, 51), pos = randomArray(16 * dim, 52), types = randomArray(2 * dim, 53);
+    const ids = W.embeddingIds([3, 49, 0, 7, 7, 12, 1, 2, 48], 50);
+    const pids = W.embeddingIds(Array.from({ length: tokens }, (_, t) => t + 2), 16);
+    const tids = W.embeddingIds([0, 0, 0, 0, 1, 1, 1, 1, 1], 2);
+    const out = ctx.empty(tokens * dim * 4);
+    const got = await runRead((enc) => W.embedding(ctx, enc, {
+      out, tokens, dim,
+      tables: [{ table: up(words), ids: up(ids), rows: 50 }, { table: up(pos), ids: up(pids), rows: 16 }, { table: up(types), ids: up(tids), rows: 2 }],
+    }), out, tokens * dim);
+    const want = new Float32Array(tokens * dim);
+    for (let t = 0; t < tokens; ++t)
+      for (let c = 0; c < dim; ++c) want[t * dim + c] = words[ids[t] * dim + c] + pos[pids[t] * dim + c] + types[tids[t] * dim + c];
+    assert.deepEqual(got, want);
+    assert.throws(() => W.embeddingIds([0, 50], 50), /ids\[1\] = 50 is outside the table's 50 rows/);
+    assert.throws(() => W.embeddingIds([-1], 50), RangeError);
+  });
+
+  test("pooling equals the pipelines' pool() (mean over the mask, cls, normalize, an all-masked row)", async () => {
+    const B = 3, L = 5, H = 300;
+    const x = randomArray(B * L * H, 61);
+    const mask = Uint32Array.from([1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0]);
+    for (const pooling of ['mean', 'cls'])
+      for (const normalize of [false, true]) {
+        const out = ctx.empty(B * H * 4);
+        const got = await runRead((enc) => W.pooling(ctx, enc, { x: up(x), mask: up(mask), out, batch: B, seqLen: L, hidden: H, mode: pooling, normalize }), out, B * H);
+        const want = pool({ data: x, dims: [B, L, H] }, { data: Array.from(mask), dims: [B, L] }, { pooling, normalize }).data;
+        assert.ok(maxAbs(got, want) < 1e-6, `${pooling} normalize ${normalize}: ${maxAbs(got, want)}`);
+      }
+  });
+});
+
+// ---------- attention ----------
+/** float64 attention (the contract of cpp/include/relpos/attention.h) with an optional bias(h, i, j). */
+function attention64({ q, k, v, B, H, L, D, mask, window = -1, causal = false, scale, bias }) {
+  const out = new Float64Array(B * H * L * D);
+  for (let b = 0; b < B; ++b)
+    for (let h = 0; h < H; ++h)
+      for (let i = 0; i < L; ++i) {
+        const row = (b * H + h) * L;
+        const s = new Float64Array(L).fill(-Infinity);
+        let mx = -Infinity;
+        for (let j = 0; j < L; ++j) {
+          if ((mask && !mask[b * L + j]) || (window >= 0 && Math.abs(i - j) > window) || (causal && j > i)) continue;
+          let d = 0;
+          for (let c = 0; c < D; ++c) d += q[(row + i) * D + c] * k[(row + j) * D + c];
+          s[j] = d * scale + (bias ? bias(h, i, j) : 0);
+          mx = Math.max(mx, s[j]);
+        }
+        if (mx === -Infinity) continue; // no visible key: 0
+        let sum = 0;
+        const p = s.map((x) => (x === -Infinity ? 0 : Math.exp(x - mx)));
+        p.forEach((x) => (sum += x));
+        for (let c = 0; c < D; ++c) {
+          let acc = 0;
+          for (let j = 0; j < L; ++j) acc += p[j] * v[(row + j) * D + c];
+          out[(row + i) * D + c] = acc / sum;
+        }
+      }
+  return out;
+}
+
+/** rp.attention (WASM) with a sliding window: one call per query row, its window folded into the key mask. */
+function rpAttentionWindowed(opts, window) {
+  const { batch: B, heads: H, seqLen: L, headDim: D } = opts;
+  if (window < 0) return rp.attention(opts).output;
+  const out = new Float32Array(B * H * L * D);
+  for (let i = 0; i < L; ++i) {
+    const mask = new Uint8Array(B * L);
+    for (let b = 0; b < B; ++b)
+      for (let j = 0; j < L; ++j) mask[b * L + j] = (opts.mask ? opts.mask[b * L + j] : 1) && Math.abs(i - j) <= window ? 1 : 0;
+    const o = rp.attention({ ...opts, mask }).output;
+    for (let b = 0; b < B; ++b)
+      for (let h = 0; h < H; ++h) out.set(o.subarray(((b * H + h) * L + i) * D, ((b * H + h) * L + i + 1) * D), ((b * H + h) * L + i) * D);
+  }
+  return out;
+}
+
+describe('webgpu attention', { skip }, () => {
+  const B = 2, H = 3, L = 41, D = 16;
+  const n = B * H * L * D;
+  const q = randomArray(n, 71), k = randomArray(n, 72), v = randomArray(n, 73);
+  const maskU8 = new Uint8Array(B * L).fill(1);
+  for (let j = 33; j < L; ++j) maskU8[L + j] = 0; // padding in the second sequence
+  maskU8[5] = 0;
+  const mask = Uint32Array.from(maskU8);
+  const nb = 16, maxDistance = 24;
+  const table = randomArray(nb * H, 74);
+  const slopes = W.alibiSlopes(H, 'bloom');
+
+  async function gpuAttention({ scheme = { type: 'none' }, window = -1, causal = false, scale = 1 / Math.sqrt(D), rope = null, qIn = q, kIn = k, bq, bkv, withMask = true }) {
+    const qb = up(qIn), kb = up(kIn), vb = up(v), out = ctx.empty(n * 4);
+    return runRead((enc) => {
+      if (rope) {
+        const { cos, sin } = W.ropeTables(L, rope.rotaryDim ?? D, rope.theta ?? 10000);
+        const [cb, sb] = [up(cos), up(sin)];
+        for (const x of [qb, kb]) W.rope(ctx, enc, { x, cos: cb, sin: sb, rows: B * H * L, seqLen: L, headDim: D, rotaryDim: rope.rotaryDim, layout: rope.layout });
+      }
+      W.attention(ctx, enc, { q: qb, k: kb, v: vb, out, batch: B, heads: H, seqLen: L, headDim: D, mask: withMask ? up(mask) : undefined, window, causal, scale, scheme, bq, bkv });
+    }, out, n);
+  }
+
+  const cases = [
+    { name: 'none', rp: { type: 'none' }, gpu: () => ({}) },
+    { name: 'rope half (pre-pass)', rp: { type: 'rope', layout: 'half' }, gpu: () => ({ rope: { layout: 'half' } }) },
+    { name: 'rope interleaved, rotaryDim 8, theta 500', rp: { type: 'rope', layout: 'interleaved', rotaryDim: 8, theta: 500 }, gpu: () => ({ rope: { layout: 'interleaved', rotaryDim: 8, theta: 500 } }) },
+    { name: 'alibi (bloom slopes)', rp: { type: 'alibi', slopes: 'bloom' }, gpu: () => ({ scheme: { type: 'alibi', slopes: up(slopes) } }) },
+    { name: 'alibi (custom slopes, symmetric)', rp: { type: 'alibi', slopes: Float32Array.from([0.5, -0.25, 0.125]), symmetric: true }, gpu: () => ({ scheme: { type: 'alibi', slopes: up(Float32Array.from([0.5, -0.25, 0.125])), symmetric: true } }) },
+    {
+      name: 't5 bucket bias (content scale 1)',
+      rp: { type: 't5', numBuckets: nb, maxDistance, biasTable: table },
+      gpu: () => ({ scale: 1, scheme: { type: 'bucket', buckets: up(W.t5Buckets(L, { numBuckets: nb, maxDistance })), table: up(table) } }),
+    },
+    {
+      // MPNet: T5 buckets with the 1/sqrt(d) content scale; rp's t5 scheme has scale 1, so its q is pre-scaled.
+      name: 'mpnet bucket bias (content scale 1/sqrt(d))',
+      rp: { type: 't5', numBuckets: nb, maxDistance, biasTable: table },
+      rpQ: Float32Array.from(q, (x) => x / Math.sqrt(D)),
+      gpu: () => ({ scheme: { type: 'bucket', buckets: up(W.t5Buckets(L, { numBuckets: nb, maxDistance })), table: up(table) } }),
+    },
+  ];
+
+  for (const c of cases)
+    for (const window of [-1, 4])
+      test(`${c.name}, key mask${window >= 0 ? `, window ${window}` : ''}: equals rp.attention`, { skip: skipRp }, async () => {
+        const got = await gpuAttention({ ...c.gpu(), window });
+        const want = rpAttentionWindowed({ q: c.rpQ ?? q, k, v, batch: B, heads: H, seqLen: L, headDim: D, mask: maskU8, scheme: c.rp }, window);
+        const err = maxError(got, want);
+        assert.ok(err < 2e-6, `max relative error ${err}`);
+      });
+
+  test('t5Buckets and alibiSlopes equal rp.positions (bucket edges at exact powers, bloom/mpt extra heads)', { skip: skipRp }, () => {
+    for (const [len, o] of [[300, { numBuckets: 32, maxDistance: 128 }], [70, { numBuckets: 8, maxDistance: 20, bidirectional: false }], [130, { numBuckets: 64, maxDistance: 256 }]]) {
+      const table2d = rp.positions.t5BucketTable(len, o);
+      const byDistance = W.t5Buckets(len, o);
+      for (let j = 0; j < len; ++j) assert.equal(byDistance[j - 0 + len - 1], table2d[j], `len ${len} d ${j}`);
+      for (let i = 0; i < len; ++i) assert.equal(byDistance[0 - i + len - 1], table2d[i * len], `len ${len} d ${-i}`);
+    }
+    for (const heads of [1, 3, 8, 12, 16, 20])
+      for (const rule of ['bloom', 'mpt']) assert.deepEqual(W.alibiSlopes(heads, rule), rp.positions.alibiSlopes(heads, rule), `${rule} ${heads}`);
+  });
+
+  test('the float64 reference: causal, windows across tiles, tile sizes, no mask', async () => {
+    const bias = (h, i, j) => table[W.t5Buckets(L, { numBuckets: nb, maxDistance })[j - i + L - 1] * H + h];
+    for (const o of [
+      { window: 0 },
+      { window: 9, bq: 16, bkv: 8 },
+      { causal: true, bq: 16, bkv: 4 },
+      { causal: true, window: 3, bq: 32, bkv: 8, scheme: { type: 'bucket', buckets: up(W.t5Buckets(L, { numBuckets: nb, maxDistance })), table: up(table) }, bias },
+      { withMask: false, bq: 16 },
+    ]) {
+      const got = await gpuAttention(o);
+      const want = attention64({ q, k, v, B, H, L, D, mask: o.withMask === false ? null : maskU8, window: o.window ?? -1, causal: !!o.causal, scale: 1 / Math.sqrt(D), bias: o.bias });
+      const err = maxError(got, want);
+      assert.ok(err < 2e-6, `${JSON.stringify({ ...o, scheme: undefined, bias: undefined })}: ${err}`);
+    }
+  });
+
+  test('a fully masked row gives 0; logits of ±1e4 stay finite and match (exp arguments ≤ 0, tiny p flushed)', async () => {
+    const none = new Uint8Array(B * L);
+    none.fill(1, 0, L); // second sequence fully masked
+    const qb = up(Float32Array.from(q, (x) => x * 3e3)), out = ctx.empty(n * 4);
+    const got = await runRead((enc) => W.attention(ctx, enc, { q: qb, k: up(k), v: up(v), out, batch: B, heads: H, seqLen: L, headDim: D, mask: up(Uint32Array.from(none)) }), out, n);
+    assert.ok(got.every(Number.isFinite));
+    assert.ok(got.subarray(H * L * D).every((x) => x === 0), 'masked sequence is all 0');
+    const want = attention64({ q: Float32Array.from(q, (x) => x * 3e3), k, v, B, H, L, D, mask: none, scale: 1 / Math.sqrt(D) });
+    assert.ok(maxError(got, want) < 1e-4, `${maxError(got, want)}`);
+  });
+
+  test('strided layout: q, k, v read in place from a fused QKV [B, L, 3·H·D] buffer, output written as [B, L, H·D]', async () => {
+    const HD = H * D;
+    const x = new Float32Array(B * L * 3 * HD);
+    for (let b = 0; b < B; ++b)
+      for (let h = 0; h < H; ++h)
+        for (let l = 0; l < L; ++l)
+          for (let c = 0; c < D; ++c) {
+            const src = ((b * H + h) * L + l) * D + c, row = (b * L + l) * 3 * HD + h * D + c;
+            x[row] = q[src];
+            x[row + HD] = k[src];
+            x[row + 2 * HD] = v[src];
+          }
+    const xb = up(x), out = ctx.empty(n * 4);
+    const got = await runRead((enc) => W.attention(ctx, enc, {
+      q: xb, k: xb, v: xb, out, batch: B, heads: H, seqLen: L, headDim: D, mask: up(mask), window: 6, bq: 16,
+      strides: { in: { b: L * 3 * HD, h: D, l: 3 * HD, off: { q: 0, k: HD, v: 2 * HD } }, out: { b: L * HD, h: D, l: HD, off: 0 } },
+    }), out, n);
+    const want = attention64({ q, k, v, B, H, L, D, mask: maskU8, window: 6, scale: 1 / Math.sqrt(D) });
+    const wantBLHD = new Float64Array(n);
+    for (let b = 0; b < B; ++b)
+      for (let h = 0; h < H; ++h)
+        for (let l = 0; l < L; ++l)
+          for (let c = 0; c < D; ++c) wantBLHD[((b * L + l) * H + h) * D + c] = want[((b * H + h) * L + l) * D + c];
+    assert.ok(maxError(got, wantBLHD) < 2e-6, `${maxError(got, wantBLHD)}`);
+  });
+
+  test('bad arguments are clear errors', () => {
+    const enc = ctx.device.createCommandEncoder(), x = ctx.empty(16);
+    const base = { q: x, k: x, v: x, out: x, batch: 1, heads: 1, seqLen: 4, headDim: 4 };
+    assert.throws(() => W.attention(ctx, enc, { ...base, headDim: 6 }), /headDim must be a multiple of 4/);
+    assert.throws(() => W.attention(ctx, enc, { ...base, window: -2 }), /window: expected −1/);
+    assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'deberta' } }), /scheme.type 'deberta'/);
+    assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'bucket' } }), /bucket needs scheme.buckets/);
+  });
+
+  test('RoPE pre-pass equals the CPU rotation formula in float64 (both layouts, partial rotaryDim)', async () => {
+    const rows = 2 * 7, seq = 7, dim = 12;
+    const x = randomArray(rows * dim, 81);
+    for (const [layout, rotaryDim] of [['half', 12], ['interleaved', 12], ['half', 8]]) {
+      const { cos, sin } = W.ropeTables(seq, rotaryDim, 10000);
+      const xb = up(x);
+      const got = await runRead((enc) => W.rope(ctx, enc, { x: xb, cos: up(cos), sin: up(sin), rows, seqLen: seq, headDim: dim, rotaryDim, layout }), xb, rows * dim);
+      const want = Float64Array.from(x);
+      const h = rotaryDim / 2;
+      for (let r = 0; r < rows; ++r) {
+        const p = r % seq;
+        for (let i = 0; i < h; ++i) {
+          const w = Math.pow(10000, (-2 * i) / rotaryDim), c = Math.cos(p * w), s = Math.sin(p * w);
+          const [a, b] = layout === 'half' ? [i, i + h] : [2 * i, 2 * i + 1];
+          want[r * dim + a] = x[r * dim + a] * c - x[r * dim + b] * s;
+          want[r * dim + b] = x[r * dim + b] * c + x[r * dim + a] * s;
+        }
+      }
+      assert.ok(maxAbs(got, want) < 1e-6, `${layout} ${rotaryDim}: ${maxAbs(got, want)}`);
+    }
+  });
+});
+
+before(() => {
+  if (ctx) console.log(`# webgpu adapter: ${JSON.stringify(ctx.info)}`);
+});

@@ -1,0 +1,213 @@
+// The GPUDevice that relpos's WebGPU kernels run on.
+//
+//   const ctx = await createContext({ gpu });   // gpu: a GPU object (navigator.gpu or webgpu's create([]))
+//   ctx.info      → { vendor, architecture, device, description, backend: 'webgpu' }
+//   ctx.features  → adapter features granted to the device (e.g. 'shader-f16', 'timestamp-query')
+//   ctx.limits    → the limits the device was created with (the adapter's maxima for the ones below)
+//
+// Where the GPU object comes from, in order: options.gpu; globalThis.navigator.gpu (browsers, or a
+// Node process that installed one); in Node, the npm package `webgpu` (Dawn's Node binding), whose
+// create([]) returns one. Dawn on Linux opens libvulkan.so.1 and whatever Vulkan driver the loader
+// finds (VK_ICD_FILENAMES picks one, e.g. Chromium's SwiftShader for tests on a CPU).
+// No adapter → an Error saying what was tried. A lost device is reported in ctx.lost (a promise).
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+
+/** Limits asked for at the adapter's maximum: big weights, big workgroup tiles. */
+const RAISED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxStorageBuffersPerShaderStage',
+];
+
+const describe = (v) => (v === null ? 'null' : typeof v === 'object' ? (v.constructor?.name ?? 'object') : `${typeof v} ${String(v)}`);
+
+/** Finds a GPU object (see the header); returns { gpu, source } or throws an Error. */
+export async function findGpu(options = {}) {
+  if (options.gpu !== undefined && options.gpu !== null) {
+    if (typeof options.gpu.requestAdapter !== 'function')
+      throw new TypeError(`webgpu: options.gpu: expected a GPU object with requestAdapter() (navigator.gpu, or create([]) of the npm package 'webgpu'), got ${describe(options.gpu)}`);
+    return { gpu: options.gpu, source: 'options.gpu' };
+  }
+  const nav = globalThis.navigator;
+  if (nav && nav.gpu && typeof nav.gpu.requestAdapter === 'function') return { gpu: nav.gpu, source: 'navigator.gpu' };
+  if (!isNode)
+    throw new Error('webgpu: this browser exposes no navigator.gpu (WebGPU needs a secure context — https or localhost — and a browser with WebGPU enabled)');
+  let mod;
+  try {
+    mod = await import('webgpu');
+  } catch (e) {
+    throw new Error(`webgpu: no navigator.gpu in this Node process and the npm package 'webgpu' (Dawn's Node binding) could not be loaded: ${e.message}. Install it (npm install webgpu) or pass { gpu }`);
+  }
+  // The binding's classes (GPUBufferUsage, GPUMapMode, …) are globals in a browser; dispatchers use them.
+  for (const [name, value] of Object.entries(mod.globals)) if (!(name in globalThis)) globalThis[name] = value;
+  return { gpu: mod.create([]), source: "npm package 'webgpu' (Dawn)" };
+}
+
+/**
+ * Requests an adapter and a device. options: { gpu, powerPreference ('high-performance' default),
+ * f16: true to ask for 'shader-f16' when the adapter has it (default true) }.
+ */
+export async function createContext(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`webgpu: options: expected an object, got ${describe(options)}`);
+  const { gpu, source } = await findGpu(options);
+  const powerPreference = options.powerPreference ?? 'high-performance';
+  const adapter = await gpu.requestAdapter({ powerPreference });
+  if (!adapter) {
+    const hint = isNode
+      ? ' (Dawn on Linux needs libvulkan.so.1 — Debian package libvulkan1 — and a Vulkan driver: a GPU driver, or VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json for SwiftShader on the CPU)'
+      : '';
+    throw new Error(`webgpu: no GPU adapter: ${source}.requestAdapter({ powerPreference: '${powerPreference}' }) returned null${hint}`);
+  }
+  const wantF16 = options.f16 ?? true;
+  const requiredFeatures = [];
+  if (wantF16 && adapter.features.has('shader-f16')) requiredFeatures.push('shader-f16');
+  if (adapter.features.has('timestamp-query')) requiredFeatures.push('timestamp-query');
+  const requiredLimits = {};
+  for (const name of RAISED_LIMITS) if (adapter.limits[name] !== undefined) requiredLimits[name] = adapter.limits[name];
+  const device = await adapter.requestDevice({ requiredFeatures, requiredLimits });
+  if (!device) throw new Error('webgpu: adapter.requestDevice() returned null');
+  const ai = adapter.info ?? {};
+  const info = {
+    backend: 'webgpu',
+    source,
+    vendor: ai.vendor ?? '',
+    architecture: ai.architecture ?? '',
+    device: ai.device ?? '',
+    description: ai.description ?? '',
+  };
+  const limits = {};
+  for (const key in device.limits) if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
+  return new GpuContext(gpu, adapter, device, info, [...device.features].sort(), limits);
+}
+
+export class GpuContext {
+  constructor(gpu, adapter, device, info, features, limits) {
+    this.gpu = gpu;
+    this.adapter = adapter;
+    this.device = device;
+    this.info = Object.freeze(info);
+    this.features = Object.freeze(features);
+    this.limits = Object.freeze(limits);
+    this.shaderF16 = features.includes('shader-f16');
+    this.lost = device.lost.then((e) => ({ reason: e.reason, message: e.message }));
+    /** Compiled pipelines by kernel key (see pipeline()). */
+    this.pipelines = new Map();
+  }
+
+  /** A compute pipeline for `code`, compiled once per key. */
+  pipeline(key, makeCode) {
+    let p = this.pipelines.get(key);
+    if (!p) {
+      const code = makeCode();
+      const module = this.device.createShaderModule({ code, label: key });
+      p = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' }, label: key });
+      this.pipelines.set(key, p);
+    }
+    return p;
+  }
+
+  /** Same as pipeline(), but surfaces WGSL compile errors as an Error with the messages. */
+  async pipelineChecked(key, makeCode) {
+    if (this.pipelines.has(key)) return this.pipelines.get(key);
+    const code = makeCode();
+    const module = this.device.createShaderModule({ code, label: key });
+    const ci = await module.getCompilationInfo();
+    const errors = ci.messages.filter((m) => m.type === 'error');
+    if (errors.length) throw new Error(`webgpu: ${key}: WGSL errors:\n${errors.map((m) => `  ${m.lineNum}:${m.linePos} ${m.message}`).join('\n')}`);
+    const p = await this.device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' }, label: key });
+    this.pipelines.set(key, p);
+    return p;
+  }
+
+  /** A storage buffer holding `data` (a typed array; its bytes rounded up to 4). */
+  upload(data, label = '') {
+    const bytes = Math.max(4, (data.byteLength + 3) & ~3);
+    const buffer = this.device.createBuffer({
+      size: bytes,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+      mappedAtCreation: true,
+      label,
+    });
+    new Uint8Array(buffer.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    buffer.unmap();
+    return buffer;
+  }
+
+  /** An uninitialised (zeroed) storage buffer of `bytes` bytes. */
+  empty(bytes, label = '') {
+    return this.device.createBuffer({
+      size: Math.max(4, (bytes + 3) & ~3),
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+      label,
+    });
+  }
+
+  /** A uniform buffer with the given 32-bit words (u32/i32/f32 by the typed array kind of each entry). */
+  uniforms(words) {
+    const size = Math.max(16, (words.length * 4 + 15) & ~15);
+    const buffer = this.device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
+    const range = buffer.getMappedRange();
+    const u = new Uint32Array(range), i = new Int32Array(range), f = new Float32Array(range);
+    words.forEach((w, at) => {
+      if (w.f !== undefined) f[at] = w.f;
+      else if (w.i !== undefined) i[at] = w.i;
+      else u[at] = w;
+    });
+    buffer.unmap();
+    return buffer;
+  }
+
+  /** Copies `count` elements of `Type` (Float32Array by default) from a buffer to the CPU. */
+  async read(buffer, count, Type = Float32Array, byteOffset = 0) {
+    const bytes = count * Type.BYTES_PER_ELEMENT;
+    const staging = this.device.createBuffer({ size: Math.max(4, (bytes + 3) & ~3), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const enc = this.device.createCommandEncoder();
+    enc.copyBufferToBuffer(buffer, byteOffset, staging, 0, Math.max(4, (bytes + 3) & ~3));
+    this.device.queue.submit([enc.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const out = new Type(staging.getMappedRange().slice(0, bytes));
+    staging.unmap();
+    staging.destroy();
+    return out;
+  }
+
+  /** Records fn(encoder) into one command buffer, submits it, and waits until the GPU is done. */
+  async run(fn) {
+    const enc = this.device.createCommandEncoder();
+    const result = fn(enc);
+    this.device.queue.submit([enc.finish()]);
+    await this.device.queue.onSubmittedWorkDone();
+    return result;
+  }
+
+  /** Releases the device (its buffers with it). */
+  destroy() {
+    this.device.destroy();
+  }
+}
+
+/** Records one compute dispatch of `pipeline` over `groups` workgroups with buffers bound 0, 1, …. */
+export function dispatch(ctx, encoder, pipeline, buffers, groups, label = '') {
+  const bindGroup = ctx.device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+  });
+  const pass = encoder.beginComputePass({ label });
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, bindGroup);
+  pass.dispatchWorkgroups(...groups);
+  pass.end();
+}
+
+/** Splits a dispatch of `count` workgroups into (x, y) within maxComputeWorkgroupsPerDimension. */
+export function grid(ctx, count) {
+  const max = ctx.limits.maxComputeWorkgroupsPerDimension ?? 65535;
+  if (count <= max) return [count, 1, 1];
+  const y = Math.ceil(count / max);
+  return [Math.ceil(count / y), y, 1];
+}

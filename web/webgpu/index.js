@@ -1,0 +1,18 @@
+// relpos's WebGPU kernels (issue #27): loaded only when asked for — `await import('relpos/webgpu')` or
+// `await import('./webgpu/index.js')` from the package — never by web/index.js at load.
+//
+//   const gpu = await createContext({ gpu });          // device.js: adapter info, features, limits
+//   const a = gpu.upload(float32Array), c = gpu.empty(bytes);
+//   await gpu.run((enc) => gemm(gpu, enc, { a, b, c, M, N, K, activation: 'gelu' }));
+//   const result = await gpu.read(c, M * N);
+// Each kernel records into a GPUCommandEncoder, so a forward pass is one command buffer; see
+// docs/architecture.md for the executor that will drive them from the C++ model's plan.
+export { createContext, findGpu, GpuContext, dispatch } from './device.js';
+export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, gemmSharedBytes } from './kernels/gemm.js';
+export { norm } from './kernels/norm.js';
+export { activate, gated, add } from './kernels/elementwise.js';
+export { embedding, embeddingIds } from './kernels/embedding.js';
+export { pooling } from './kernels/pooling.js';
+export { rope, ropeTables } from './kernels/rope.js';
+export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
+export { ACTIVATIONS, activationName } from './kernels/activation_wgsl.js';

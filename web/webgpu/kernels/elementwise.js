@@ -1,0 +1,100 @@
+// Element-wise kernels, f32, one invocation per element (256 per workgroup, 2-D grid past 65535 groups).
+//
+//   activate: y[i] = act(x[i])                          (y omitted: in place on x)
+//   gated:    y[r, i] = act(g[r, i]) · u[r, i], i < F    (GeGLU: act = gelu; SwiGLU: act = silu)
+//             pair layout: one buffer x [rows, 2F] holding both halves, `actHalf` (0 or 1) says which half
+//             goes through act (ModernBERT's Wi output: act(first) · second → actHalf 0);
+//             split layout: gate and up buffers, each [rows, F] (T5 v1.1 / LLaMA: act(Wg·x) ⊙ (W1·x)).
+//   add:      y[i] = a[i] + b[i]                        (residual adds)
+// act ∈ none, relu, gelu (erf), gelu_tanh, silu — the formulas of activation_wgsl.js.
+import { dispatch, grid } from '../device.js';
+import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
+
+const THREADS = 256;
+
+function header(n) {
+  return `struct Dims { n: u32, f: u32, half: u32, gx: u32 }
+@group(0) @binding(0) var<uniform> dims: Dims;
+${n}
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.y * dims.gx * ${THREADS}u + gid.x;
+  if (i >= dims.n) { return; }`;
+}
+
+export function elementwiseWgsl({ op, activation, inPlace, layout }) {
+  const act = activation ? activationWgsl(activation, 'f32', 's') : '';
+  if (op === 'activate') {
+    if (inPlace)
+      return header(`@group(0) @binding(1) var<storage, read_write> x: array<f32>;\n${act}`) + '\n  x[i] = act_s(x[i]);\n}';
+    return header(`@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;\n${act}`) + '\n  y[i] = act_s(x[i]);\n}';
+  }
+  if (op === 'gated') {
+    if (layout === 'pair')
+      return header(`@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;\n${act}`) + `
+  let r = i / dims.f;
+  let c = i % dims.f;
+  let base = r * 2u * dims.f + c;
+  let g = x[base + dims.half * dims.f];
+  let u = x[base + (1u - dims.half) * dims.f];
+  y[i] = act_s(g) * u;
+}`;
+    return header(`@group(0) @binding(1) var<storage, read> gate: array<f32>;
+@group(0) @binding(2) var<storage, read> up: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;\n${act}`) + '\n  y[i] = act_s(gate[i]) * up[i];\n}';
+  }
+  if (op === 'add')
+    return header(`@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;`) + '\n  y[i] = a[i] + b[i];\n}';
+  throw new Error(`webgpu: elementwise: unknown op '${op}'`);
+}
+
+function checkAct(activation, where) {
+  if (!ACTIVATIONS.includes(activation)) throw new Error(`webgpu: ${where}: activation '${activation}' (expected ${ACTIVATIONS.join(', ')})`);
+}
+function checkCount(n, where, name = 'n') {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`webgpu: ${where}: ${name}: expected a positive integer, got ${n}`);
+}
+
+function launch(ctx, encoder, key, opts, n, f, half, buffers) {
+  const pipeline = ctx.pipeline(key, () => elementwiseWgsl(opts));
+  const g = grid(ctx, Math.ceil(n / THREADS));
+  dispatch(ctx, encoder, pipeline, [ctx.uniforms([n, f, half, g[0]]), ...buffers], g, key);
+}
+
+/** y = act(x) over n elements; without y, in place on x. args: { x, y?, n, activation }. */
+export function activate(ctx, encoder, { x, y, n, activation }) {
+  checkAct(activation, 'activate');
+  checkCount(n, 'activate');
+  const inPlace = !y;
+  launch(ctx, encoder, `activate:${activation}:${inPlace}`, { op: 'activate', activation, inPlace }, n, 0, 0, inPlace ? [x] : [x, y]);
+}
+
+/**
+ * Gated linear unit. Pair layout: { x, y, rows, width: F, activation, actHalf = 0 }; split layout:
+ * { gate, up, y, rows, width: F, activation }. y is [rows, F].
+ */
+export function gated(ctx, encoder, args) {
+  const { y, rows, width, activation } = args;
+  checkAct(activation, 'gated');
+  checkCount(rows, 'gated', 'rows');
+  checkCount(width, 'gated', 'width');
+  const n = rows * width;
+  if (args.x) {
+    const half = args.actHalf ?? 0;
+    if (half !== 0 && half !== 1) throw new RangeError(`webgpu: gated: actHalf: expected 0 or 1, got ${half}`);
+    launch(ctx, encoder, `gated:pair:${activation}`, { op: 'gated', activation, layout: 'pair' }, n, width, half, [args.x, y]);
+  } else {
+    if (!args.gate || !args.up) throw new Error('webgpu: gated: expected either x ([rows, 2·width]) or gate and up ([rows, width] each)');
+    launch(ctx, encoder, `gated:split:${activation}`, { op: 'gated', activation, layout: 'split' }, n, width, 0, [args.gate, args.up, y]);
+  }
+}
+
+/** y = a + b over n elements. */
+export function add(ctx, encoder, { a, b, y, n }) {
+  checkCount(n, 'add');
+  launch(ctx, encoder, 'add', { op: 'add' }, n, 0, 0, [a, b, y]);
+}

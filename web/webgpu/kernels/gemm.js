@@ -1,0 +1,204 @@
+// GEMM with a fused bias + activation epilogue, register-tiled, fp32.
+//
+//   transB = true  (nn.Linear):  C[M, N] = act(A[M, K] · W[N, K]ᵀ + bias[N])
+//   transB = false (plain):      C[M, N] = act(A[M, K] · B[K, N]  + bias[N])
+// Row-major f32 throughout; bias optional; act ∈ none, relu, gelu (erf), gelu_tanh, silu (activation_wgsl.js).
+// Accumulation is f32, k in ascending order per 4-lane vector.
+//
+// Tiling (variant = `${BM}x${BN}` plus BK): one workgroup of 256 threads computes a BM×BN tile of C; each
+// thread a TM×TN block of it, held in TM·TN/4 vec4 registers (all loops are unrolled by this generator, so
+// nothing spills to indexed private arrays). Thread (tx, ty) owns rows g·(4·BM/TM) + 4·ty + r (TM/4 groups
+// g of 4 rows r) and columns g'·(4·BN/TN) + 4·tx + c: vec4 reads of shared memory, no bank conflicts on B.
+// K advances BK at a time through shared memory, double-buffered: tile t+1's global vec4 loads are issued
+// into registers before tile t is multiplied, then stored into the other buffer — one barrier per tile.
+// Shared layout: As[buf][k][m] and Bs[buf][k][n] as vec4 along m / n (A and W are transposed on the way in).
+//   variant      BM×BN  BK  TM×TN  shared memory
+//   '128x128'    128×128 8  8×8    16 KiB
+//   '128x128k16' 128×128 16 8×8    32 KiB  (needs maxComputeWorkgroupStorageSize ≥ 32768)
+//   '128x64'     128×64  8  8×4    12 KiB
+//   '64x64'      64×64  16  4×4    16 KiB
+// Vector path when K % 4 == 0 and N % 4 == 0 (buffers bound as array<vec4<f32>>), else a scalar path
+// with the same tiling. Global loads are bounds-checked (zero fill) and stores guarded: a few integer ops
+// per tile load, so one pipeline serves every shape (fewer shader compiles).
+import { dispatch } from '../device.js';
+import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
+
+export const GEMM_VARIANTS = Object.freeze({
+  '128x128': { BM: 128, BN: 128, BK: 8, TM: 8, TN: 8 },
+  '128x128k16': { BM: 128, BN: 128, BK: 16, TM: 8, TN: 8 },
+  '128x64': { BM: 128, BN: 64, BK: 8, TM: 8, TN: 4 },
+  '64x64': { BM: 64, BN: 64, BK: 16, TM: 4, TN: 4 },
+});
+
+const THREADS = 256;
+
+export function gemmSharedBytes(variant) {
+  const { BM, BN, BK } = GEMM_VARIANTS[variant];
+  return 2 * (BK * BM + BK * BN) * 4;
+}
+
+/** The variant used when none is named: the largest tile that the shape fills and the device allows. */
+export function defaultGemmVariant(ctx, M, N) {
+  const fits = (v) => gemmSharedBytes(v) <= (ctx.limits.maxComputeWorkgroupStorageSize ?? 16384);
+  if (M >= 512 && N >= 512 && fits('128x128')) return '128x128';
+  if (M >= 256 && fits('128x64')) return '128x64';
+  return '64x64';
+}
+
+/** WGSL source for one (variant, transB, vector, bias, activation) combination. */
+export function gemmWgsl({ variant, transB, vector, bias, activation }) {
+  const cfg = GEMM_VARIANTS[variant];
+  if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
+  const { BM, BN, BK, TM, TN } = cfg;
+  const TX = BN / TN, TY = BM / TM;
+  if (TX * TY !== THREADS) throw new Error(`webgpu: gemm: variant ${variant} does not have ${THREADS} threads`);
+  const GM = TM / 4, GN = TN / 4; // vec4 groups per thread along m and n
+  const SM = BM / GM, SN = BN / GN; // row / column stride between a thread's groups
+  const AS = (BK * BM) / 4, BS = (BK * BN) / 4; // vec4s per shared buffer
+  const T = vector ? 'vec4<f32>' : 'f32';
+  const L = [];
+  L.push(`// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation}`);
+  L.push('struct Dims { M: u32, N: u32, K: u32, pad: u32 }');
+  L.push(`@group(0) @binding(0) var<storage, read> A: array<${T}>;`);
+  L.push(`@group(0) @binding(1) var<storage, read> B: array<${T}>;`);
+  L.push(`@group(0) @binding(2) var<storage, read_write> C: array<${T}>;`);
+  L.push('@group(0) @binding(3) var<uniform> dims: Dims;');
+  if (bias) L.push(`@group(0) @binding(4) var<storage, read> bias: array<${T}>;`);
+  L.push(`var<workgroup> As: array<vec4<f32>, ${2 * AS}>;`);
+  L.push(`var<workgroup> Bs: array<vec4<f32>, ${2 * BS}>;`);
+  L.push(activationWgsl(activation, 'vec4<f32>', 'v'));
+
+  // Global loads into registers: one vec4 per load slot (4 consecutive k for A / W, 4 consecutive n for B).
+  // A slot e covers row e / (BK/4), k-chunk e % (BK/4) of the tile.
+  const slotsA = (BM * BK) / 4, slotsB = (BN * BK) / 4;
+  const nA = Math.ceil(slotsA / THREADS), nB = Math.ceil(slotsB / THREADS);
+  // load4(buf, rowExpr, colExpr, rows, cols, ld): a vec4 at (row, col..col+3) of a row-major [rows, cols] matrix.
+  const load4 = (buf, row, col, rows, cols, ld) => {
+    if (vector) {
+      const idx = `((${row}) * ${ld} + (${col})) / 4u`;
+      return `select(vec4<f32>(0.0), ${buf}[min(${idx}, arrayLength(&${buf}) - 1u)], (${row}) < ${rows} && (${col}) < ${cols})`;
+    }
+    const one = (c) => {
+      const r = `(${row})`, k = `(${col}) + ${c}u`;
+      return `select(0.0, ${buf}[min(${r} * ${ld} + ${k}, arrayLength(&${buf}) - 1u)], ${r} < ${rows} && ${k} < ${cols})`;
+    };
+    return `vec4<f32>(${one(0)}, ${one(1)}, ${one(2)}, ${one(3)})`;
+  };
+  const fetch = [];
+  const store = [];
+  for (let l = 0; l < nA; ++l) {
+    const guard = slotsA % THREADS !== 0 ? `if (tid + ${l * THREADS}u < ${slotsA}u) ` : '';
+    fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; ra${l} = ${load4('A', `m0 + e / ${BK / 4}u`, `k0 + (e % ${BK / 4}u) * 4u`, 'dims.M', 'dims.K', 'dims.K')}; }`);
+    // transposed store: As[buf][k + c][row] (vec4 index (k + c)·BM/4 + row/4, lane row % 4)
+    store.push(`${guard}{ let e = tid + ${l * THREADS}u; let row = e / ${BK / 4}u; let k = (e % ${BK / 4}u) * 4u; let at = nb * ${AS}u + row / 4u; let lane = row % 4u;
+      As[at + (k + 0u) * ${BM / 4}u][lane] = ra${l}.x; As[at + (k + 1u) * ${BM / 4}u][lane] = ra${l}.y;
+      As[at + (k + 2u) * ${BM / 4}u][lane] = ra${l}.z; As[at + (k + 3u) * ${BM / 4}u][lane] = ra${l}.w; }`);
+  }
+  for (let l = 0; l < nB; ++l) {
+    const guard = slotsB % THREADS !== 0 ? `if (tid + ${l * THREADS}u < ${slotsB}u) ` : '';
+    if (transB) {
+      fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; rb${l} = ${load4('B', `n0 + e / ${BK / 4}u`, `k0 + (e % ${BK / 4}u) * 4u`, 'dims.N', 'dims.K', 'dims.K')}; }`);
+      store.push(`${guard}{ let e = tid + ${l * THREADS}u; let row = e / ${BK / 4}u; let k = (e % ${BK / 4}u) * 4u; let at = nb * ${BS}u + row / 4u; let lane = row % 4u;
+      Bs[at + (k + 0u) * ${BN / 4}u][lane] = rb${l}.x; Bs[at + (k + 1u) * ${BN / 4}u][lane] = rb${l}.y;
+      Bs[at + (k + 2u) * ${BN / 4}u][lane] = rb${l}.z; Bs[at + (k + 3u) * ${BN / 4}u][lane] = rb${l}.w; }`);
+    } else {
+      // B [K, N]: slot e covers k-row e / (BN/4), n-chunk e % (BN/4): copied as is.
+      fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; rb${l} = ${load4('B', `k0 + e / ${BN / 4}u`, `n0 + (e % ${BN / 4}u) * 4u`, 'dims.K', 'dims.N', 'dims.N')}; }`);
+      store.push(`${guard}{ let e = tid + ${l * THREADS}u; Bs[nb * ${BS}u + e] = rb${l}; }`);
+    }
+  }
+
+  L.push(`@compute @workgroup_size(${THREADS})
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+  let n0 = wg.x * ${BN}u;
+  let m0 = wg.y * ${BM}u;
+  let tx = tid % ${TX}u;
+  let ty = tid / ${TX}u;`);
+  for (let l = 0; l < nA; ++l) L.push(`  var ra${l} = vec4<f32>(0.0);`);
+  for (let l = 0; l < nB; ++l) L.push(`  var rb${l} = vec4<f32>(0.0);`);
+  for (let g = 0; g < GM; ++g) for (let r = 0; r < 4; ++r) for (let h = 0; h < GN; ++h) L.push(`  var c${g}_${r}_${h} = vec4<f32>(0.0);`);
+  L.push(`  let tiles = (dims.K + ${BK - 1}u) / ${BK}u;
+  var k0 = 0u;
+  var nb = 0u;
+  ${fetch.join('\n  ')}
+  ${store.join('\n  ')}
+  workgroupBarrier();
+  for (var t = 0u; t < tiles; t++) {
+    let cb = t % 2u;
+    nb = 1u - cb;
+    k0 = (t + 1u) * ${BK}u;
+    let more = t + 1u < tiles;
+    if (more) {
+      ${fetch.join('\n      ')}
+    }`);
+  for (let k = 0; k < BK; ++k) {
+    for (let g = 0; g < GM; ++g) L.push(`    let a${k}_${g} = As[cb * ${AS}u + ${k * (BM / 4) + (g * SM) / 4}u + ty];`);
+    for (let h = 0; h < GN; ++h) L.push(`    let b${k}_${h} = Bs[cb * ${BS}u + ${k * (BN / 4) + (h * SN) / 4}u + tx];`);
+    for (let g = 0; g < GM; ++g)
+      for (let r = 0; r < 4; ++r)
+        for (let h = 0; h < GN; ++h) L.push(`    c${g}_${r}_${h} = fma(vec4<f32>(a${k}_${g}[${r}]), b${k}_${h}, c${g}_${r}_${h});`);
+  }
+  L.push(`    if (more) {
+      ${store.join('\n      ')}
+    }
+    workgroupBarrier();
+  }`);
+  // Epilogue: bias, activation, store.
+  for (let g = 0; g < GM; ++g)
+    for (let r = 0; r < 4; ++r) {
+      L.push(`  {
+    let row = m0 + ${g * SM + r}u + ty * 4u;`);
+      for (let h = 0; h < GN; ++h) {
+        const col = `n0 + ${h * SN}u + tx * 4u`;
+        const inside = 'row < dims.M && col < dims.N';
+        L.push(`    {
+      let col = ${col};
+      if (${inside}) {`);
+        if (vector) {
+          L.push(`        var v = c${g}_${r}_${h};`);
+          if (bias) L.push('        v = v + bias[col / 4u];');
+          L.push(`        C[(row * dims.N + col) / 4u] = act_v(v);`);
+        } else {
+          L.push(`        var v = c${g}_${r}_${h};`);
+          if (bias) L.push(`        v = v + vec4<f32>(bias[col], bias[min(col + 1u, dims.N - 1u)], bias[min(col + 2u, dims.N - 1u)], bias[min(col + 3u, dims.N - 1u)]);`);
+          L.push('        v = act_v(v);');
+          for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[row * dims.N + col + ${c}u] = v[${c}]; }`);
+        }
+        L.push('      }\n    }');
+      }
+      L.push('  }');
+    }
+  L.push('}');
+  return L.join('\n');
+}
+
+/**
+ * Records C = act(A·Wᵀ + bias) (transB, default) or act(A·B + bias) into `encoder`.
+ * args: { a, b, c, bias?, M, N, K, transB = true, activation = 'none', variant? } — a, b, c, bias GPUBuffers.
+ */
+export function gemm(ctx, encoder, args) {
+  const { a, b, c, M, N, K } = args;
+  const transB = args.transB ?? true;
+  const activation = args.activation ?? 'none';
+  if (!ACTIVATIONS.includes(activation)) throw new Error(`webgpu: gemm: activation '${activation}' (expected ${ACTIVATIONS.join(', ')})`);
+  for (const [name, v] of [['M', M], ['N', N], ['K', K]])
+    if (!Number.isInteger(v) || v < 1) throw new RangeError(`webgpu: gemm: ${name}: expected a positive integer, got ${v}`);
+  const variant = args.variant ?? defaultGemmVariant(ctx, M, N);
+  const cfg = GEMM_VARIANTS[variant];
+  if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
+  const shared = gemmSharedBytes(variant);
+  const limit = ctx.limits.maxComputeWorkgroupStorageSize ?? 16384;
+  if (shared > limit) throw new RangeError(`webgpu: gemm: variant '${variant}' needs ${shared} bytes of workgroup memory, this device allows ${limit}`);
+  const need = [['a', a, M * K], ['b', b, N * K], ['c', c, M * N]];
+  if (args.bias) need.push(['bias', args.bias, N]);
+  for (const [name, buf, floats] of need)
+    if (!buf || buf.size < floats * 4) throw new RangeError(`webgpu: gemm: ${name}: expected a GPUBuffer of at least ${floats * 4} bytes (${floats} floats), got ${buf ? buf.size + ' bytes' : buf}`);
+  const vector = K % 4 === 0 && N % 4 === 0;
+  const opts = { variant, transB, vector, bias: !!args.bias, activation };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${activation}`;
+  const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
+  const buffers = [a, b, c, ctx.uniforms([M, N, K, 0])];
+  if (args.bias) buffers.push(args.bias);
+  const gx = Math.ceil(N / cfg.BN), gy = Math.ceil(M / cfg.BM);
+  dispatch(ctx, encoder, pipeline, buffers, [gx, gy, 1], key);
+}

@@ -1,0 +1,92 @@
+// LayerNorm and RMSNorm over the rows of [rows, dim], optionally of a residual sum, f32.
+//
+//   s = x + residual (residual optional; `sum` optional: s is also written there, for pre-LN stacks)
+//   layernorm: y = (s − μ) / sqrt(σ² + eps) · γ + β,  μ = mean(s), σ² = mean((s − μ)²) (biased), β optional
+//   rmsnorm:   y = s / sqrt(mean(s²) + eps) · γ                (T5LayerNorm / LlamaRMSNorm: no mean removal)
+// The CPU twin (cpp/src/models/layers/norms.cpp) sums in double; here sums are f32 in a 256-thread tree,
+// two passes for LayerNorm (mean, then the centred squares), so eps = 1e-12 is not lost against σ².
+// One workgroup (256 threads) per row; rows beyond 65535 wrap into workgroup_id.y.
+import { dispatch, grid } from '../device.js';
+
+const THREADS = 256;
+
+export function normWgsl({ kind, residual, sum, beta }) {
+  const L = [];
+  L.push(`// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}`);
+  L.push('struct Dims { rows: u32, dim: u32, eps: f32, gx: u32 }');
+  L.push('@group(0) @binding(0) var<storage, read> x: array<f32>;');
+  L.push('@group(0) @binding(1) var<storage, read_write> y: array<f32>;');
+  L.push('@group(0) @binding(2) var<uniform> dims: Dims;');
+  L.push('@group(0) @binding(3) var<storage, read> gamma: array<f32>;');
+  let b = 4;
+  if (beta) L.push(`@group(0) @binding(${b++}) var<storage, read> beta: array<f32>;`);
+  if (residual) L.push(`@group(0) @binding(${b++}) var<storage, read> res: array<f32>;`);
+  if (sum) L.push(`@group(0) @binding(${b++}) var<storage, read_write> sum: array<f32>;`);
+  L.push(`var<workgroup> part: array<f32, ${THREADS}>;
+fn reduce(tid: u32, v: f32) -> f32 {
+  part[tid] = v;
+  workgroupBarrier();
+  for (var s = ${THREADS / 2}u; s > 0u; s = s / 2u) {
+    if (tid < s) { part[tid] = part[tid] + part[tid + s]; }
+    workgroupBarrier();
+  }
+  let total = part[0];
+  workgroupBarrier();
+  return total;
+}
+fn value(at: u32) -> f32 { return x[at]${residual ? ' + res[at]' : ''}; }
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+  let row = wg.y * dims.gx + wg.x;
+  if (row >= dims.rows) { return; }
+  let base = row * dims.dim;
+  let n = f32(dims.dim);`);
+  if (kind === 'layernorm') {
+    L.push(`  var acc = 0.0;
+  for (var i = tid; i < dims.dim; i += ${THREADS}u) { acc += value(base + i); }
+  let mean = reduce(tid, acc) / n;
+  var sq = 0.0;
+  for (var i = tid; i < dims.dim; i += ${THREADS}u) { let d = value(base + i) - mean; sq += d * d; }
+  let inv = inverseSqrt(reduce(tid, sq) / n + dims.eps);
+  for (var i = tid; i < dims.dim; i += ${THREADS}u) {
+    let s = value(base + i);
+    ${sum ? 'sum[base + i] = s;' : ''}
+    y[base + i] = (s - mean) * inv * gamma[i]${beta ? ' + beta[i]' : ''};
+  }`);
+  } else {
+    L.push(`  var sq = 0.0;
+  for (var i = tid; i < dims.dim; i += ${THREADS}u) { let s = value(base + i); sq += s * s; }
+  let inv = inverseSqrt(reduce(tid, sq) / n + dims.eps);
+  for (var i = tid; i < dims.dim; i += ${THREADS}u) {
+    let s = value(base + i);
+    ${sum ? 'sum[base + i] = s;' : ''}
+    y[base + i] = s * inv * gamma[i];
+  }`);
+  }
+  L.push('}');
+  return L.join('\n');
+}
+
+/**
+ * Records y = norm(x [+ residual]) into `encoder`. args: { kind: 'layernorm' | 'rmsnorm', x, y, gamma,
+ * beta?, residual?, sum?, rows, dim, eps }. The early return of rows ≥ `rows` is uniform per workgroup.
+ */
+export function norm(ctx, encoder, args) {
+  const kind = args.kind ?? 'layernorm';
+  if (kind !== 'layernorm' && kind !== 'rmsnorm') throw new Error(`webgpu: norm: kind '${kind}' (expected 'layernorm' or 'rmsnorm')`);
+  const { x, y, gamma, rows, dim } = args;
+  const eps = args.eps ?? 1e-12;
+  if (!Number.isInteger(rows) || rows < 1 || !Number.isInteger(dim) || dim < 1)
+    throw new RangeError(`webgpu: norm: rows and dim: expected positive integers, got ${rows}, ${dim}`);
+  if (!(eps >= 0)) throw new RangeError(`webgpu: norm: eps: expected a number ≥ 0, got ${eps}`);
+  if (kind === 'rmsnorm' && args.beta) throw new Error('webgpu: norm: rmsnorm has no beta');
+  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta };
+  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}`;
+  const pipeline = ctx.pipeline(key, () => normWgsl(opts));
+  const g = grid(ctx, rows);
+  const buffers = [x, y, ctx.uniforms([rows, dim, { f: eps }, g[0]]), gamma];
+  if (args.beta) buffers.push(args.beta);
+  if (args.residual) buffers.push(args.residual);
+  if (args.sum) buffers.push(args.sum);
+  dispatch(ctx, encoder, pipeline, buffers, g, key);
+}

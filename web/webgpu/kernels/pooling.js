@@ -1,0 +1,61 @@
+// Pooling of last hidden states, f32 — the GPU twin of web/pipelines/feature-extraction.js pool():
+//
+//   mean: out[b, c] = Σ_l mask[b, l]≠0 · x[b, l, c] / n_b,  n_b = #{l : mask[b, l] ≠ 0}  (0 when n_b = 0)
+//   cls:  out[b, c] = x[b, 0, c]
+//   normalize: out[b, ·] /= max(‖out[b, ·]‖₂, 1e-12)
+// x: [batch, seqLen, hidden]; mask: u32 [batch, seqLen]; out: [batch, hidden].
+// One workgroup of 256 threads per batch row; threads stride over hidden; the norm is a tree reduction.
+import { dispatch } from '../device.js';
+
+const THREADS = 256;
+
+export function poolingWgsl({ mode, normalize }) {
+  return `// relpos pooling ${mode} normalize=${normalize}
+struct Dims { batch: u32, seq: u32, hidden: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> dims: Dims;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+${mode === 'mean' ? '@group(0) @binding(3) var<storage, read> mask: array<u32>;' : ''}
+var<workgroup> part: array<f32, ${THREADS}>;
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+  let b = wg.x;
+  var ss = 0.0;
+  ${mode === 'mean' ? `var n = 0u;
+  for (var l = 0u; l < dims.seq; l++) { if (mask[b * dims.seq + l] != 0u) { n += 1u; } }
+  let inv = select(0.0, 1.0 / f32(n), n > 0u);` : ''}
+  for (var c = tid; c < dims.hidden; c += ${THREADS}u) {
+    ${mode === 'mean' ? `var acc = 0.0;
+    for (var l = 0u; l < dims.seq; l++) {
+      if (mask[b * dims.seq + l] != 0u) { acc += x[(b * dims.seq + l) * dims.hidden + c]; }
+    }
+    let v = acc * inv;` : 'let v = x[b * dims.seq * dims.hidden + c];'}
+    out[b * dims.hidden + c] = v;
+    ss += v * v;
+  }
+  ${normalize ? `part[tid] = ss;
+  workgroupBarrier();
+  for (var s = ${THREADS / 2}u; s > 0u; s = s / 2u) {
+    if (tid < s) { part[tid] = part[tid] + part[tid + s]; }
+    workgroupBarrier();
+  }
+  let scale = 1.0 / max(sqrt(part[0]), 1e-12);
+  for (var c = tid; c < dims.hidden; c += ${THREADS}u) { out[b * dims.hidden + c] = out[b * dims.hidden + c] * scale; }` : ''}
+}`;
+}
+
+/** args: { x, out, mask (u32 buffer, for 'mean'), batch, seqLen, hidden, mode: 'mean' | 'cls', normalize = false }. */
+export function pooling(ctx, encoder, args) {
+  const mode = args.mode ?? 'mean';
+  if (mode !== 'mean' && mode !== 'cls') throw new Error(`webgpu: pooling: mode '${mode}' (expected 'mean' or 'cls')`);
+  const normalize = !!args.normalize;
+  const { batch, seqLen, hidden } = args;
+  for (const [n, v] of [['batch', batch], ['seqLen', seqLen], ['hidden', hidden]])
+    if (!Number.isInteger(v) || v < 1) throw new RangeError(`webgpu: pooling: ${n}: expected a positive integer, got ${v}`);
+  if (mode === 'mean' && !args.mask) throw new Error("webgpu: pooling: 'mean' needs mask (u32 [batch, seqLen])");
+  const key = `pooling:${mode}:${normalize}`;
+  const pipeline = ctx.pipeline(key, () => poolingWgsl({ mode, normalize }));
+  const buffers = [ctx.uniforms([batch, seqLen, hidden, 0]), args.x, args.out];
+  if (mode === 'mean') buffers.push(args.mask);
+  dispatch(ctx, encoder, pipeline, buffers, [batch, 1, 1], key);
+}

@@ -1,0 +1,66 @@
+// Rotary position embedding, in place, on x [batch, heads, seqLen, headDim] f32 (a pre-pass on q and k
+// before attention), the twin of cpp/src/kernels/rope_rotate_f32:
+//   half (LLaMA rotate_half):  (x[i], x[i + h])   ← (x[i]·c − x[i + h]·s,  x[i + h]·c + x[i]·s)
+//   interleaved (RoFormer):    (x[2i], x[2i + 1]) ← (x[2i]·c − x[2i + 1]·s, x[2i + 1]·c + x[2i]·s)
+// with c, s = cos, sin(p·ω_i), ω_i = theta^(−2i/rotaryDim), i < h = rotaryDim/2; columns ≥ rotaryDim stay.
+// The cos/sin tables [seqLen, h] come from the CPU in float64 then rounded (ropeTables): a GPU sin() of
+// p·ω up to 8192 rad is not accurate enough. One invocation per (row, i) pair, 256 per workgroup.
+import { dispatch, grid } from '../device.js';
+
+const THREADS = 256;
+
+/** cos and sin tables [seqLen, rotaryDim/2] for positions 0..seqLen−1 (float64 angles, like the CPU's). */
+export function ropeTables(seqLen, rotaryDim, theta = 10000) {
+  if (!Number.isInteger(rotaryDim) || rotaryDim < 2 || rotaryDim % 2)
+    throw new RangeError(`webgpu: rope: rotaryDim: expected a positive even integer, got ${rotaryDim}`);
+  const h = rotaryDim / 2;
+  const cos = new Float32Array(seqLen * h), sin = new Float32Array(seqLen * h);
+  for (let i = 0; i < h; ++i) {
+    const w = Math.pow(theta, (-2 * i) / rotaryDim);
+    for (let p = 0; p < seqLen; ++p) {
+      cos[p * h + i] = Math.cos(p * w);
+      sin[p * h + i] = Math.sin(p * w);
+    }
+  }
+  return { cos, sin };
+}
+
+export function ropeWgsl(layout) {
+  const [a, b] = layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
+  return `// relpos rope ${layout}
+struct Dims { rows: u32, seq: u32, dim: u32, h: u32, gx: u32, p0: u32, p1: u32, p2: u32 }
+@group(0) @binding(0) var<uniform> dims: Dims;
+@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+@group(0) @binding(2) var<storage, read> cosT: array<f32>;
+@group(0) @binding(3) var<storage, read> sinT: array<f32>;
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let g = gid.y * dims.gx * ${THREADS}u + gid.x;
+  if (g >= dims.rows * dims.h) { return; }
+  let row = g / dims.h;
+  let i = g % dims.h;
+  let p = row % dims.seq;
+  let c = cosT[p * dims.h + i];
+  let s = sinT[p * dims.h + i];
+  let base = row * dims.dim;
+  let x0 = x[base + ${a}];
+  let x1 = x[base + ${b}];
+  x[base + ${a}] = x0 * c - x1 * s;
+  x[base + ${b}] = x1 * c + x0 * s;
+}`;
+}
+
+/** args: { x, cos, sin (buffers [seqLen, rotaryDim/2]), rows: batch·heads·seqLen, seqLen, headDim, rotaryDim, layout }. */
+export function rope(ctx, encoder, args) {
+  const layout = args.layout ?? 'half';
+  if (layout !== 'half' && layout !== 'interleaved') throw new Error(`webgpu: rope: layout '${layout}' (expected 'half' or 'interleaved')`);
+  const { rows, seqLen, headDim } = args;
+  const rotaryDim = args.rotaryDim || headDim;
+  if (rotaryDim % 2 || rotaryDim > headDim) throw new RangeError(`webgpu: rope: rotaryDim: expected an even number ≤ headDim ${headDim}, got ${rotaryDim}`);
+  if (rows % seqLen) throw new RangeError(`webgpu: rope: rows ${rows} is not a multiple of seqLen ${seqLen}`);
+  const h = rotaryDim / 2;
+  const key = `rope:${layout}`;
+  const pipeline = ctx.pipeline(key, () => ropeWgsl(layout));
+  const g = grid(ctx, Math.ceil((rows * h) / THREADS));
+  dispatch(ctx, encoder, pipeline, [ctx.uniforms([rows, seqLen, headDim, h, g[0], 0, 0, 0]), args.x, args.cos, args.sin], g, key);
+}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { debertaBucket } from './positions.mjs';
 import { shortMarkdown, shortTargets } from './report_short.mjs';
 import { trainingMarkdown, trainingTargets } from './report_training.mjs';
+import { spansMarkdown, spansTargets } from './spans.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -147,6 +148,7 @@ export function targets(r) {
     s?.first_result_ms != null ? `median ${fmt(s.first_result_ms, 1)} ms wall, best ${fmt(s.first_result_min_ms, 1)} ms, ${fmt(s.first_result_cpu_ms, 1)} ms CPU (init alone ${fmt(s.init_ms, 1)} ms; the module import before init ${fmt(s.import_ms, 1)} ms)` : s?.error ?? '');
   shortTargets(r, add);  // issues #19 / #20 (lib/report_short.mjs)
   trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
+  spansTargets(r, add);  // issue #28 (lib/spans.mjs)
   return t;
 }
 
@@ -308,6 +310,7 @@ function markdown(r) {
     if (tc) L.push(`Thread check (${tc.case}, each contestant alone for ≥ 0.4 s, CPU time per OS thread from /proc/self/task; a thread with ≥ 15 % of the CPU time counts as working): ` +
       ['relpos_1', 'relpos_2', 'ort_1', 'ort_2'].map((k) => tc[k] ? `${k.replace('_', ' ')}t: ${tc[k].working_threads} working (CPU ms ${tc[k].working_thread_cpu_ms.join(' + ')} of ${tc[k].cpu_ms}; ${fmt(tc[k].wall_ms)} ms wall per run)` : `${k}: not read`).join('; ') + '.', '');
   }
+  spansMarkdown(r, L);
   shortMarkdown(r, L);
   trainingMarkdown(r, L);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');

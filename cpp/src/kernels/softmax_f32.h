@@ -4,7 +4,7 @@
 // Cut-off (issue #28): raddstoreexpminusmax writes exactly 0 where x − max < kSoftmaxCutoff (−40),
 // so no probability and no product p·v downstream is ever subnormal. Why −40:
 //   - dropped mass: each dropped term is < e^−40 ≈ 4.2e−18 of the largest (which is 1), so the sum loses
-//     < n·4.2e−18 relative to its value (≥ 1): < 3e−10 even at n = 2^16 keys, far below float epsilon
+//     < n·4.2e−18 relative to its value (≥ 1): < 3e−13 even at n = 2^16 keys, far below float epsilon
 //     (6e−8): the sum, every kept probability and every output are the ones the exact softmax rounds to
 //     (up to the kernels' own ulps); a dropped probability is off by < 4.2e−18 absolute;
 //   - headroom: every kept probability is ≥ e^−40 / n ≥ 6e−23 at n = 2^16, so p·v is normal for any

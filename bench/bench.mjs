@@ -21,13 +21,14 @@ import { fillMask, sortedBatching } from './lib/batching.mjs';
 import { perCallProfile } from './lib/profile.mjs';
 import { families } from './lib/families.mjs';
 import { localVsGlobal } from './lib/window.mjs';
+import { cpuInfo, logitSpans } from './lib/spans.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -38,7 +39,10 @@ const flops = (S) => 4 * S * S * D * H;
 const results = { meta: meta(), targets: [], notes: [] };
 
 function meta() {
-  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  // /proc/cpuinfo's vendor and model: these machines are sometimes Intel, sometimes AMD, and some results
+  // (subnormal floats, issue #28) differ by vendor — a performance claim names the CPU.
+  const info = cpuInfo();
+  const cpu = `${info.model_name} (${info.vendor_id})`;
   let commit = 'unknown';
   let dirty = false;
   try {
@@ -47,6 +51,7 @@ function meta() {
   } catch {}
   return {
     date: new Date().toISOString(),
+    cpu: info,
     machine: `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}`,
     loadavg_at_start: os.loadavg().map((x) => +x.toFixed(2)),
     node: process.version,
@@ -515,6 +520,16 @@ const t0 = performance.now();
 let peakRes = null;
 if (SECTIONS.includes('peak') || SECTIONS.includes('kernels')) peakRes = results.peak = await peak();
 if (SECTIONS.includes('kernels')) results.kernels = await kernels(peakRes);
+if (SECTIONS.includes('spans')) {
+  // issue #28: logits spanning 100+ (ALiBi with large slopes) against plain attention, and real models at 512 tokens
+  try {
+    const mod = await import(process.env.BENCH_WEB_INDEX ? path.resolve(process.env.BENCH_WEB_INDEX) : path.join(ROOT, 'web/index.js'));
+    results.spans = await logitSpans({ rpModule: mod, modelsDir: MODELS, minilm: minilmSource(ROOT), quick: QUICK, log });
+  } catch (e) {
+    results.spans = null;
+    results.notes.push(`spans: ${e.stack ?? e.message}`);
+  }
+}
 if (SECTIONS.includes('experiment')) results.experiment_wasm_exp = await expExperiment();
 let ort = null, rp = null, rpModule = null;
 if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {

@@ -8,6 +8,7 @@ import { flopBound, targets } from './report.mjs';
 import { shortReadme } from './report_short.mjs';
 import { trainingReadme } from './report_training.mjs';
 import { familiesMarkdown } from './report_families.mjs';
+import { spansReadme } from './spans.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '../..');
@@ -88,6 +89,7 @@ export function performanceSection(r, resultsDir) {
       L.push(`Both ORT copies checked on ${tc.case}: numThreads 1 kept ${tc.ort_1.working_threads} OS thread busy, numThreads 2 kept ${tc.ort_2.working_threads} busy (CPU time per thread, \`/proc/self/task\`); wall time numThreads 1 ÷ numThreads 2 ${f(pr.find((x) => x.scheme === 'none' && tc.case.endsWith(`seq ${x.seq}`))?.ort_scaling)}×.`, '');
   }
 
+  spansReadme(r, L);  // wide logit spans, issue #28 (lib/spans.mjs)
   shortReadme(r, L);  // short sequences, separate-process peers, profile, batching, fill-mask (lib/report_short.mjs)
   trainingReadme(r, L);  // lab training throughput (lib/report_training.mjs)
   familiesMarkdown(r, L);  // MPNet, ModernBERT, NomicBERT (lib/report_families.mjs)

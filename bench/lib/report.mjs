@@ -6,6 +6,7 @@ import { shortMarkdown, shortTargets } from './report_short.mjs';
 import { trainingMarkdown, trainingTargets } from './report_training.mjs';
 import { familiesMarkdown, familiesTargets } from './report_families.mjs';
 import { windowMarkdown, windowTargets } from './window.mjs';
+import { spansMarkdown, spansTargets } from './spans.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -151,6 +152,7 @@ export function targets(r) {
   familiesTargets(r, add);  // issue #26 (lib/report_families.mjs)
   trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
   windowTargets(r, add, fmt);  // issue #26 (lib/window.mjs)
+  spansTargets(r, add);  // issue #28 (lib/spans.mjs)
   return t;
 }
 
@@ -312,6 +314,7 @@ function markdown(r) {
     if (tc) L.push(`Thread check (${tc.case}, each contestant alone for ≥ 0.4 s, CPU time per OS thread from /proc/self/task; a thread with ≥ 15 % of the CPU time counts as working): ` +
       ['relpos_1', 'relpos_2', 'ort_1', 'ort_2'].map((k) => tc[k] ? `${k.replace('_', ' ')}t: ${tc[k].working_threads} working (CPU ms ${tc[k].working_thread_cpu_ms.join(' + ')} of ${tc[k].cpu_ms}; ${fmt(tc[k].wall_ms)} ms wall per run)` : `${k}: not read`).join('; ') + '.', '');
   }
+  spansMarkdown(r, L);
   shortMarkdown(r, L);
   trainingMarkdown(r, L);
   familiesMarkdown(r, L);

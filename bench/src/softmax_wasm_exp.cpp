@@ -2,7 +2,9 @@
 // contract — y[i] = exp(x[i] − max), returns Σ y[i]; exp(−inf) = 0; NaN propagates — written with
 // WASM SIMD128 intrinsics, XNNPACK's rr2-p5 scheme (f32-raddstoreexpminusmax/wasmsimd-rr2-p5):
 // 2^n built from the float bits of x·log2e + magic bias (no float→int conversion), Cody–Waite
-// range reduction with ln2 split in two, degree-5 polynomial, flush to 0 below ln(FLT_MIN).
+// range reduction with ln2 split in two, degree-5 polynomial, 0 below the softmax cut-off x − max < −40
+// (kernels/softmax_f32.h since issue #28; the argument is clamped there first and 2^n·(1 + t·p) keeps
+// every intermediate normal, as kernels/exp_f32.h does).
 // Why: xsimd 8.1's exp for sse4_1 calls _mm_cvtps_epi32, which Emscripten cannot map to one WASM
 // instruction (x86 out-of-range semantics) and lowers to a per-lane scalar loop through memory;
 // that loop made this routine ~35 % of plain attention time at seq 512 (node --cpu-prof).
@@ -24,8 +26,10 @@ float raddstoreexpminusmax_f32(std::size_t n, const float* x, float max, float* 
   const v128_t c5 = wasm_f32x4_splat(0x1.0F9F9Cp-7f), c4 = wasm_f32x4_splat(0x1.573A1Ap-5f);
   const v128_t c3 = wasm_f32x4_splat(0x1.555A80p-3f), c2 = wasm_f32x4_splat(0x1.FFFDC6p-2f);
   const v128_t c1 = wasm_f32x4_splat(0x1.FFFFF6p-1f);
-  const v128_t cutoff = wasm_f32x4_splat(-0x1.5D589Ep6f);
-  auto exp4 = [&](v128_t vx) {
+  const v128_t cutoff = wasm_f32x4_splat(-40.0f);  // kSoftmaxCutoff
+  const v128_t one = wasm_f32x4_splat(1.0f);
+  auto exp4 = [&](v128_t x0) {
+    const v128_t vx = wasm_f32x4_pmax(x0, cutoff);  // x0 < cutoff ? cutoff : x0 (NaN stays)
     v128_t vn = wasm_f32x4_add(wasm_f32x4_mul(vx, log2e), magic);
     const v128_t vs = wasm_i32x4_shl(vn, 23);
     vn = wasm_f32x4_sub(vn, magic);
@@ -35,9 +39,8 @@ float raddstoreexpminusmax_f32(std::size_t n, const float* x, float max, float* 
     vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), c3);
     vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), c2);
     vp = wasm_f32x4_add(wasm_f32x4_mul(vp, vt), c1);
-    vt = wasm_f32x4_mul(vt, vs);
-    const v128_t vf = wasm_f32x4_add(wasm_f32x4_mul(vt, vp), vs);
-    return wasm_v128_andnot(vf, wasm_f32x4_lt(vx, cutoff));
+    const v128_t vf = wasm_f32x4_mul(vs, wasm_f32x4_add(wasm_f32x4_mul(vt, vp), one));
+    return wasm_v128_andnot(vf, wasm_f32x4_lt(x0, cutoff));
   };
   v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0;
   std::size_t i = 0;
@@ -58,7 +61,8 @@ float raddstoreexpminusmax_f32(std::size_t n, const float* x, float max, float* 
   float sum = wasm_f32x4_extract_lane(s0, 0) + wasm_f32x4_extract_lane(s0, 1) + wasm_f32x4_extract_lane(s0, 2) +
               wasm_f32x4_extract_lane(s0, 3);
   for (; i < n; ++i) {
-    y[i] = std::exp(x[i] - max);
+    const float d = x[i] - max;
+    y[i] = d < -40.0f ? 0.0f : std::exp(d);
     sum += y[i];
   }
   return sum;

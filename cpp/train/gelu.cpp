@@ -12,7 +12,8 @@ namespace relpos::train {
 namespace {
 using relpos::simd::vf;
 
-// erf(|u|/√2) by A–S 7.1.26 and e = exp(−u²/2) (shared by Φ and φ).
+// erf(|u|/√2) by A–S 7.1.26 and e = exp(−u²/2) (shared by Φ and φ). No subnormal value for u = 0 or
+// |u| ≥ 1e−19: e is ≥ e^−87 or 0 (exp_f32.h), u·φ(u) ≥ e^−87 where e > 0.
 inline void erf_abs_and_gauss(const vf& u, vf& erf_abs, vf& e) {
   using namespace relpos::simd;
   const vf z = xsimd::abs(u) * splat(0.70710678118654752f);
@@ -24,7 +25,9 @@ inline void erf_abs_and_gauss(const vf& u, vf& erf_abs, vf& e) {
   p = fma(p, t, splat(0.254829592f));
   p = p * t;
   e = relpos::kernels::exp_nonpositive(-(z * z));
-  erf_abs = one - p * e;
+  // p·e < 2^−25 from z ≈ 3.9 on (1 − p·e rounds to 1), and is subnormal for z ∈ [9.2, 9.35]: drop p
+  // beyond z = 6 (same bits, no subnormal product; issue #28).
+  erf_abs = one - xsimd::select(z > splat(6.0f), splat(0.0f), p) * e;
 }
 
 inline vf gelu_v(const vf& u) {

@@ -10,6 +10,9 @@
 // Absolute error against float64 ≤ 4e-7·max(1, |x|) (tests/cpp/activations_match_float64_test.cpp);
 // ±inf and NaN behave as the float64 formulas (gelu(−inf) is NaN there too). The scalar build uses
 // std::erf / std::tanh / std::exp directly.
+// No subnormals (issue #28): for x = 0 or |x| ≥ 1e−19 (smaller ones square to subnormals inside the
+// erf / tanh arguments) no result and no intermediate is subnormal: exp's cut-off, erf's z clamped to
+// 6, σ(s) = e/(1 + e) with e ≥ e^−87 or 0, and |x|·σ(s) ≥ e^−87 wherever e > 0.
 #pragma once
 
 #include <cstddef>

@@ -22,13 +22,14 @@ import { perCallProfile } from './lib/profile.mjs';
 import { families } from './lib/families.mjs';
 import { localVsGlobal } from './lib/window.mjs';
 import { cpuInfo, logitSpans } from './lib/spans.mjs';
+import { webgpuResults } from './lib/webgpu.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -626,6 +627,8 @@ if (SECTIONS.includes('window')) {  // issue #26: local (window 64) vs global at
     results.window_attention = { unavailable: e.stack ?? e.message };
   }
 }
+// ---------- issue #27: the WebGPU kernels as measured on a GPU machine (committed bench/results/gpu/; lib/webgpu.mjs) ----------
+if (SECTIONS.includes('webgpu')) results.webgpu = webgpuResults(path.join(HERE, 'results'));
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
 results.meta.duration_s = +((performance.now() - t0) / 1000).toFixed(1);
 const OUT = process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(HERE, 'results');

@@ -10,6 +10,7 @@
 #      families: MPNet / ModernBERT / NomicBERT layers at 128–8192 tokens and one 8192-token ModernBERT-base document (bench/lib/families.mjs),
 #      spans: rp.attention at seq 512 with ALiBi slopes whose bias spans 2, 255 and 102 against plain attention, and real models
 #      at 512 tokens (issue #28, subnormal floats: Intel CPUs slow down, AMD CPUs do not; the rows name the CPU, /proc/cpuinfo),
+#      webgpu: the WebGPU kernels as a GPU machine measured them (bench/gpu/run.sh, committed under bench/results/gpu/; nothing re-measured here),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh),
 #      BENCH_WEB_INDEX=path/to/web/index.js (bench another copy of the package, e.g. an older build, for a before/after run).
 set -euo pipefail

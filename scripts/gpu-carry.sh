@@ -19,6 +19,11 @@ xz -T2 -6 -c "$pkg/dist/linux-x64/dawn.node" > .gpu/dawn.node.xz
 cp "$pkg/index.js" "$pkg/package.json" .gpu/webgpu/
 ( cd .gpu && apt-get download libvulkan1:amd64 >/dev/null 2>&1 ) || { echo "gpu-carry: apt-get download libvulkan1 failed" >&2; exit 1; }
 mv .gpu/libvulkan1_*.deb .gpu/libvulkan1.deb
+# GLVND: the NVIDIA Vulkan ICD is libGLX_nvidia.so.0, which needs libGLdispatch/libGLX; GPU machines without them
+# answered "Could not get 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'" (checked on an H200, 2026-11-26).
+mkdir -p .gpu/gl
+( cd .gpu/gl && apt-get download libglvnd0:amd64 libglx0:amd64 libgl1:amd64 libegl1:amd64 libopengl0:amd64 libgles2:amd64 >/dev/null 2>&1 ) \
+  || { echo "gpu-carry: apt-get download of the GLVND libraries failed" >&2; exit 1; }
 for lib in libstdc++.so.6 libgcc_s.so.1; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found { print $NF; found = 1 }')
   if [ -n "$path" ]; then xz -c "$(readlink -f "$path")" > ".gpu/lib/$lib.xz"; fi

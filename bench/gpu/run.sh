@@ -5,7 +5,9 @@
 # the `webgpu` package's JS, the Vulkan loader .deb), which travels with the working tree. This script
 # unpacks it under $WORK (default /tmp/relpos-gpu) without touching the system — the loader is extracted
 # there and found through LD_LIBRARY_PATH — picks the NVIDIA Vulkan driver, prints what it found, and runs
-# bench/gpu/bench.mjs. Without .gpu/ it uses this machine's node and node_modules/webgpu.
+# bench/gpu/bench.mjs, then (when web/dist is there) bench/gpu/wasm_peer.mjs: the WASM package on the same CPU.
+# Without .gpu/ it uses this machine's node and node_modules/webgpu. The device run of 2026-11-26 (H200):
+#   run(command='bash bench/gpu/run.sh', carry=['.gpu', 'web/dist'], timeout_s=420); results in bench/results/gpu/.
 # Results: $OUT/gpu-bench.json (written after every measurement) and $OUT/run.log (everything printed).
 # GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
 # GPU_BENCH_SMALL=1 runs tiny sizes (a check of this script on SwiftShader:
@@ -47,6 +49,13 @@ if [ -d .gpu ]; then
     for f in .gpu/lib/*.xz; do unxz_to "$f" "$WORK/lib/$(basename "$f" .xz)"; done
     export LD_LIBRARY_PATH="$WORK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     dawn_loads || echo "== dawn.node still does not load: $(head -c 600 "$WORK/dawn-load.err")"
+  fi
+  # The NVIDIA ICD (libGLX_nvidia.so.0) needs GLVND's libGLdispatch: unpack the carried .debs into / when the
+  # machine lacks it (GPU machines here are handed out bare and given back after the run).
+  if [ -d .gpu/gl ] && ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 ' && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null; then
+    echo "== no libGLdispatch.so.0: unpacking the carried GLVND .debs into /"
+    for f in .gpu/gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
   fi
   if [ -n "${GPU_BENCH_CARRIED_LOADER:-}" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
     echo "== extracting the carried libvulkan1.deb (system libvulkan.so.1: $(ldconfig -p 2>/dev/null | grep -c 'libvulkan.so.1 ') found)"
@@ -91,6 +100,13 @@ if [ $rc -ne 0 ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/shar
   VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json VK_ICD_FILENAMES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json \
     OUT="$OUT" timeout -k 10 "$((left > 30 ? left : 30))" "$NODE" bench/gpu/bench.mjs
   rc=$?
+fi
+# relpos's WebAssembly package on this machine's CPU, the same layer shapes (bench/gpu/wasm_peer.mjs): needs the
+# package's web/dist, carried with the tree (run's carry: web/dist).
+if [ -f web/dist/relpos-simd.wasm ]; then
+  echo "== bench/gpu/wasm_peer.mjs (relpos WASM on this CPU: 1, 2 and all threads)"
+  timeout -k 10 240 "$NODE" --no-experimental-fetch bench/gpu/wasm_peer.mjs > "$OUT/wasm-peer.json" 2> "$OUT/wasm-peer.log"
+  echo "== wasm peer exit $?"; cat "$OUT/wasm-peer.log"
 fi
 echo "== exit $rc; results in $OUT"
 exit $rc

@@ -8,6 +8,7 @@ import { flopBound, targets } from './report.mjs';
 import { shortReadme } from './report_short.mjs';
 import { trainingReadme } from './report_training.mjs';
 import { familiesMarkdown } from './report_families.mjs';
+import { webgpuMarkdown } from './webgpu.mjs';
 import { spansReadme } from './spans.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -93,6 +94,7 @@ export function performanceSection(r, resultsDir) {
   shortReadme(r, L);  // short sequences, separate-process peers, profile, batching, fill-mask (lib/report_short.mjs)
   trainingReadme(r, L);  // lab training throughput (lib/report_training.mjs)
   familiesMarkdown(r, L);  // MPNet, ModernBERT, NomicBERT (lib/report_families.mjs)
+  webgpuMarkdown(r, L);  // WebGPU kernels on a GPU machine (lib/webgpu.mjs)
 
   const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
   const eq = (r.end_to_end || []).filter((x) => x.relpos_q8_ms != null);

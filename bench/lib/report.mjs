@@ -7,6 +7,7 @@ import { trainingMarkdown, trainingTargets } from './report_training.mjs';
 import { familiesMarkdown, familiesTargets } from './report_families.mjs';
 import { windowMarkdown, windowTargets } from './window.mjs';
 import { spansMarkdown, spansTargets } from './spans.mjs';
+import { webgpuMarkdown, webgpuTargets } from './webgpu.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -153,6 +154,7 @@ export function targets(r) {
   trainingTargets(r, add);  // issue #18 (lib/report_training.mjs)
   windowTargets(r, add, fmt);  // issue #26 (lib/window.mjs)
   spansTargets(r, add);  // issue #28 (lib/spans.mjs)
+  webgpuTargets(r, add);  // issue #27 (lib/webgpu.mjs)
   return t;
 }
 
@@ -319,6 +321,7 @@ function markdown(r) {
   trainingMarkdown(r, L);
   familiesMarkdown(r, L);
   windowMarkdown(r, L, fmt);
+  webgpuMarkdown(r, L);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

@@ -13,6 +13,7 @@ import { init, pipeline } from '../web/index.js';
 import { randomArray, ROOT } from '../tests/js/helpers.mjs';
 import { haveFixtures, joinSafetensors, loadCase, splitSafetensors } from '../tests/js/safetensors.mjs';
 import { bytesField, field, goodPieces, proto, str } from '../tests/js/spm-proto.mjs';
+import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
 
 const rp = await init({ simd: true });
 const n = 40;
@@ -155,6 +156,7 @@ const cases = [
   ['model file', "variant 'fp16' of a folder without model.fp16.safetensors", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 'fp16' }), V, variantMissing],
   ...taskRows(),
   ...sentenceTransformersRows(),
+  ...(await familyRows()),
 ];
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
@@ -264,6 +266,69 @@ function sentenceTransformersRows() {
     ['feature-extraction', '1_Pooling/config.json: max pooling (not implemented), no pooling option', embed({ '1_Pooling/config.json': { pooling_mode: 'max' } }, ['a text'], {}), T,
      'a recipe relpos does not run (max pooling, modes concatenated, a Dense module, no Pooling) needs the caller’s pooling: an Error naming it otherwise'],
   ];
+}
+
+// MPNet / ModernBERT / NomicBERT rows (#26, tests/js/families-errors.test.mjs): the fixture folders of
+// ../shared/fixtures/hf-families with config.json fields changed or removed, a tensor removed, no tokenizer.
+// The MPNet rows that build the model come last and only once the model is in the build.
+async function familyRows() {
+  if (!haveFamilies) {
+    console.error('robustness-table: the hf-families fixtures are needed for the MPNet / ModernBERT / NomicBERT rows');
+    process.exit(1);
+  }
+  const T = 'families-errors.test.mjs';
+  const nomicSettings = 'nomic_bert: rotary_scaling_factor, prenorm true and a rotary_emb_fraction giving an odd rotary dim are Errors naming the field and why; the model loads afterwards';
+  const missingTensor = 'a tensor the family needs, missing from model.safetensors, is an Error naming the tensor; the model loads afterwards';
+  const missingField = 'config.json without a field the family needs: the family default applies, and the weights that disagree with it are named with both shapes';
+  const heads = 'a hidden size that is not a multiple of the attention heads is a RangeError naming both, for every family';
+  const noTokenizer = 'forward({ text }) and encode() without tokenizer.json are Errors saying to pass inputIds, for every family; forward with ids works afterwards';
+  const fload = (name, options) => () => rp.loadModel(familyFiles(name, options));
+  const fwdText = (name) => async () => {
+    const m = await rp.loadModel(familyFiles(name));
+    try {
+      return m.forward({ text: 'hello world' });
+    } finally {
+      m.dispose();
+    }
+  };
+  const rows = [
+    ['family config', 'nomic_bert: rotary_scaling_factor 2', fload('nomic-bert-a', { config: { rotary_scaling_factor: 2 } }), T, nomicSettings],
+    ['family config', 'nomic_bert: prenorm true', fload('nomic-bert-a', { config: { prenorm: true } }), T, nomicSettings],
+    ['family config', 'nomic_bert: rotary_emb_fraction 0.375 (a rotary dim of 3 in a head of 8)', fload('nomic-bert-a', { config: { rotary_emb_fraction: 0.375 } }), T, nomicSettings],
+    ['family config', 'modernbert: local_attention −2', fload('modernbert-a', { config: { local_attention: -2 } }), T,
+     'modernbert: a negative local_attention is a RangeError naming the field; the model loads afterwards'],
+    ['family config', 'modernbert: 32 heads in hidden_size 32 (an odd RoPE head size)', fload('modernbert-b', { config: { num_attention_heads: 32 } }), T, heads],
+    ['family config', 'modernbert: hidden_size 32, num_attention_heads 3', fload('modernbert-a', { config: { num_attention_heads: 3 } }), T, heads],
+    ['family config', 'nomic_bert: n_embd 32, n_head 5', fload('nomic-bert-a', { config: { n_head: 5 } }), T, heads],
+    ['family config', 'mpnet: hidden_size 32, num_attention_heads 3', fload('mpnet-a', { config: { num_attention_heads: 3 } }), T, heads],
+    ['family config', 'nomic_bert: config.json without n_embd (GPT-2’s 768 applies)', fload('nomic-bert-a', { config: { n_embd: undefined } }), T, missingField],
+    ['family config', 'modernbert: config.json without intermediate_size (1152 applies)', fload('modernbert-a', { config: { intermediate_size: undefined } }), T, missingField],
+    ['model file', 'modernbert: layers.1.attn_norm.weight missing', fload('modernbert-a', { drop: ['layers.1.attn_norm.weight'] }), T, missingTensor],
+    ['model file', 'nomic_bert: encoder.layers.0.mlp.fc12.weight missing', fload('nomic-bert-a', { drop: ['encoder.layers.0.mlp.fc12.weight'] }), T, missingTensor],
+    ['model input', 'modernbert: forward({ text }) without tokenizer.json', fwdText('modernbert-a'), T, noTokenizer],
+    ['model input', 'nomic_bert: forward({ text }) without tokenizer.json', fwdText('nomic-bert-a'), T, noTokenizer],
+    ['feature-extraction', "nomic_bert: promptName 'query' (nomic-embed's prompts are search_query, …)", async () => {
+      const m = await rp.loadModel(nomicSentenceTransformersFiles());
+      try {
+        return await pipeline('feature-extraction', m)(['a text'], { promptName: 'query' });
+      } finally {
+        m.dispose();
+      }
+    }, T, "feature-extraction: a promptName unknown to the model (nomic-embed's prompts) is an Error listing the model's prompts; a known one works afterwards"],
+  ];
+  try {
+    (await rp.loadModel(familyFiles('mpnet-a'))).dispose();
+  } catch (e) {
+    if (!/not implemented yet/.test(e.message)) throw e;
+    console.error('robustness-table: the MPNet model is not in this build yet: its relative_attention_num_buckets and tokenizer rows are left out');
+    return rows;
+  }
+  rows.push(
+    ['family config', 'mpnet: relative_attention_num_buckets 16', fload('mpnet-a', { config: { relative_attention_num_buckets: 16 } }), T,
+     'mpnet: relative_attention_num_buckets below 32 is an Error naming the field and the 32 buckets MPNet always uses; the model loads afterwards'],
+    ['model input', 'mpnet: forward({ text }) without tokenizer.json', fwdText('mpnet-a'), T, noTokenizer],
+  );
+  return rows;
 }
 
 // PyTorch checkpoint rows: the hostile files of scripts/make-checkpoint-variants.py.

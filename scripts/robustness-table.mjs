@@ -280,7 +280,7 @@ async function familyRows() {
   const nomicSettings = 'nomic_bert: rotary_scaling_factor, prenorm true and a rotary_emb_fraction giving an odd rotary dim are Errors naming the field and why; the model loads afterwards';
   const missingTensor = 'a tensor the family needs, missing from model.safetensors, is an Error naming the tensor; the model loads afterwards';
   const missingField = 'config.json without a field the family needs: the family default applies, and the weights that disagree with it are named with both shapes';
-  const heads = 'a hidden size that is not a multiple of the attention heads is a RangeError naming both, for every family';
+  const heads = 'a hidden size that is not a multiple of the attention heads is a RangeError naming both, for every family; a ModernBERT head size RoPE cannot rotate (odd) is an Error';
   const noTokenizer = 'forward({ text }) and encode() without tokenizer.json are Errors saying to pass inputIds, for every family; forward with ids works afterwards';
   const fload = (name, options) => () => rp.loadModel(familyFiles(name, options));
   const fwdText = (name) => async () => {

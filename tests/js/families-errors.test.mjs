@@ -123,7 +123,7 @@ test('config.json without a field the family needs: the family default applies, 
   ]);
 });
 
-test('a hidden size that is not a multiple of the attention heads is a RangeError naming both, for every family', { skip }, async (t) => {
+test('a hidden size that is not a multiple of the attention heads is a RangeError naming both, for every family; a ModernBERT head size RoPE cannot rotate (odd) is an Error', { skip }, async (t) => {
   const rows = [
     ['modernbert num_attention_heads 3', 'modernbert-a', { config: { num_attention_heads: 3 } }, { name: 'RangeError', message: /^config\.json: hidden size 32 is not a multiple of the 3 attention heads$/ }],
     ['nomic_bert n_head 5', 'nomic-bert-a', { config: { n_head: 5 } }, { name: 'RangeError', message: /^config\.json: hidden size 32 is not a multiple of the 5 attention heads$/ }],

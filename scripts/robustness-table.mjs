@@ -156,7 +156,7 @@ const cases = [
   ['model file', "variant 'fp16' of a folder without model.fp16.safetensors", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 'fp16' }), V, variantMissing],
   ...taskRows(),
   ...sentenceTransformersRows(),
-  ...(await familyRows()),
+  ...familyRows(),
 ];
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
@@ -270,8 +270,8 @@ function sentenceTransformersRows() {
 
 // MPNet / ModernBERT / NomicBERT rows (#26, tests/js/families-errors.test.mjs): the fixture folders of
 // ../shared/fixtures/hf-families with config.json fields changed or removed, a tensor removed, no tokenizer.
-// The MPNet rows that build the model come last and only once the model is in the build.
-async function familyRows() {
+// (The MPNet rows that build the model come last: they were added once the MPNet model was merged.)
+function familyRows() {
   if (!haveFamilies) {
     console.error('robustness-table: the hf-families fixtures are needed for the MPNet / ModernBERT / NomicBERT rows');
     process.exit(1);
@@ -291,7 +291,7 @@ async function familyRows() {
       m.dispose();
     }
   };
-  const rows = [
+  return [
     ['family config', 'nomic_bert: rotary_scaling_factor 2', fload('nomic-bert-a', { config: { rotary_scaling_factor: 2 } }), T, nomicSettings],
     ['family config', 'nomic_bert: prenorm true', fload('nomic-bert-a', { config: { prenorm: true } }), T, nomicSettings],
     ['family config', 'nomic_bert: rotary_emb_fraction 0.375 (a rotary dim of 3 in a head of 8)', fload('nomic-bert-a', { config: { rotary_emb_fraction: 0.375 } }), T, nomicSettings],
@@ -315,20 +315,10 @@ async function familyRows() {
         m.dispose();
       }
     }, T, "feature-extraction: a promptName unknown to the model (nomic-embed's prompts) is an Error listing the model's prompts; a known one works afterwards"],
-  ];
-  try {
-    (await rp.loadModel(familyFiles('mpnet-a'))).dispose();
-  } catch (e) {
-    if (!/not implemented yet/.test(e.message)) throw e;
-    console.error('robustness-table: the MPNet model is not in this build yet: its relative_attention_num_buckets and tokenizer rows are left out');
-    return rows;
-  }
-  rows.push(
     ['family config', 'mpnet: relative_attention_num_buckets 16', fload('mpnet-a', { config: { relative_attention_num_buckets: 16 } }), T,
      'mpnet: relative_attention_num_buckets below 32 is an Error naming the field and the 32 buckets MPNet always uses; the model loads afterwards'],
     ['model input', 'mpnet: forward({ text }) without tokenizer.json', fwdText('mpnet-a'), T, noTokenizer],
-  );
-  return rows;
+  ];
 }
 
 // PyTorch checkpoint rows: the hostile files of scripts/make-checkpoint-variants.py.

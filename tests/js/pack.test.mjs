@@ -50,6 +50,7 @@ const EXPECTED_FILES = [
   'web/pipelines/zero-shot-classification.js',
   'web/positions.js',
   'web/schemes.js',
+  'web/sentence-transformers.js',
   'web/sentencepiece.js',
   'web/sources.js',
   'web/threads.js',

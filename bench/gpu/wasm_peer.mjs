@@ -7,6 +7,8 @@
 // as the GPU rows time the layer alone. Threads: 1, 2 and the machine's core count (SIMD build; threads build).
 // Prints one JSON object. Run with the carried node: node --no-experimental-fetch bench/gpu/wasm_peer.mjs
 import os from 'node:os';
+import { rng } from '../lib/util.mjs';
+import { safetensors } from '../lib/family_models.mjs';
 
 const rpModule = await import('../../web/index.js');
 const SHAPES = [
@@ -15,15 +17,6 @@ const SHAPES = [
 ];
 const reps = Number(process.env.REPS ?? 3);
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function checkpoint({ hidden: H, heads, ffn: I }, layers) {
   const V = 1024, P = 512, r = rng(7);
   const t = {};
@@ -53,23 +46,7 @@ function checkpoint({ hidden: H, heads, ffn: I }, layers) {
     add(p + 'output.LayerNorm.weight', [H], 1);
     add(p + 'output.LayerNorm.bias', [H], 0);
   }
-  const header = {};
-  let off = 0;
-  for (const [k, v] of Object.entries(t)) {
-    header[k] = { dtype: 'F32', shape: v.shape, data_offsets: [off, off + v.data.byteLength] };
-    off += v.data.byteLength;
-  }
-  let text = JSON.stringify(header);
-  while (text.length % 8) text += ' ';
-  const h = new TextEncoder().encode(text);
-  const bytes = new Uint8Array(8 + h.length + off);
-  new DataView(bytes.buffer).setBigUint64(0, BigInt(h.length), true);
-  bytes.set(h, 8);
-  let at = 8 + h.length;
-  for (const v of Object.values(t)) {
-    bytes.set(new Uint8Array(v.data.buffer), at);
-    at += v.data.byteLength;
-  }
+  const bytes = safetensors(t);
   const config = { model_type: 'bert', architectures: ['BertModel'], vocab_size: V, hidden_size: H, num_hidden_layers: layers,
     num_attention_heads: heads, intermediate_size: I, hidden_act: 'gelu', max_position_embeddings: P, type_vocab_size: 2, layer_norm_eps: 1e-12 };
   return { 'config.json': JSON.stringify(config), 'model.safetensors': bytes };

@@ -21,7 +21,8 @@ function randomTensor(n, seed) {
 }
 const ones = (n) => new Float32Array(n).fill(1);
 
-function safetensors(tensors) {
+/** An F32 safetensors file from { name: { shape, data: Float32Array } }, in insertion order. */
+export function safetensors(tensors) {
   const header = { __metadata__: { format: 'pt' } };
   let offset = 0;
   for (const [name, { shape, data }] of Object.entries(tensors)) {

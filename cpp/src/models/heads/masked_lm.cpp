@@ -78,6 +78,29 @@ bool tied(const nlohmann::json& j) {
   return j["tie_word_embeddings"].get<bool>();
 }
 
+// The decoder [V, E] of a masked-LM head: the model's own word embeddings when tied (tie_word_embeddings,
+// default true; Error when they are missing or the wrong shape), else the checkpoint's `untied` tensor.
+struct Decoder {
+  EmbeddingTable own;
+  const EmbeddingTable* shared = nullptr;
+};
+Decoder load_decoder(const HeadSource& s, const std::string& untied, int V, int E) {
+  Decoder d;
+  if (tied(s.config_json)) {
+    const auto* base = dynamic_cast<const ModelBase*>(s.model);
+    d.shared = base ? base->word_embeddings() : nullptr;
+    if (!d.shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
+    if (d.shared->rows() != V || d.shared->dim() != E)
+      fail_value("fill-mask head: the word embeddings are [" + std::to_string(d.shared->rows()) + ", " +
+                 std::to_string(d.shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(E) + "]");
+  } else {
+    if (!s.weights.contains(untied))
+      fail_value(s.weights.file_name() + ": missing masked-LM head tensor '" + untied + "' (tie_word_embeddings is false)");
+    d.own = EmbeddingTable::load(s.weights, untied, V, E);
+  }
+  return d;
+}
+
 // ModernBertForMaskedLM: decoder(head.norm(act(head.dense(h)))) + decoder.bias (bias iff decoder_bias), act =
 // classifier_activation, dense bias iff classifier_bias, norm bias iff norm_bias; the decoder is tied to
 // model.embeddings.tok_embeddings unless tie_word_embeddings is false (then decoder.weight [V, H]).
@@ -93,33 +116,9 @@ std::unique_ptr<TaskHead> make_modernbert_masked_lm(const HeadSource& s) {
   LayerNorm norm = LayerNorm::load(w, "head.norm", H, c.norm_eps, c.norm_bias);
   std::vector<float> b;
   if (c.decoder_bias) b = load_tensor(w, "decoder.bias", {V});
-  EmbeddingTable own;
-  const EmbeddingTable* shared = nullptr;
-  if (tied(s.config_json)) {
-    const auto* base = dynamic_cast<const ModelBase*>(s.model);
-    shared = base ? base->word_embeddings() : nullptr;
-    if (!shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
-    if (shared->rows() != V || shared->dim() != H)
-      fail_value("fill-mask head: the word embeddings are [" + std::to_string(shared->rows()) + ", " +
-                 std::to_string(shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(H) + "]");
-  } else {
-    if (!w.contains("decoder.weight"))
-      fail_value(w.file_name() + ": missing masked-LM head tensor 'decoder.weight' (tie_word_embeddings is false)");
-    own = EmbeddingTable::load(w, "decoder.weight", V, H);
-  }
+  Decoder d = load_decoder(s, "decoder.weight", V, H);
   return std::make_unique<MaskedLmHead>(std::move(dense), parse_activation(c.classifier_activation), std::move(norm),
-                                        std::move(own), shared, std::move(b));
-}
-
-// The model's word embeddings as the tied decoder [V, E]; Error when they are missing or the wrong shape.
-const EmbeddingTable* tied_decoder(const HeadSource& s, int V, int E) {
-  const auto* base = dynamic_cast<const ModelBase*>(s.model);
-  const EmbeddingTable* shared = base ? base->word_embeddings() : nullptr;
-  if (!shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
-  if (shared->rows() != V || shared->dim() != E)
-    fail_value("fill-mask head: the word embeddings are [" + std::to_string(shared->rows()) + ", " +
-               std::to_string(shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(E) + "]");
-  return shared;
+                                        std::move(d.own), d.shared, std::move(b));
 }
 
 // MPNetForMaskedLM's lm_head (MPNetLMHead: dense → gelu → layer_norm → decoder + bias).
@@ -134,16 +133,8 @@ std::unique_ptr<TaskHead> make_mpnet_masked_lm(const HeadSource& s) {
   Linear dense = Linear::load(w, "lm_head.dense", H, H, true);
   LayerNorm norm = LayerNorm::load(w, "lm_head.layer_norm", H, c.norm_eps);
   std::vector<float> b = load_tensor(w, bias, {V});
-  EmbeddingTable own;
-  const EmbeddingTable* shared = nullptr;
-  if (tied(s.config_json)) {
-    shared = tied_decoder(s, V, H);
-  } else {
-    if (!w.contains("lm_head.decoder.weight"))
-      fail_value(w.file_name() + ": missing masked-LM head tensor 'lm_head.decoder.weight' (tie_word_embeddings is false)");
-    own = EmbeddingTable::load(w, "lm_head.decoder.weight", V, H);
-  }
-  return std::make_unique<MaskedLmHead>(std::move(dense), Activation::Gelu, std::move(norm), std::move(own), shared,
+  Decoder d = load_decoder(s, "lm_head.decoder.weight", V, H);
+  return std::make_unique<MaskedLmHead>(std::move(dense), Activation::Gelu, std::move(norm), std::move(d.own), d.shared,
                                         std::move(b));
 }
 
@@ -170,22 +161,9 @@ std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& s) {
   Linear transform = Linear::load(w, dense, H, E, true);
   LayerNorm layer_norm = LayerNorm::load(w, norm, E, distil ? 1e-12f : c.norm_eps);
   std::vector<float> b = load_tensor(w, bias, {V});
-  EmbeddingTable own;
-  const EmbeddingTable* shared = nullptr;
-  if (tied(s.config_json)) {
-    const auto* base = dynamic_cast<const ModelBase*>(s.model);
-    shared = base ? base->word_embeddings() : nullptr;
-    if (!shared) fail_value("fill-mask head: the model's word embeddings are not available to the tied decoder");
-    if (shared->rows() != V || shared->dim() != E)
-      fail_value("fill-mask head: the word embeddings are [" + std::to_string(shared->rows()) + ", " +
-                 std::to_string(shared->dim()) + "], the decoder needs [" + std::to_string(V) + ", " + std::to_string(E) + "]");
-  } else {
-    if (!w.contains(decoder + ".weight"))
-      fail_value(w.file_name() + ": missing masked-LM head tensor '" + decoder + ".weight' (tie_word_embeddings is false)");
-    own = EmbeddingTable::load(w, decoder + ".weight", V, E);
-  }
+  Decoder d = load_decoder(s, decoder + ".weight", V, E);
   return std::make_unique<MaskedLmHead>(std::move(transform), parse_activation(c.hidden_act), std::move(layer_norm),
-                                        std::move(own), shared, std::move(b));
+                                        std::move(d.own), d.shared, std::move(b));
 }
 
 }  // namespace relpos::models::heads

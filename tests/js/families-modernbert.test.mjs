@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { init } from '../../web/index.js';
 import { ROOT } from './helpers.mjs';
 import { readSafetensors } from './safetensors.mjs';
+import { hiddenError } from './fixture-errors.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
 const CASES = ['modernbert-a', 'modernbert-b'];
@@ -21,20 +22,6 @@ const PROB_TOL = 1e-5;
 const runtimes = have
   ? { SIMD: await init({ simd: true }), scalar: await init({ simd: false }), 'SIMD, 2 threads': await init({ threads: 2 }) }
   : {};
-
-function hiddenError(actual, expected, lengths) {
-  assert.deepEqual(actual.dims, expected.dims, 'shape');
-  const [B, L, H] = expected.dims;
-  let worst = 0;
-  for (let b = 0; b < B; ++b)
-    for (let l = 0; l < lengths[b]; ++l)
-      for (let h = 0; h < H; ++h) {
-        const i = (b * L + l) * H + h;
-        const e = Math.abs(actual.data[i] - expected.data[i]);
-        worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
-      }
-  return worst;
-}
 
 /** Max |a − e| over [b, :, :n_b, :n_b], and how many probabilities outside the window / on padded keys are not 0. */
 function probCheck(actual, expected, lengths, window) {

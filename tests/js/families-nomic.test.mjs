@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { init } from '../../web/index.js';
 import { ROOT } from './helpers.mjs';
 import { readSafetensors } from './safetensors.mjs';
+import { hiddenError, probError } from './fixture-errors.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
 const CASES = ['nomic-bert-a', 'nomic-bert-b'];
@@ -22,37 +23,6 @@ const LAYERS = 2;
 const runtimes = haveFixtures
   ? { SIMD: await init({ simd: true }), scalar: await init({ simd: false }), 'SIMD, 2 threads': await init({ threads: 2 }) }
   : {};
-
-/** Max |a − e| over [b, :n_b, :] of two [B, L, H] tensors. */
-function hiddenError(actual, expected, lengths) {
-  assert.deepEqual(actual.dims, expected.dims, 'shape');
-  const [B, L, H] = expected.dims;
-  let worst = 0;
-  for (let b = 0; b < B; ++b)
-    for (let l = 0; l < lengths[b]; ++l)
-      for (let h = 0; h < H; ++h) {
-        const i = (b * L + l) * H + h;
-        const e = Math.abs(actual.data[i] - expected.data[i]);
-        worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
-      }
-  return worst;
-}
-
-/** Max |a − e| over [b, :, :n_b, :n_b] of two [B, heads, L, L] tensors. */
-function probError(actual, expected, lengths) {
-  assert.deepEqual(actual.dims, expected.dims, 'shape');
-  const [B, heads, L] = expected.dims;
-  let worst = 0;
-  for (let b = 0; b < B; ++b)
-    for (let h = 0; h < heads; ++h)
-      for (let i = 0; i < lengths[b]; ++i)
-        for (let j = 0; j < lengths[b]; ++j) {
-          const k = ((b * heads + h) * L + i) * L + j;
-          const e = Math.abs(actual.data[k] - expected.data[k]);
-          worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
-        }
-  return worst;
-}
 
 for (const name of CASES) {
   test(`${name} matches the remote code`, { skip: haveFixtures ? false : `no fixtures at ${FAMILIES}` }, async (t) => {

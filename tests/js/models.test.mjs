@@ -11,46 +11,12 @@ import { test } from 'node:test';
 
 import { init } from '../../web/index.js';
 import { FIXTURES, haveFixtures, loadCase, manifest } from './safetensors.mjs';
+import { hiddenError, probError } from './fixture-errors.mjs';
 
 const HIDDEN_TOL = 1e-4;
 const PROB_TOL = 1e-5;
 
 const runtimes = { SIMD: await init({ simd: true }), scalar: await init({ simd: false }), 'SIMD, 2 threads': await init({ threads: 2 }) };
-
-/** Max |a − b| over [b, :n_b, :] of two [B, L, H] tensors (or [B, H] when lengths is null). */
-function hiddenError(actual, expected, lengths) {
-  assert.deepEqual(actual.dims, expected.dims, 'shape');
-  const [B, L, H] = expected.dims;
-  let worst = 0;
-  if (expected.dims.length === 2) {
-    for (let i = 0; i < expected.data.length; ++i) worst = Math.max(worst, Math.abs(actual.data[i] - expected.data[i]));
-    return worst;
-  }
-  for (let b = 0; b < B; ++b)
-    for (let l = 0; l < lengths[b]; ++l)
-      for (let h = 0; h < H; ++h) {
-        const i = (b * L + l) * H + h;
-        const e = Math.abs(actual.data[i] - expected.data[i]);
-        worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
-      }
-  return worst;
-}
-
-/** Max |a − b| over [b, :, :n_b, :n_b] of two [B, heads, L, L] tensors. */
-function probError(actual, expected, lengths) {
-  assert.deepEqual(actual.dims, expected.dims, 'shape');
-  const [B, heads, L] = expected.dims;
-  let worst = 0;
-  for (let b = 0; b < B; ++b)
-    for (let h = 0; h < heads; ++h)
-      for (let i = 0; i < lengths[b]; ++i)
-        for (let j = 0; j < lengths[b]; ++j) {
-          const k = ((b * heads + h) * L + i) * L + j;
-          const e = Math.abs(actual.data[k] - expected.data[k]);
-          worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
-        }
-  return worst;
-}
 
 test('the HF fixtures are present', { skip: haveFixtures ? false : `no fixtures at ${FIXTURES}` }, () => {
   assert.ok(manifest.cases.length >= 14);

@@ -1,6 +1,7 @@
 // The `families` bench section (issue #26): MPNet, ModernBERT and NomicBERT at their released shapes
 // (lib/family_models.mjs), each measurement in a fresh child process (lib/families_child.mjs) so that the
-// WebAssembly heap it reports is that run's alone. Wall clock, batch 1.
+// WebAssembly heap it reports is that run's alone. Batch 1. Per-layer rows (1 thread): process CPU time (wall in
+// *_wall_ms); the long document: wall clock (2 threads: CPU time would add both threads).
 //   per_layer: one layer's forward time at 128, 512 and 8192 tokens, 1 thread, fp32 = T(2 layers) − T(1 layer),
 //              medians of `reps` forwards each (the embeddings and output copies cancel). ModernBERT: the
 //              global layer from [global] vs [global, global], the local layer (|i − j| ≤ 64) from [global] vs
@@ -39,8 +40,10 @@ export function families({ webIndex, quick, log }) {
       const one = child({ ...base, layers: 1, everyN: 1 }, log);
       for (const [kind, everyN] of kinds) {
         const two = child({ ...base, layers: 2, everyN }, log);
-        const row = { family, kind, seq, one_layer_ms: one.median_ms ?? null, two_layers_ms: two.median_ms ?? null };
-        row.layer_ms = one.median_ms != null && two.median_ms != null ? +(two.median_ms - one.median_ms).toFixed(2) : null;
+        // 1 thread: process CPU time (the machine is shared; CPU time leaves out the time other processes hold the core)
+        const row = { family, kind, seq, one_layer_ms: one.cpu_median_ms ?? null, two_layers_ms: two.cpu_median_ms ?? null,
+          one_layer_wall_ms: one.median_ms ?? null, two_layers_wall_ms: two.median_ms ?? null };
+        row.layer_ms = row.one_layer_ms != null && row.two_layers_ms != null ? +(row.two_layers_ms - row.one_layer_ms).toFixed(2) : null;
         row.heap_bytes = two.heap_bytes ?? null;
         if (one.error || two.error) row.error = one.error ?? two.error;
         out.per_layer.push(row);

@@ -17,7 +17,7 @@ export function familiesMarkdown(r, L) {
   const f = r.families;
   if (!f) return;
   L.push('## MPNet, ModernBERT, NomicBERT (`families`: lib/families.mjs)', '');
-  L.push('Released shapes with random weights (lib/family_models.mjs), batch 1, fp32, 1 thread, wall clock, each measurement in a fresh process. ' +
+  L.push('Released shapes with random weights (lib/family_models.mjs), batch 1, fp32, 1 thread, process CPU time, each measurement in a fresh process. ' +
     'One layer = T(2 layers) − T(1 layer), medians. ModernBERT local layers attend to |i − j| ≤ 64 (local_attention 128) with the banded schedule.', '');
   const seqs = [...new Set(f.per_layer.map((x) => x.seq))];
   L.push('| layer | ' + seqs.map((s) => `${s} tokens ms`).join(' | ') + ' |', '| --- | ' + seqs.map(() => '---:').join(' | ') + ' |');
@@ -31,7 +31,7 @@ export function familiesMarkdown(r, L) {
   L.push('');
   if (f.local_over_global_8192 != null) L.push(`ModernBERT local ÷ global layer at 8192 tokens: **${fmt(f.local_over_global_8192, 3)}** (target ≤ 0.3).`, '');
   if (f.long_document?.length) {
-    L.push('One 8192-token document, ModernBERT-base shape (22 layers, hidden 768, 12 heads, GeGLU 1152, window 128):', '');
+    L.push('One 8192-token document, ModernBERT-base shape (22 layers, hidden 768, 12 heads, GeGLU 1152, window 128), wall clock:', '');
     L.push('| weights | threads | seconds per document | load s | heap after load MiB | peak heap MiB |', '| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const x of f.long_document)
       L.push(x.error ? `| ${x.dtype} | ${x.threads} | error: ${x.error} | | | |`

@@ -38,11 +38,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "relpos/attention.h"
 
 namespace relpos {
+
+// A scheme as data, for executors other than this driver (the GPU plan, cpp/src/plan/plan.h):
+// kind "none" = content term only; `numbers` holds the kind's named parameters.
+struct SchemeDescription {
+  std::string kind;
+  std::vector<std::pair<std::string, double>> numbers;
+};
 
 // One (batch, head) slice as a scheme sees it. q/k/v are [seq, head_dim], possibly rewritten.
 struct HeadView {
@@ -64,6 +72,13 @@ class Scheme {
   virtual ~Scheme() = default;
 
   virtual const char* name() const = 0;
+
+  // Fills `out` and returns true when the scheme can be described as data (SchemeDescription);
+  // false (the default) = it runs on this driver only.
+  virtual bool describe(SchemeDescription& out) const {
+    (void)out;
+    return false;
+  }
 
   // Names of the logit terms this scheme adds, in the order add_logit_terms writes them
   // (e.g. {"c2p", "p2c"}). The driver's own q·k term is always reported first as "content".

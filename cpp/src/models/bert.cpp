@@ -65,12 +65,8 @@ class Bert final : public ModelBase {
     {
     RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
-    for (int t = 0; t < rows; ++t) {
-      float* row = h + static_cast<std::size_t>(t) * H;
-      if (!token_type_.empty())
-        add_inplace(H, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * H);
-      if (!relative_) position_.add_row(t % r.seq, row);
-    }
+    if (!token_type_.empty()) add_token_type_rows(rows, r.token_types, token_type_, H, h);
+    if (!relative_) add_position_rows(rows, r.seq, position_, h);
     emb_ln_.forward(rows, h, h);
     }
     r.record_hidden(h, H);
@@ -82,7 +78,7 @@ class Bert final : public ModelBase {
     }
     RELPOS_PROFILE_LAYER(-1);
     r.set_last_hidden(h, H);
-    if (has_pooler_) {
+    if (has_pooler_ && !r.planning()) {  // the pooler is not in the GPU plan yet (plan/plan.h)
       RELPOS_PROFILE_SCOPE(Pooling);
       float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
       float* pooled = first + static_cast<std::size_t>(r.batch) * H;

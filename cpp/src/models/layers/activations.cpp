@@ -9,6 +9,7 @@
 #include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
+#include "plan/plan.h"
 #include "relpos/error.h"
 
 namespace relpos::models {
@@ -42,6 +43,13 @@ void activate_span(Activation act, std::size_t n, float* x) {
 
 void activate(Activation act, std::size_t n, float* x) {
   RELPOS_PROFILE_SCOPE(NormAct);
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("activate");
+    rec->ref_attr(op, "x", x);
+    op.set("n", static_cast<double>(n));
+    op.set("act", static_cast<int>(act));
+    return;
+  }
   namespace w = work_per_element;
   const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
                    : act == Activation::Silu ? w::kSilu : w::kRelu;
@@ -62,9 +70,7 @@ void FeedForward::forward(int rows, const float* x, float* y, float* scratch) co
     float* g = scratch + n;
     gate.forward(rows, x, g);
     activate(act, n, g);
-    for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
-      for (std::size_t i = i0; i < i1; ++i) h[i] *= g[i];
-    }, work_per_element::kAdd * static_cast<double>(n));
+    multiply_inplace(n, h, g);
   } else {
     activate(act, n, h);
   }

@@ -32,6 +32,10 @@ class Linear {
   // load's options ask for q8.
   static Linear load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias);
   void forward(int rows, const float* x, float* y) const;
+  // W [out, in] as float32 (unpacked from the GEMM panels) and the bias ([out] or empty), for the
+  // GPU plan (plan/plan.h); Error for int8 weights.
+  std::vector<float> weight_f32() const;
+  const std::vector<float>& bias() const { return bias_; }
   int in() const { return in_; }
   int out() const { return out_; }
 
@@ -123,6 +127,8 @@ struct PostLnLayer {
 // ---- helpers -------------------------------------------------------------------------------------
 // x[i] += y[i] for i < n.
 void add_inplace(std::size_t n, float* x, const float* y);
+// x[i] *= y[i] for i < n (a gated feed-forward's product).
+void multiply_inplace(std::size_t n, float* x, const float* y);
 // out[r, :] = table[ids[r], :] for r < rows; RangeError if an id is outside [0, vocab).
 void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out);
 

@@ -191,11 +191,15 @@ export class GpuContext {
   }
 }
 
-/** Records one compute dispatch of `pipeline` over `groups` workgroups with buffers bound 0, 1, …. */
+/**
+ * Records one compute dispatch of `pipeline` over `groups` workgroups with buffers bound 0, 1, …; an
+ * entry may be a GPUBuffer or a view { buffer, offset, size } (bytes; offset aligned to the device's
+ * minStorageBufferOffsetAlignment).
+ */
 export function dispatch(ctx, encoder, pipeline, buffers, groups, label = '') {
   const bindGroup = ctx.device.createBindGroup({
     layout: pipeline.getBindGroupLayout(0),
-    entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+    entries: buffers.map((b, binding) => ({ binding, resource: b.buffer && b.offset !== undefined ? b : { buffer: b } })),
   });
   const pass = encoder.beginComputePass({ label });
   pass.setPipeline(pipeline);

@@ -85,14 +85,20 @@ function checkDevice(device) {
 async function attachWebGpu(model, handle, options, dtype) {
   if (dtype !== 'fp32') throw new Error(`webgpu: dtype '${dtype}' runs on WebAssembly only (the GPU plan holds fp32 weights)`);
   const W = await import('./webgpu/index.js');
-  const ctx = options.gpuContext ?? (await W.createContext({ gpu: options.gpu }));
+  const ctx = await W.createContext({ gpu: options.gpu });
   const source = {
     plan: (batch, seq, hiddenStates) => unwrap(handle.plan(batch, seq, hiddenStates)),
     weightValues: (i) => unwrap(handle.weightValues(i)),
   };
   const executor = new W.PlanExecutor(ctx, source);
-  executor.prepare(1, 1, false); // checks the plan and uploads every weight once
-  return { executor, adapter: ctx.info };
+  try {
+    executor.prepare(1, 1, false); // checks the plan and uploads every weight once
+  } catch (e) {
+    executor.destroy();
+    ctx.destroy();
+    throw e;
+  }
+  return { executor, ctx, adapter: ctx.info };
 }
 
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
@@ -406,7 +412,10 @@ export class Model {
   dispose() {
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#gpu) this.#gpu.executor.destroy();
+    if (this.#gpu) {
+      this.#gpu.executor.destroy();
+      this.#gpu.ctx.destroy();
+    }
     this.#handle.delete();
   }
 

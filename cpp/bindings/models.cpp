@@ -22,7 +22,7 @@
 //     logits by head: [batch, labels] · [batch, seq, labels] · [batch, seq, 2] · [positions or batch·seq, vocab]
 //     with fresh Float32Arrays (copies; nothing points into the heap)
 //   LoadedModel.plan(batch, seq, hiddenStates) → { batch, seq, buffers: [{ kind, elements }],
-//     weights: [{ key, elements }], ops: [{ op, kind, …attrs }] } | Error      the forward as a plan
+//     weights: [{ key }], constants: [Float32Array | Int32Array], ops: [{ op, kind, …attrs }] } | Error  the forward as a plan
 //     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32
 //   supportedModelTypes() → [model_type, …]
@@ -146,6 +146,9 @@ class LoadedModel {
         ops.call<void>("push", o);
       }
       out.set("ops", ops);
+      val constants = val::array();
+      for (const auto& c : p.constants) constants.call<void>("push", c.ints.empty() ? to_js(c.floats) : to_js(c.ints));
+      out.set("constants", constants);
       weights_ = std::move(p.weights);
       return out;
     });

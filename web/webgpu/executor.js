@@ -10,11 +10,18 @@
 // Op → kernel: gemm → gemm (bias epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual); activate → activate; multiply → gated (split layout, no activation);
 // add → add; gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
-// input ids, token types or zeros, positions r % seq); attention (scheme 'none') → attention with
-// strides reading q/k/v in place; output → a copy into a read-back buffer at that point.
-// An output that aliases an input goes through a scratch buffer and a copy (WebGPU forbids a
-// read and a read-write binding of one buffer in a dispatch).
+// input ids, token types or zeros, positions r % seq); attention → attention with strides reading
+// q/k/v in place, scheme none / alibi (slopes from the plan) / bucket (T5 buckets and bias table from
+// the plan) / rope (q and k copied, rotated by the plan's cos/sin tables, then plain attention);
+// output → a copy into a read-back buffer at that point.
+// Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
+// row blocks) is one GPU buffer bound through views when every offset meets the device's storage
+// offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
+// a split, or attention reading a split buffer whole, is refused). An output whose GPU buffer is also
+// an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
+// read-write binding of one buffer in a dispatch).
 import { gemm } from './kernels/gemm.js';
+import { rope } from './kernels/rope.js';
 import { norm } from './kernels/norm.js';
 import { activate, gated, add } from './kernels/elementwise.js';
 import { embedding } from './kernels/embedding.js';
@@ -40,6 +47,7 @@ export class PlanExecutor {
     const plan = this.source.plan(batch, seq, hiddenStates);
     checkPlan(plan);
     const ctx = this.ctx;
+    const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / 4);
     const weights = plan.weights.map((w, i) => {
       let buffer = this.weights.get(w.key);
       if (!buffer) {
@@ -49,21 +57,53 @@ export class PlanExecutor {
       return buffer;
     });
     let largest = 0;
-    const buffers = plan.buffers.map((b, i) => {
-      largest = Math.max(largest, b.elements);
-      return ctx.empty(4 * b.elements, `${b.kind} ${i}`);
+    const owned = [];
+    // per plan buffer: offset → GPUBuffer or view { buffer, offset, size }
+    const buffers = segments.map(({ views, parts }, i) => {
+      const kind = plan.buffers[i].kind, map = new Map();
+      if (views) {
+        const elements = plan.buffers[i].elements;
+        largest = Math.max(largest, elements);
+        const b = ctx.empty(4 * elements, `${kind} ${i}`);
+        owned.push(b);
+        for (const [off] of parts) map.set(off, off ? { buffer: b, offset: 4 * off, size: 4 * (elements - off) } : b);
+      } else {
+        for (const [off, len] of parts) {
+          largest = Math.max(largest, len);
+          const b = ctx.empty(4 * len, `${kind} ${i}@${off}`);
+          owned.push(b);
+          map.set(off, b);
+        }
+      }
+      return map;
     });
     const rows = batch * seq;
     const positions = new Uint32Array(rows);
     for (let t = 0; t < rows; ++t) positions[t] = t % seq;
+    const constants = plan.constants.map((c, i) => ctx.upload(c, `constant ${i}`));
+    let ropeFloats = 0;
+    const ropeTables = new Map(); // constant id → [cos, sin] buffers [seq, rotary_dim/2]
+    for (const op of plan.ops) {
+      if (op.op !== 'attention' || op.kind !== 'rope') continue;
+      ropeFloats = Math.max(ropeFloats, plan.buffers[op.q].elements, plan.buffers[op.k].elements);
+      if (ropeTables.has(op.scheme_floats)) continue;
+      const c = plan.constants[op.scheme_floats], n = c.length / 2;
+      const pair = [ctx.upload(c.subarray(0, n), 'rope cos'), ctx.upload(c.subarray(n), 'rope sin')];
+      owned.push(...pair);
+      ropeTables.set(op.scheme_floats, pair);
+    }
     p = {
       plan,
       weights,
       buffers,
+      constants,
+      ropeTables,
+      owned,
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
       positions: ctx.upload(positions, 'positions'),
       zeros: ctx.empty(4 * rows, 'zero ids'),
       scratch: ctx.empty(4 * largest, 'scratch'),
+      rope: ropeFloats ? [ctx.empty(4 * ropeFloats, 'rope q'), ctx.empty(4 * ropeFloats, 'rope k')] : null,
     };
     this.prepared.set(key, p);
     return p;
@@ -77,17 +117,15 @@ export class PlanExecutor {
     const p = this.prepare(batch, seq, hiddenStates);
     const ctx = this.ctx, queue = ctx.device.queue, rows = batch * seq;
     const write = (kind, data) => {
-      if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]], 0, data.buffer, data.byteOffset, data.byteLength);
+      if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
     };
     write('ids', ids);
     write('mask', mask ?? new Int32Array(rows).fill(1));
     write('token_types', types ?? new Int32Array(rows));
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
     const outputs = this.#record(p, encoder);
-    ctx.device.queue.submit([encoder.finish()]);
-    const read = [];
-    for (const o of outputs) read.push(o.staging.mapAsync(GPUMapMode.READ));
-    await Promise.all(read);
+    queue.submit([encoder.finish()]);
+    await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ)));
     const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined };
     for (const o of outputs) {
       const data = new Float32Array(o.staging.getMappedRange().slice(0));
@@ -101,77 +139,82 @@ export class PlanExecutor {
 
   #record(p, encoder) {
     const ctx = this.ctx, ops = p.plan.ops, outputs = [];
-    const buf = (op, key, floats) => view(ctx, p.buffers[op[key]], op[`${key}_off`], floats, op.op);
+    const buf = (op, key) => p.buffers[op[key]].get(op[`${key}_off`]);
     const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
+    const isView = (b) => b.buffer !== undefined && b.offset !== undefined;
+    const under = (op, key) => { const b = buf(op, key); return isView(b) ? b.buffer : b; };
+    const offsetOf = (op, key) => { const b = buf(op, key); return isView(b) ? b.offset : 0; };
     // Writes `floats` from the scratch buffer to op[key] (after a dispatch that wrote the scratch).
-    const copyBack = (op, key, floats) =>
-      encoder.copyBufferToBuffer(p.scratch, 0, p.buffers[op[key]], 4 * op[`${key}_off`], 4 * floats);
+    const copyBack = (op, key, floats) => encoder.copyBufferToBuffer(p.scratch, 0, under(op, key), offsetOf(op, key), 4 * floats);
     for (let i = 0; i < ops.length; ++i) {
       const op = ops[i];
       switch (op.op) {
         case 'gemm': {
-          if (op.a === op.c) throw new Error('webgpu plan: a gemm whose output is its input buffer');
+          const alias = under(op, 'a') === under(op, 'c');
           gemm(ctx, encoder, {
-            a: buf(op, 'a', op.M * op.K), c: buf(op, 'c', op.M * op.N), b: p.weights[op.w],
+            a: buf(op, 'a'), c: alias ? p.scratch : buf(op, 'c'), b: p.weights[op.w],
             bias: op.bias >= 0 ? p.weights[op.bias] : undefined, M: op.M, N: op.N, K: op.K,
           });
+          if (alias) copyBack(op, 'c', op.M * op.N);
           break;
         }
         case 'add': {
-          const next = ops[i + 1];
-          const n = op.n;
+          const next = ops[i + 1], n = op.n;
           if (next && next.op === 'norm' && same(next, 'x', op, 'x') && same(next, 'y', op, 'x') && next.rows * next.dim === n) {
             // x += y; x = norm(x)  →  scratch = norm(x + y); x = scratch
-            this.#norm(p, encoder, next, { x: buf(op, 'x', n), residual: buf(op, 'y', n), y: view(ctx, p.scratch, 0, n, 'norm') });
-            copyBack(op, 'x', n);
+            this.#norm(p, encoder, next, { x: buf(op, 'x'), residual: buf(op, 'y'), y: p.scratch });
             ++i;
           } else {
-            add(ctx, encoder, { a: buf(op, 'x', n), b: buf(op, 'y', n), y: view(ctx, p.scratch, 0, n, 'add'), n });
-            copyBack(op, 'x', n);
+            add(ctx, encoder, { a: buf(op, 'x'), b: buf(op, 'y'), y: p.scratch, n });
           }
+          copyBack(op, 'x', n);
           break;
         }
         case 'norm': {
           const n = op.rows * op.dim;
-          if (same(op, 'x', op, 'y')) {
-            this.#norm(p, encoder, op, { x: buf(op, 'x', n), y: view(ctx, p.scratch, 0, n, 'norm') });
+          if (under(op, 'x') === under(op, 'y')) {
+            this.#norm(p, encoder, op, { x: buf(op, 'x'), y: p.scratch });
             copyBack(op, 'y', n);
           } else {
-            this.#norm(p, encoder, op, { x: buf(op, 'x', n), y: buf(op, 'y', n) });
+            this.#norm(p, encoder, op, { x: buf(op, 'x'), y: buf(op, 'y') });
           }
           break;
         }
         case 'activate':
-          activate(ctx, encoder, { x: buf(op, 'x', op.n), n: op.n, activation: ACT[op.act] });
+          activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act] });
           break;
-        case 'multiply': {
-          const width = op.n;
-          gated(ctx, encoder, { gate: buf(op, 'x', width), up: buf(op, 'y', width), y: view(ctx, p.scratch, 0, width, 'multiply'), rows: 1, width, activation: 'none' });
-          copyBack(op, 'x', width);
+        case 'multiply':
+          gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: p.scratch, rows: 1, width: op.n, activation: 'none' });
+          copyBack(op, 'x', op.n);
+          break;
+        case 'glu': {
+          const alias = under(op, 'x') === under(op, 'y');
+          gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0 });
+          if (alias) copyBack(op, 'y', op.rows * op.width);
           break;
         }
         case 'gather': {
-          const tables = [{ table: p.weights[op.table], ids: p.buffers[p.inputs.ids], rows: op.vocab }];
+          const tables = [{ table: p.weights[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
           while (tables.length < 3 && ops[i + 1]?.op === 'add_rows' && same(ops[i + 1], 'out', op, 'out')) {
             const a = ops[++i];
-            const ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types] : p.zeros;
+            const ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types].get(0) : p.zeros;
             tables.push({ table: p.weights[a.table], ids, rows: Math.floor(p.weights[a.table].size / 4 / a.dim) });
           }
-          embedding(ctx, encoder, { out: buf(op, 'out', op.rows * op.dim), tokens: op.rows, dim: op.dim, tables });
+          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.dim, tables });
           break;
         }
         case 'attention':
-          this.#attention(p, encoder, op, buf);
+          this.#attention(p, encoder, op);
           break;
         case 'output': {
           const floats = op.rows * op.width;
           const staging = ctx.device.createBuffer({ size: 4 * floats, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-          encoder.copyBufferToBuffer(p.buffers[op.x], 4 * op.x_off, staging, 0, 4 * floats);
+          encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x'), staging, 0, 4 * floats);
           outputs.push({ kind: op.kind, staging });
           break;
         }
         default:
-          throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel (an add_rows without a gather before it, or a newer plan)`);
+          throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel (an add_rows without a gather before it)`);
       }
     }
     return outputs;
@@ -184,19 +227,34 @@ export class PlanExecutor {
     });
   }
 
-  #attention(p, encoder, op, buf) {
+  #attention(p, encoder, op) {
     const { batch: B, seq: L, heads: H, head_dim: D } = op;
-    if (op.kind !== 'none') throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
-    if (op.kv_heads !== H) throw new Error('webgpu plan: grouped-query attention (kv_heads < heads) has no WebGPU kernel yet');
-    for (const s of ['k', 'v'])
-      if (op[`${s}_row`] !== op.q_row || op[`${s}_head`] !== op.q_head)
-        throw new Error('webgpu plan: attention with different q/k/v strides has no WebGPU kernel yet');
-    const whole = (key) => p.buffers[op[key]];
+    let q = p.buffers[op.q].get(0), k = p.buffers[op.k].get(0);
+    const v = p.buffers[op.v].get(0);
+    let scheme = { type: 'none' };
+    if (op.kind === 'rope') {
+      // RoPE rewrites q and k on private copies (as the CPU driver does): copy, rotate, attend.
+      const [cos, sin] = p.ropeTables.get(op.scheme_floats);
+      const [rq, rk] = p.rope;
+      encoder.copyBufferToBuffer(q, 0, rq, 0, q.size);
+      encoder.copyBufferToBuffer(k, 0, rk, 0, k.size);
+      const layout = op.scheme_interleaved ? 'interleaved' : 'half';
+      for (const [x, s] of [[rq, 'q'], [rk, 'k']])
+        rope(this.ctx, encoder, {
+          x, cos, sin, rows: B * L * H, seqLen: L,
+          headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: H, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`],
+        });
+      q = rq;
+      k = rk;
+    } else if (op.kind === 'alibi') {
+      scheme = { type: 'alibi', slopes: p.constants[op.scheme_floats], symmetric: !!op.scheme_symmetric };
+    } else if (op.kind === 'bucket') {
+      scheme = { type: 'bucket', buckets: p.constants[op.scheme_ints], table: p.weights[op.scheme_table] };
+    }
     attention(this.ctx, encoder, {
-      q: whole('q'), k: whole('k'), v: whole('v'), out: whole('ctx'),
-      batch: B, heads: H, seqLen: L, headDim: D,
-      mask: op.mask ? p.buffers[p.inputs.mask] : undefined,
-      window: op.window, causal: !!op.causal, scale: op.scale, scheme: { type: 'none' },
+      q, k, v, out: p.buffers[op.ctx].get(0), batch: B, heads: H, seqLen: L, headDim: D,
+      mask: op.mask ? p.buffers[p.inputs.mask].get(0) : undefined,
+      window: op.window, causal: !!op.causal, scale: op.scale, scheme,
       strides: {
         in: { b: L * op.q_row, h: op.q_head, l: op.q_row, off: { q: op.q_off, k: op.k_off, v: op.v_off } },
         out: { b: L * H * D, h: D, l: H * D, off: op.ctx_off },
@@ -208,36 +266,72 @@ export class PlanExecutor {
   destroy() {
     for (const b of this.weights.values()) b.destroy();
     for (const p of this.prepared.values()) {
-      for (const b of p.buffers) b.destroy();
-      p.positions.destroy();
-      p.zeros.destroy();
-      p.scratch.destroy();
+      for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? [])]) b.destroy();
     }
     this.weights.clear();
     this.prepared.clear();
   }
 }
 
-/** A binding of `floats` floats at float offset `off` of `buffer` (the whole buffer at offset 0). */
-function view(ctx, buffer, off, floats, what) {
-  if (!off) return buffer;
-  const align = ctx.limits.minStorageBufferOffsetAlignment ?? 256;
-  if ((4 * off) % align)
-    throw new Error(`webgpu plan: ${what}: a buffer offset of ${4 * off} bytes is not a multiple of the device's ${align}-byte storage offset alignment`);
-  return { buffer, offset: 4 * off, size: 4 * floats };
+/** Buffer references of an op with their lengths in elements; attention's are whole buffers (null). */
+function accesses(op) {
+  switch (op.op) {
+    case 'gemm': return [['a', op.M * op.K], ['c', op.M * op.N]];
+    case 'norm': return [['x', op.rows * op.dim], ['y', op.rows * op.dim]];
+    case 'activate': return [['x', op.n]];
+    case 'multiply': case 'add': return [['x', op.n], ['y', op.n]];
+    case 'gather': case 'add_rows': return [['out', op.rows * op.dim]];
+    case 'output': return [['x', op.rows * op.width]];
+    case 'glu': return [['x', 2 * op.rows * op.width], ['y', op.rows * op.width]];
+    case 'attention': return [['q', null], ['k', null], ['v', null], ['ctx', null]];
+    default: return [];
+  }
+}
+
+/**
+ * Per plan buffer: { views, parts: [[offset, length]] }, one part per distinct offset the ops use.
+ * views: every offset is a multiple of `align` floats, so one GPU buffer serves them all through
+ * bound views; else each part is its own GPU buffer: Error when an access would cross into the next
+ * part, or when a buffer read whole (attention, with in-kernel offsets) would be split.
+ */
+function splitBuffers(plan, align) {
+  const offsets = plan.buffers.map(() => new Set([0]));
+  const whole = new Set();
+  for (const op of plan.ops)
+    for (const [key, len] of accesses(op)) {
+      if (len === null) whole.add(op[key]);
+      else offsets[op[key]].add(op[`${key}_off`]);
+    }
+  const segments = plan.buffers.map((b, i) => {
+    const starts = [...offsets[i]].sort((x, y) => x - y);
+    const views = starts.every((s) => s % align === 0);
+    if (!views && whole.has(i)) throw new Error(`webgpu plan: buffer ${i} is read whole by attention and in unaligned parts by other ops`);
+    return { views, parts: starts.map((s, j) => [s, (j + 1 < starts.length ? starts[j + 1] : b.elements) - s]) };
+  });
+  for (const op of plan.ops)
+    for (const [key, len] of accesses(op)) {
+      if (len === null || segments[op[key]].views) continue;
+      const seg = segments[op[key]].parts.find(([s]) => s === op[`${key}_off`]);
+      if (len > seg[1]) throw new Error(`webgpu plan: op '${op.op}' reads ${len} elements of buffer ${op[key]} at ${seg[0]}, across another op's part of it`);
+    }
+  return segments;
 }
 
 /** Ops this executor knows; a plan with others is refused before anything is uploaded. */
-const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'gather', 'add_rows', 'attention', 'output']);
+const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'gather', 'add_rows', 'attention', 'output']);
+const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket']);
 
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */
 export function checkPlan(plan) {
   for (const op of plan.ops) {
     if (!KNOWN.has(op.op)) throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel`);
     if (op.op === 'attention') {
-      if (op.kind !== 'none') throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
+      if (!SCHEMES.has(op.kind)) throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
       if (op.kv_heads !== op.heads) throw new Error('webgpu plan: grouped-query attention (kv_heads < heads) has no WebGPU kernel yet');
       if (op.head_dim % 4) throw new Error(`webgpu plan: attention head_dim ${op.head_dim} is not a multiple of 4`);
+      for (const s of ['k', 'v'])
+        if (op[`${s}_row`] !== op.q_row || op[`${s}_head`] !== op.q_head)
+          throw new Error('webgpu plan: attention whose q, k and v have different strides has no WebGPU kernel yet');
     }
   }
 }

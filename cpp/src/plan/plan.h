@@ -11,6 +11,7 @@
 //            come from weight_values() ([out, in] for a Linear, [rows, dim] for a table)
 //   ops      { name, attrs: [(key, number)] }: buffer references are `key` (buffer id) and `key_off`
 //            (element offset); weights are ids, −1 = none. See recorder.cpp for each op's attrs.
+//   constants  shape-only tables a scheme computes for this seq (SchemeDescription floats / ints)
 // A forward the plan cannot describe (a scheme without SchemeDescription, a primitive that has no
 // op, int8 weights) fails with a relpos::Error naming the reason.
 #pragma once
@@ -52,10 +53,17 @@ struct Op {
   void set(const std::string& key, double value) { attrs.emplace_back(key, value); }
 };
 
+// Per-plan values that depend on the shape only (a scheme's tables for this seq): floats or ints.
+struct Constant {
+  std::vector<float> floats;
+  std::vector<std::int32_t> ints;
+};
+
 struct Plan {
   int batch = 0, seq = 0;
   std::vector<Buffer> buffers;
   std::vector<Weight> weights;
+  std::vector<Constant> constants;
   std::vector<Op> ops;
 };
 
@@ -76,6 +84,7 @@ class Recorder {
   int weight(const models::Linear& linear);
   int weight(const models::EmbeddingTable& table);
   Op& op(const std::string& name);
+  int constant(Constant c);
   // Adds `key` and `key_off` for the buffer holding p.
   void ref_attr(Op& op, const std::string& key, const void* p) const;
   Plan& plan() { return plan_; }

@@ -9,7 +9,8 @@
 //   gather      out, table, rows, dim, vocab: out[r] = table[ids[r]]
 //   add_rows    out, table, rows, dim, source (0 token_types, 1 position r % seq): out[r] += table[index]
 //   attention   batch, seq, heads, kv_heads, head_dim, q/k/v (+ _row, _head strides), ctx [B·L, heads·D],
-//               mask (1: the attention mask), causal, window, scale, scheme (kind) and scheme_* numbers
+//               mask (1: the attention mask), causal, window, scale, kind (the scheme's SchemeDescription
+//               kind), scheme_* numbers, scheme_floats / scheme_ints (constant ids), scheme_table (weight)
 //   output      x, rows, width, kind (0 hidden state of a layer, 1 last hidden state)
 #include "plan/plan.h"
 
@@ -99,6 +100,11 @@ Op& Recorder::op(const std::string& name) {
   plan_.ops.emplace_back();
   plan_.ops.back().name = name;
   return plan_.ops.back();
+}
+
+int Recorder::constant(Constant c) {
+  plan_.constants.push_back(std::move(c));
+  return static_cast<int>(plan_.constants.size()) - 1;
 }
 
 void Recorder::ref_attr(Op& op, const std::string& key, const void* p) const {

@@ -9,7 +9,7 @@ namespace {
 class NoneScheme final : public Scheme {
  public:
   const char* name() const override { return "none"; }
-  bool describe(SchemeDescription& out) const override {
+  bool describe(const AttentionDims&, SchemeDescription& out) const override {
     out.kind = "none";
     return true;
   }

@@ -58,6 +58,38 @@ void activate(Activation act, std::size_t n, float* x) {
                 per * static_cast<double>(n));
 }
 
+void glu_pairs(Activation act, int rows, int I, float* a, float* y) {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("glu");
+    rec->ref_attr(op, "x", a);
+    rec->ref_attr(op, "y", y);
+    op.set("rows", rows);
+    op.set("width", I);
+    op.set("act", static_cast<int>(act));
+    return;
+  }
+  const std::size_t width = static_cast<std::size_t>(I);
+  namespace w = work_per_element;
+  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
+                   : act == Activation::Silu ? w::kSilu : w::kRelu;
+  for_each_span(static_cast<std::size_t>(rows), 8, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      float* u = a + r * 2 * width;
+      switch (act) {
+        case Activation::Gelu: kernels::vgelu_f32(width, u); break;
+        case Activation::GeluTanh: kernels::vgelu_tanh_f32(width, u); break;
+        case Activation::Silu: kernels::vsilu_f32(width, u); break;
+        case Activation::Relu:
+          for (std::size_t j = 0; j < width; ++j) u[j] = u[j] > 0.0f ? u[j] : 0.0f;
+          break;
+      }
+      const float* g = u + width;
+      float* out = y + r * width;
+      for (std::size_t j = 0; j < width; ++j) out[j] = u[j] * g[j];
+    }
+  }, (per + w::kAdd) * static_cast<double>(rows) * I);
+}
+
 std::size_t FeedForward::scratch_floats(int rows) const {
   return 2 * static_cast<std::size_t>(rows) * static_cast<std::size_t>(w1.out());
 }

@@ -85,7 +85,7 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
   RELPOS_PROFILE_SCOPE(Attention);
   if (plan::Recorder* rec = plan::active()) {
     SchemeDescription d;
-    if (!scheme.describe(d)) fail_value(std::string("plan: position scheme '") + scheme.name() + "' has no GPU description yet");
+    if (!scheme.describe(AttentionDims{batch, heads, seq, head_dim}, d)) fail_value(std::string("plan: position scheme '") + scheme.name() + "' has no GPU description yet");
     if (probs) fail_value("plan: attention probabilities are not available from the plan");
     plan::Op& op = rec->op("attention");
     op.set("batch", batch);
@@ -106,6 +106,9 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
     op.set("scale", scheme.content_scale(head_dim));
     op.kind = d.kind;
     for (const auto& [key, value] : d.numbers) op.set("scheme_" + key, value);
+    op.set("scheme_floats", d.floats.empty() ? -1 : rec->constant({std::move(d.floats), {}}));
+    op.set("scheme_ints", d.ints.empty() ? -1 : rec->constant({{}, std::move(d.ints)}));
+    op.set("scheme_table", rec->weight(d.table, d.table_floats));
     return;
   }
   AttentionDims dims{batch, heads, seq, head_dim};

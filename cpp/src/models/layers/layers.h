@@ -70,6 +70,9 @@ struct RmsNorm {
 enum class Activation { Relu, Gelu, GeluTanh, Silu };
 Activation parse_activation(const std::string& hf_name);  // Error for an unsupported name
 void activate(Activation act, std::size_t n, float* x);
+// GLU over pairs of halves: y[r, j] = act(a[r, j]) · a[r, I + j] for r < rows, j < I; a [rows, 2I] is
+// scratch (the CPU overwrites its first half with act of it). ModernBERT's GeGLU.
+void glu_pairs(Activation act, int rows, int I, float* a, float* y);
 
 // ---- feed-forward -----------------------------------------------------------------------------
 // Plain:  y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (Wu x))  (T5 gated-gelu, LLaMA).

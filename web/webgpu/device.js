@@ -26,6 +26,8 @@ const RAISED_LIMITS = [
 
 const describe = (v) => (v === null ? 'null' : typeof v === 'object' ? (v.constructor?.name ?? 'object') : `${typeof v} ${String(v)}`);
 
+let nodeGpu = null; // the npm package 'webgpu''s GPU object, created once
+
 /** Finds a GPU object (see the header); returns { gpu, source } or throws an Error. */
 export async function findGpu(options = {}) {
   if (options.gpu !== undefined && options.gpu !== null) {
@@ -45,7 +47,9 @@ export async function findGpu(options = {}) {
   }
   // The binding's classes (GPUBufferUsage, GPUMapMode, …) are globals in a browser; dispatchers use them.
   for (const [name, value] of Object.entries(mod.globals)) if (!(name in globalThis)) globalThis[name] = value;
-  return { gpu: mod.create([]), source: "npm package 'webgpu' (Dawn)" };
+  // One Dawn instance per process: every context (one per model on WebGPU) requests its adapter from it.
+  nodeGpu ??= mod.create([]);
+  return { gpu: nodeGpu, source: "npm package 'webgpu' (Dawn)" };
 }
 
 /**

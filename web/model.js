@@ -402,6 +402,7 @@ export class Model {
     const H = this.info.hiddenSize;
     const result = { lastHiddenState: { data: out.lastHiddenState, dims: [batch, seq, H] } };
     if (outputHiddenStates) result.hiddenStates = out.hiddenStates.map((data) => ({ data, dims: [batch, seq, H] }));
+    if (out.poolerOutput) result.poolerOutput = { data: out.poolerOutput, dims: [batch, H] };
     result.inputIds = { data: new Int32Array(ids), dims: [batch, seq] };
     result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };
     if (tokens) result.tokens = tokens;

@@ -53,15 +53,22 @@ TEST_CASE("the plan of bert-absolute is its embedding and layer sequence, with e
   const int layers = cfg.num_layers;
   CHECK(count["gather"] == 1);
   CHECK(count["add_rows"] == 2);  // token types, positions
-  CHECK(count["gemm"] == 6 * layers);
+  CHECK(count["gemm"] == 6 * layers + 1);  // + the pooler
   CHECK(count["attention"] == layers);
   CHECK(count["norm"] == 1 + 2 * layers);
   CHECK(count["add"] == 2 * layers);
-  CHECK(count["activate"] == layers);
-  CHECK(count["output"] == layers + 2);  // hidden states 0..layers, then the last hidden state
+  CHECK(count["activate"] == layers + 1);  // + the pooler's tanh
+  CHECK(count["first_rows"] == 1);
+  CHECK(count["output"] == layers + 3);  // hidden states 0..layers, the last hidden state, the pooler output
   CHECK(plan.ops.front().name == "gather");
-  CHECK(plan.ops.back().name == "output");
-  CHECK(attr(plan.ops.back(), "kind") == 1);
+  REQUIRE(plan.ops.size() >= 4);
+  const auto tail = plan.ops.end() - 4;  // last hidden state, then the pooler: first rows, GEMM, tanh, output
+  CHECK(attr(*(tail - 1), "kind") == 1);
+  CHECK(tail[0].name == "first_rows");
+  CHECK(tail[1].name == "gemm");
+  CHECK(tail[2].name == "activate");
+  CHECK(attr(tail[2], "act") == 4);
+  CHECK(attr(tail[3], "kind") == 2);
   for (const auto& op : plan.ops) {
     if (op.name != "attention") continue;
     CHECK(op.kind == "none");
@@ -82,6 +89,7 @@ TEST_CASE("the plan of bert-absolute is its embedding and layer sequence, with e
   // recording computed nothing the CPU path keeps: the forward after it is bitwise the one before
   const auto after = model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), options);
   CHECK(after.last_hidden_state.data == before.last_hidden_state.data);
+  CHECK(after.pooler_output.data == before.pooler_output.data);
   REQUIRE(after.hidden_states.size() == before.hidden_states.size());
   for (std::size_t i = 0; i < after.hidden_states.size(); ++i) CHECK(after.hidden_states[i].data == before.hidden_states[i].data);
 }

@@ -1,7 +1,7 @@
 // rp.loadModel(folder, { device: 'webgpu' }): the C++ family's plan (cpp/src/plan) run by the WebGPU
 // executor (web/webgpu/executor.js) on SwiftShader (Chromium's software Vulkan, through Dawn).
 //   - every public fixture of a family the GPU plan covers (shared/fixtures/hf, hf-families): the
-//     last hidden state and every hidden state within 1e-4 of transformers on valid positions;
+//     last hidden state, every hidden state and BERT's pooler output within 1e-4 of transformers on valid positions;
 //   - families it does not cover: device 'webgpu' rejects with the reason, 'auto' falls back to WASM
 //     with info.deviceReason; options the GPU cannot serve (outputAttentions, logits) reject clearly;
 //   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's.
@@ -82,6 +82,10 @@ for (const [set, name] of SUPPORTED) {
       while (expected[`hidden_states.${layers}`]) ++layers;
       assert.equal(out.hiddenStates.length, layers);
       for (let i = 0; i < layers; ++i) errors[`hidden_states.${i}`] = hiddenError(out.hiddenStates[i], expected[`hidden_states.${i}`], input.lengths);
+      if (expected.pooler_output) {
+        assert.ok(out.poolerOutput, 'poolerOutput is missing');
+        errors.pooler_output = hiddenError(out.poolerOutput, expected.pooler_output, null);
+      }
       for (const [key, e] of Object.entries(errors)) assert.ok(e <= HIDDEN_TOL, `${key}: max abs error ${e} > ${HIDDEN_TOL}`);
       // a second call of another shape reuses the uploaded weights and gives that shape's rows
       const one = await model.forwardAsync({ inputIds: input.input_ids[0].slice(0, input.lengths[0]) });

@@ -6,7 +6,7 @@
 // are copied back. Uniform buffers and bind groups are still made per dispatch, per forward.
 //
 //   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
-//   const { lastHiddenState, hiddenStates } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
+//   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
 //
 // Op → kernel: gemm → gemm (bias epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual); activate → activate; multiply → gated (split layout, no activation);
@@ -29,7 +29,7 @@ import { embedding } from './kernels/embedding.js';
 import { attention } from './kernels/attention.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
-const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu'];
+const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
 
 export class PlanExecutor {
   /** source: { plan(batch, seq, hiddenStates) → plan object, weightValues(index) → Float32Array }. */
@@ -124,7 +124,8 @@ export class PlanExecutor {
 
   /**
    * Runs one forward. ids, mask, types: Int32Array [batch·seq] (mask and types may be null: all 1 /
-   * all 0). Returns { lastHiddenState: Float32Array, hiddenStates: [Float32Array] | undefined }.
+   * all 0). Returns { lastHiddenState: Float32Array, hiddenStates: [Float32Array] | undefined,
+   * poolerOutput: Float32Array | undefined (families with a pooler) }.
    */
   async forward({ batch, seq, ids, mask, types, hiddenStates = false }) {
     const p = this.prepare(batch, seq, hiddenStates);
@@ -139,12 +140,13 @@ export class PlanExecutor {
     const outputs = this.#record(p, encoder);
     queue.submit([encoder.finish()]);
     await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ)));
-    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined };
+    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined };
     for (const o of outputs) {
       const data = new Float32Array(o.staging.getMappedRange().slice(0));
       o.staging.unmap();
       o.staging.destroy();
       if (o.kind === 1) result.lastHiddenState = data;
+      else if (o.kind === 2) result.poolerOutput = data;
       else result.hiddenStates.push(data);
     }
     return result;
@@ -219,6 +221,14 @@ export class PlanExecutor {
         case 'attention':
           this.#attention(p, encoder, op);
           break;
+        case 'first_rows': {
+          // out[b] = x[b·seq]: one copy per sequence
+          const row = 4 * op.width;
+          if (under(op, 'x') === under(op, 'out')) throw new Error('webgpu plan: first_rows within one buffer');
+          for (let b = 0; b < op.batch; ++b)
+            encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
+          break;
+        }
         case 'output': {
           const floats = op.rows * op.width;
           const staging = ctx.device.createBuffer({ size: 4 * floats, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
@@ -299,6 +309,7 @@ function accesses(op) {
     case 'gather': case 'add_rows': return [['out', op.rows * op.dim]];
     case 'output': return [['x', op.rows * op.width]];
     case 'glu': return [['x', 2 * op.rows * op.width], ['y', op.rows * op.width]];
+    case 'first_rows': return [['x', op.batch * op.seq * op.width], ['out', op.batch * op.width]];
     case 'attention': return [['q', null], ['k', null], ['v', null], ['ctx', null]];
     default: return [];
   }
@@ -334,7 +345,7 @@ function splitBuffers(plan, align) {
 }
 
 /** Ops this executor knows; a plan with others is refused before anything is uploaded. */
-const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'gather', 'add_rows', 'attention', 'output']);
+const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output']);
 const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket']);
 
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */

@@ -78,16 +78,14 @@ class Bert final : public ModelBase {
     }
     RELPOS_PROFILE_LAYER(-1);
     r.set_last_hidden(h, H);
-    if (has_pooler_ && !r.planning()) {  // the pooler is not in the GPU plan yet (plan/plan.h)
+    if (has_pooler_) {
       RELPOS_PROFILE_SCOPE(Pooling);
       float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
       float* pooled = first + static_cast<std::size_t>(r.batch) * H;
-      for (int b = 0; b < r.batch; ++b)
-        std::memcpy(first + static_cast<std::size_t>(b) * H, h + static_cast<std::size_t>(b) * r.seq * H, sizeof(float) * H);
+      first_token_rows(r.batch, r.seq, H, h, first);
       pooler_.forward(r.batch, first, pooled);
-      for (std::size_t i = 0; i < static_cast<std::size_t>(r.batch) * H; ++i) pooled[i] = std::tanh(pooled[i]);
-      r.out->pooler_output.shape = {r.batch, H};
-      r.out->pooler_output.data.assign(pooled, pooled + static_cast<std::size_t>(r.batch) * H);
+      activate(Activation::Tanh, static_cast<std::size_t>(r.batch) * H, pooled);
+      r.set_pooler_output(pooled, H);
     }
   }
 

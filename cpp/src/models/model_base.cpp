@@ -121,6 +121,19 @@ float* ModelBase::Run::attention_probs(int heads) const {
   return out->attentions.back().data.data();
 }
 
+void ModelBase::Run::set_pooler_output(const float* pooled, int width) const {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("output");
+    rec->ref_attr(op, "x", pooled);
+    op.set("rows", batch);
+    op.set("width", width);
+    op.set("kind", 2);
+    return;
+  }
+  out->pooler_output.shape = {batch, width};
+  out->pooler_output.data.assign(pooled, pooled + static_cast<std::size_t>(batch) * width);
+}
+
 void ModelBase::Run::set_last_hidden(const float* h, int width) const {
   if (plan::Recorder* rec = plan::active()) {
     plan::Op& op = rec->op("output");

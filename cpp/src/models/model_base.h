@@ -56,6 +56,7 @@ class ModelBase : public Model {
     void record_hidden(const float* h, int width) const;   // appends to hidden_states if requested
     float* attention_probs(int heads) const;               // new [B, heads, L, L] tensor, or null
     void set_last_hidden(const float* h, int width) const;
+    void set_pooler_output(const float* pooled, int width) const;  // [batch, width]
   };
   virtual void run(const Run& run) = 0;
 

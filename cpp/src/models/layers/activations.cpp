@@ -6,6 +6,8 @@
 // gelu, gelu_tanh and silu are the vector micro-kernels of kernels/vactivation_f32.h.
 // FeedForward, x [rows, in] → y [rows, out] through hidden width H:
 //   plain: y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (W1 x))
+#include <cmath>
+
 #include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
@@ -37,6 +39,9 @@ void activate_span(Activation act, std::size_t n, float* x) {
     case Activation::Silu:
       kernels::vsilu_f32(n, x);
       break;
+    case Activation::Tanh:
+      for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+      break;
   }
 }
 }  // namespace
@@ -51,7 +56,7 @@ void activate(Activation act, std::size_t n, float* x) {
     return;
   }
   namespace w = work_per_element;
-  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
+  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh || act == Activation::Tanh ? w::kGeluTanh
                    : act == Activation::Silu ? w::kSilu : w::kRelu;
   // small calls stay inline (parallel_for.h)
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) { activate_span(act, i1 - i0, x + i0); },
@@ -81,6 +86,9 @@ void glu_pairs(Activation act, int rows, int I, float* a, float* y) {
         case Activation::Silu: kernels::vsilu_f32(width, u); break;
         case Activation::Relu:
           for (std::size_t j = 0; j < width; ++j) u[j] = u[j] > 0.0f ? u[j] : 0.0f;
+          break;
+        case Activation::Tanh:
+          for (std::size_t j = 0; j < width; ++j) u[j] = std::tanh(u[j]);
           break;
       }
       const float* g = u + width;

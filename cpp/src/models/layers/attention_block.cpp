@@ -42,6 +42,21 @@ void add_inplace(std::size_t n, float* x, const float* y) {
   }, work_per_element::kAdd * static_cast<double>(n));
 }
 
+void first_token_rows(int batch, int seq, int width, const float* x, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("first_rows");
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "out", out);
+    op.set("batch", batch);
+    op.set("seq", seq);
+    op.set("width", width);
+    return;
+  }
+  for (int b = 0; b < batch; ++b)
+    std::memcpy(out + static_cast<std::size_t>(b) * width, x + static_cast<std::size_t>(b) * seq * width,
+                sizeof(float) * static_cast<std::size_t>(width));
+}
+
 void multiply_inplace(std::size_t n, float* x, const float* y) {
   if (plan::Recorder* rec = plan::active()) {
     plan::Op& op = rec->op("multiply");

@@ -287,6 +287,13 @@ export interface LoadModelOptions {
   /** Hugging Face's variant: 'fp16' reads model.fp16.safetensors (or model.safetensors.index.fp16.json,
    * pytorch_model.fp16.bin) instead of model.safetensors. */
   variant?: string;
+  /** Where forward runs: 'wasm' (default), 'webgpu' (the C++ family's plan run as WGSL dispatches; web/webgpu/
+   * is imported only then; rejects when the family or an option is not on the GPU yet, with the reason) or
+   * 'auto' (WebGPU when an adapter exists and the family is covered, else WASM: info.deviceReason says why). */
+  device?: 'wasm' | 'webgpu' | 'auto';
+  /** WebGPU: the GPU object (navigator.gpu, or create([]) of the npm package 'webgpu'); default navigator.gpu,
+   * else in Node the 'webgpu' package. */
+  gpu?: unknown;
 }
 
 export type WeightDtype = 'fp32' | 'q8';
@@ -381,6 +388,12 @@ export interface ModelInfo {
   weightBytes: number;
   /** True for decoder stacks (transfo-xl, bloom, mpt, llama): attention is causal. */
   causal: boolean;
+  /** Where forward runs. */
+  device: 'wasm' | 'webgpu';
+  /** With device 'auto': why the model stayed on WASM (no adapter, a family or scheme not on the GPU yet); else null. */
+  deviceReason: string | null;
+  /** On WebGPU: the adapter (vendor, architecture, device, description). */
+  adapter?: { vendor: string; architecture: string; device: string; description: string; backend: 'webgpu'; source: string };
 }
 
 export interface Model {
@@ -403,8 +416,11 @@ export interface Model {
     /** With textPair: 0 for `[CLS] a [SEP]`, 1 for `b [SEP]`. */
     tokenTypeIds?: number[][];
   };
-  /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. */
+  /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. On a model with
+   * info.device 'webgpu' it returns a Promise of the result instead (outputAttentions and logits reject there). */
   forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
+  /** forward() as a Promise, on either device. */
+  forwardAsync(inputs: ForwardInputs, options?: ForwardOptions): Promise<ForwardResult>;
   /** Frees the model's WebAssembly memory; the model is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;

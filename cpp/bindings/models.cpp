@@ -21,6 +21,10 @@
 //     → { lastHiddenState: {data, dims}, hiddenStates?, attentions?, poolerOutput?, logits? } | Error
 //     logits by head: [batch, labels] · [batch, seq, labels] · [batch, seq, 2] · [positions or batch·seq, vocab]
 //     with fresh Float32Arrays (copies; nothing points into the heap)
+//   LoadedModel.plan(batch, seq, hiddenStates) → { batch, seq, buffers: [{ kind, elements }],
+//     weights: [{ key }], constants: [Float32Array | Int32Array], ops: [{ op, kind, …attrs }] } | Error  the forward as a plan
+//     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life
+//   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>
@@ -31,6 +35,7 @@
 #include "relpos/checkpoint.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
+#include "../src/plan/plan.h"
 
 namespace relpos::bindings {
 namespace {
@@ -109,6 +114,55 @@ class LoadedModel {
     return out;
   }
 
+  val plan(int batch, int seq, bool hidden_states) {
+    return guarded([&] {
+      if (head_) fail_value("plan: task heads are not in the GPU plan yet (this checkpoint has a " +
+                            std::string(head_task_name(head_->task())) + " head)");
+      plan::Plan p = plan::build(*model_, batch, seq, hidden_states);
+      val out = val::object();
+      out.set("batch", p.batch);
+      out.set("seq", p.seq);
+      val buffers = val::array();
+      for (const auto& b : p.buffers) {
+        val o = val::object();
+        o.set("kind", b.kind);
+        o.set("elements", static_cast<double>(b.elements));
+        buffers.call<void>("push", o);
+      }
+      out.set("buffers", buffers);
+      val weights = val::array();
+      for (const auto& w : p.weights) {
+        val o = val::object();
+        o.set("key", static_cast<double>(reinterpret_cast<std::uintptr_t>(w.source)));
+        weights.call<void>("push", o);
+      }
+      out.set("weights", weights);
+      val ops = val::array();
+      for (const auto& op : p.ops) {
+        val o = val::object();
+        o.set("op", op.name);
+        if (!op.kind.empty()) o.set("kind", op.kind);
+        for (const auto& [key, value] : op.attrs) o.set(key, value);
+        ops.call<void>("push", o);
+      }
+      out.set("ops", ops);
+      val constants = val::array();
+      for (const auto& c : p.constants) constants.call<void>("push", c.ints.empty() ? to_js(c.floats) : to_js(c.ints));
+      out.set("constants", constants);
+      weights_ = std::move(p.weights);
+      return out;
+    });
+  }
+
+  val weight_values(int index) const {
+    return guarded([&] {
+      if (index < 0 || static_cast<std::size_t>(index) >= weights_.size())
+        fail_range("weightValues: index " + std::to_string(index) + " is outside the latest plan's " +
+                   std::to_string(weights_.size()) + " weights");
+      return to_js(plan::weight_values(weights_[index]));
+    });
+  }
+
   val forward(int batch, int seq, std::uintptr_t ids, std::uintptr_t mask, std::uintptr_t types, bool hidden_states,
               bool attentions, bool logits, val positions) {
     return guarded([&] {
@@ -153,6 +207,7 @@ class LoadedModel {
  private:
   std::unique_ptr<Model> model_;
   std::unique_ptr<TaskHead> head_;
+  std::vector<plan::Weight> weights_;  // the latest plan's (plan())
 };
 
 // The load options of a JS options object (the last argument of loadModel): { dtype } or undefined.
@@ -210,7 +265,9 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("config", &LoadedModel::config)
       .function("labels", &LoadedModel::labels)
       .function("head", &LoadedModel::head)
-      .function("forward", &LoadedModel::forward);
+      .function("forward", &LoadedModel::forward)
+      .function("plan", &LoadedModel::plan)
+      .function("weightValues", &LoadedModel::weight_values);
   function("allocateBytes", &allocate_bytes);
   function("loadModel", &load);
   function("supportedModelTypes", &supported_model_types);

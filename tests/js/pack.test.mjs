@@ -56,6 +56,17 @@ const EXPECTED_FILES = [
   'web/threads.js',
   'web/tokenizer.js',
   'web/validation.js',
+  'web/webgpu/device.js',
+  'web/webgpu/executor.js',
+  'web/webgpu/index.js',
+  'web/webgpu/kernels/activation_wgsl.js',
+  'web/webgpu/kernels/attention.js',
+  'web/webgpu/kernels/elementwise.js',
+  'web/webgpu/kernels/embedding.js',
+  'web/webgpu/kernels/gemm.js',
+  'web/webgpu/kernels/norm.js',
+  'web/webgpu/kernels/pooling.js',
+  'web/webgpu/kernels/rope.js',
   'web/weights.js',
 ];
 
@@ -87,7 +98,7 @@ results.tasks = PIPELINE_TASKS.length;
 console.log(JSON.stringify(results));
 `;
 
-test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
+test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/webgpu/ (imported by loadModel only for device webgpu or auto), web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
   const files = info.files.map((f) => f.path).filter((p) => !/^(README|LICENSE)/i.test(p)).sort();
   assert.deepEqual(files, EXPECTED_FILES);

@@ -90,6 +90,7 @@ const ACT64 = {
   relu: (x) => (x > 0 ? x : 0),
   gelu: (x) => 0.5 * x * (1 + erf64(x / Math.SQRT2)),
   gelu_tanh: (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x))),
+  tanh: Math.tanh,
   silu: (x) => x / (1 + Math.exp(-x)),
 };
 

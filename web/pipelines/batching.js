@@ -82,8 +82,9 @@ function wantsTypes(model, encodings) {
  * Runs encodings ({ ids, typeIds }) through model.forward, batchSize rows at a time, shortest first.
  * forwardOptions: an object, or a function (indices of the batch's encodings) → object.
  * collect(result, row, index) is called for every encoding with its row in that batch's result.
+ * Async: a model on WebGPU (info.device) answers forward with a Promise.
  */
-export function forwardBatched(model, encodings, batchSize, forwardOptions, collect) {
+export async function forwardBatched(model, encodings, batchSize, forwardOptions, collect) {
   const order = encodings.map((_, i) => i).sort((x, y) => encodings[x].ids.length - encodings[y].ids.length || x - y);
   const types = wantsTypes(model, encodings);
   for (let s = 0; s < order.length; s += batchSize) {
@@ -91,7 +92,7 @@ export function forwardBatched(model, encodings, batchSize, forwardOptions, coll
     const inputs = { inputIds: idx.map((i) => encodings[i].ids) };
     if (types) inputs.tokenTypeIds = idx.map((i) => encodings[i].typeIds);
     const opts = typeof forwardOptions === 'function' ? forwardOptions(idx) : forwardOptions;
-    const result = model.forward(inputs, opts);
+    const result = await model.forward(inputs, opts);
     idx.forEach((i, row) => collect(result, row, i));
   }
 }

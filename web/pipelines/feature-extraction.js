@@ -151,7 +151,7 @@ export function featureExtraction(model, task = 'feature-extraction') {
     // prompt, without its closing special token — leave the mask (SentenceTransformer.encode's prompt_length).
     const excluded = prompt !== null && !includePrompt ? Math.max(0, encode(prompt).ids.length - 1) : 0;
     const pooled = new Array(list.length);
-    forwardBatched(model, encodings, batchSize, {}, (r, row, i) => {
+    await forwardBatched(model, encodings, batchSize, {}, (r, row, i) => {
       const [, L, H] = r.lastHiddenState.dims;
       const one = { data: r.lastHiddenState.data.subarray(row * L * H, (row + 1) * L * H), dims: [1, L, H] };
       let maskData = r.attentionMask.data.subarray(row * L, (row + 1) * L);

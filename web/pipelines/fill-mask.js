@@ -83,7 +83,7 @@ export function fillMask(model, task = 'fill-mask') {
       return enc;
     });
     const results = new Array(list.length);
-    forwardBatched(
+    await forwardBatched(
       model,
       encodings,
       batchSize,

@@ -160,7 +160,7 @@ export function questionAnswering(model, task = 'question-answering') {
     });
     const answers = examples.map(() => []);
     const nullScores = examples.map(() => Infinity);
-    forwardBatched(model, windows.map((w) => w.enc), o.batchSize, { logits: true }, (r, row, k) => {
+    await forwardBatched(model, windows.map((w) => w.enc), o.batchSize, { logits: true }, (r, row, k) => {
       if (!r.startLogits || !r.endLogits) throw new Error(`${task}: the model's head did not return startLogits / endLogits (it needs a question-answering head)`);
       const { enc, example } = windows[k];
       const L = enc.ids.length;

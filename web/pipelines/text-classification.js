@@ -68,7 +68,7 @@ export function textClassification(model, task = 'text-classification') {
       return enc;
     });
     const results = new Array(items.length);
-    forwardBatched(model, encodings, batchSize, { logits: true }, (r, row, i) => {
+    await forwardBatched(model, encodings, batchSize, { logits: true }, (r, row, i) => {
       const scores = applyFunction(row2(r.logits, row), fn);
       const all = scores.map((score, k) => ({ label: labels[k], score }));
       if (legacy) {

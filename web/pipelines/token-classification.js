@@ -180,7 +180,7 @@ export function tokenClassification(model, task = 'token-classification') {
       return enc;
     });
     const results = new Array(list.length);
-    forwardBatched(model, encodings, batchSize, { logits: true }, (r, row, i) => {
+    await forwardBatched(model, encodings, batchSize, { logits: true }, (r, row, i) => {
       const t = r.logits;
       if (!t || t.dims.length !== 3 || t.dims[2] !== labels.length)
         throw new Error(`${task}: the model's head did not return token logits [batch, seq, ${labels.length}] (got ${t ? `[${t.dims.join(', ')}]` : 'none'})`);

@@ -38,7 +38,7 @@ export function zeroShotClassification(model, task = 'zero-shot-classification')
       return enc;
     });
     const logits = new Array(pairs.length);
-    forwardBatched(model, encodings, batchSize, { logits: true }, (r, row, i) => {
+    await forwardBatched(model, encodings, batchSize, { logits: true }, (r, row, i) => {
       logits[i] = row2(r.logits, row);
     });
     const results = list.map((sequence, s) => {

@@ -26,6 +26,8 @@ const RAISED_LIMITS = [
 
 const describe = (v) => (v === null ? 'null' : typeof v === 'object' ? (v.constructor?.name ?? 'object') : `${typeof v} ${String(v)}`);
 
+let nodeGpu = null; // the npm package 'webgpu''s GPU object, created once
+
 /** Finds a GPU object (see the header); returns { gpu, source } or throws an Error. */
 export async function findGpu(options = {}) {
   if (options.gpu !== undefined && options.gpu !== null) {
@@ -39,13 +41,16 @@ export async function findGpu(options = {}) {
     throw new Error('webgpu: this browser exposes no navigator.gpu (WebGPU needs a secure context — https or localhost — and a browser with WebGPU enabled)');
   let mod;
   try {
-    mod = await import('webgpu');
+    const name = 'webgpu'; // hidden from bundlers: web/model.js reaches this file, the package is Node-only
+    mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
   } catch (e) {
     throw new Error(`webgpu: no navigator.gpu in this Node process and the npm package 'webgpu' (Dawn's Node binding) could not be loaded: ${e.message}. Install it (npm install webgpu) or pass { gpu }`);
   }
   // The binding's classes (GPUBufferUsage, GPUMapMode, …) are globals in a browser; dispatchers use them.
   for (const [name, value] of Object.entries(mod.globals)) if (!(name in globalThis)) globalThis[name] = value;
-  return { gpu: mod.create([]), source: "npm package 'webgpu' (Dawn)" };
+  // One Dawn instance per process: every context (one per model on WebGPU) requests its adapter from it.
+  nodeGpu ??= mod.create([]);
+  return { gpu: nodeGpu, source: "npm package 'webgpu' (Dawn)" };
 }
 
 /**
@@ -191,11 +196,15 @@ export class GpuContext {
   }
 }
 
-/** Records one compute dispatch of `pipeline` over `groups` workgroups with buffers bound 0, 1, …. */
+/**
+ * Records one compute dispatch of `pipeline` over `groups` workgroups with buffers bound 0, 1, …; an
+ * entry may be a GPUBuffer or a view { buffer, offset, size } (bytes; offset aligned to the device's
+ * minStorageBufferOffsetAlignment).
+ */
 export function dispatch(ctx, encoder, pipeline, buffers, groups, label = '') {
   const bindGroup = ctx.device.createBindGroup({
     layout: pipeline.getBindGroupLayout(0),
-    entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+    entries: buffers.map((b, binding) => ({ binding, resource: b.buffer && b.offset !== undefined ? b : { buffer: b } })),
   });
   const pass = encoder.beginComputePass({ label });
   pass.setPipeline(pipeline);

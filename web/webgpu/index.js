@@ -16,3 +16,4 @@ export { pooling } from './kernels/pooling.js';
 export { rope, ropeTables } from './kernels/rope.js';
 export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
 export { ACTIVATIONS, activationName } from './kernels/activation_wgsl.js';
+export { PlanExecutor, checkPlan } from './executor.js';

@@ -38,11 +38,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "relpos/attention.h"
 
 namespace relpos {
+
+// A scheme as data for one call's dims, for executors other than this driver (the GPU plan,
+// cpp/src/plan/plan.h). kind: "none" (content term only); "rope" (floats: cos then sin [seq,
+// rotary_dim/2], numbers: interleaved, rotary_dim); "alibi" (floats: slopes [heads], numbers:
+// symmetric); "bucket" (ints: bucket of distance j − i at [j − i + seq − 1], table: [rows, heads]).
+struct SchemeDescription {
+  std::string kind;
+  std::vector<std::pair<std::string, double>> numbers;
+  std::vector<float> floats;
+  std::vector<std::int32_t> ints;
+  const float* table = nullptr;
+  std::size_t table_floats = 0;
+};
 
 // One (batch, head) slice as a scheme sees it. q/k/v are [seq, head_dim], possibly rewritten.
 struct HeadView {
@@ -64,6 +78,14 @@ class Scheme {
   virtual ~Scheme() = default;
 
   virtual const char* name() const = 0;
+
+  // Fills `out` and returns true when the scheme can be described as data (SchemeDescription);
+  // false (the default) = it runs on this driver only.
+  virtual bool describe(const AttentionDims& dims, SchemeDescription& out) const {
+    (void)dims;
+    (void)out;
+    return false;
+  }
 
   // Names of the logit terms this scheme adds, in the order add_logit_terms writes them
   // (e.g. {"c2p", "p2c"}). The driver's own q·k term is always reported first as "content".

@@ -65,12 +65,8 @@ class Bert final : public ModelBase {
     {
     RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
-    for (int t = 0; t < rows; ++t) {
-      float* row = h + static_cast<std::size_t>(t) * H;
-      if (!token_type_.empty())
-        add_inplace(H, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * H);
-      if (!relative_) position_.add_row(t % r.seq, row);
-    }
+    if (!token_type_.empty()) add_token_type_rows(rows, r.token_types, token_type_, H, h);
+    if (!relative_) add_position_rows(rows, r.seq, position_, h);
     emb_ln_.forward(rows, h, h);
     }
     r.record_hidden(h, H);
@@ -86,12 +82,10 @@ class Bert final : public ModelBase {
       RELPOS_PROFILE_SCOPE(Pooling);
       float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
       float* pooled = first + static_cast<std::size_t>(r.batch) * H;
-      for (int b = 0; b < r.batch; ++b)
-        std::memcpy(first + static_cast<std::size_t>(b) * H, h + static_cast<std::size_t>(b) * r.seq * H, sizeof(float) * H);
+      first_token_rows(r.batch, r.seq, H, h, first);
       pooler_.forward(r.batch, first, pooled);
-      for (std::size_t i = 0; i < static_cast<std::size_t>(r.batch) * H; ++i) pooled[i] = std::tanh(pooled[i]);
-      r.out->pooler_output.shape = {r.batch, H};
-      r.out->pooler_output.data.assign(pooled, pooled + static_cast<std::size_t>(r.batch) * H);
+      activate(Activation::Tanh, static_cast<std::size_t>(r.batch) * H, pooled);
+      r.set_pooler_output(pooled, H);
     }
   }
 

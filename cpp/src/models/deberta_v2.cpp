@@ -94,6 +94,7 @@ class DebertaV2 final : public ModelBase {
   const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
+    if (r.planning()) fail_value("plan: deberta-v2's disentangled attention (c2p / p2c terms) has no GPU kernel yet");
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
     float* h = e;

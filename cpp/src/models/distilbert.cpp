@@ -43,8 +43,7 @@ class DistilBert final : public ModelBase {
     const int H = cfg_.hidden_size, rows = r.rows();
     float* h = grow(h_, static_cast<std::size_t>(rows) * H);
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
-    for (int t = 0; t < rows; ++t)
-      add_inplace(H, h + static_cast<std::size_t>(t) * H, position_.data() + static_cast<std::size_t>(t % r.seq) * H);
+    add_position_rows(rows, r.seq, position_, H, h);
     emb_ln_.forward(rows, h, h);
     r.record_hidden(h, H);
     for (const auto& layer : layers_) {

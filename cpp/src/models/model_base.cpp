@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "plan/plan.h"
 #include "profile/profile.h"
 #include "relpos/error.h"
 
@@ -12,6 +13,7 @@ namespace models {
 
 float* grow(std::vector<float>& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
+  if (plan::Recorder* rec = plan::active()) rec->add_buffer(v.data(), n);
   return v.data();
 }
 
@@ -62,8 +64,48 @@ ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids
   return out;
 }
 
+plan::Plan ModelBase::plan(int batch, int seq, bool hidden_states) {
+  if (batch < 1 || seq < 1) fail_range("plan: batch and sequence length must be ≥ 1");
+  const int limit = max_sequence();
+  if (limit > 0 && seq > limit)
+    fail_value("plan: sequence length " + std::to_string(seq) + " exceeds the model's " + std::to_string(limit) +
+               " positions (" + cfg_.model_type + ")");
+  const std::size_t rows = static_cast<std::size_t>(batch) * seq;
+  // Placeholders: the plan depends on which inputs exist, not on their values.
+  std::vector<std::int32_t> ids(rows, 0), types(rows, 0);
+  key_mask_.assign(rows, 1);
+  plan::Recorder recorder(batch, seq);
+  recorder.add_input(ids.data(), rows, rows * sizeof(std::int32_t), "ids");
+  recorder.add_input(key_mask_.data(), rows, rows, "mask");
+  if (cfg_.type_vocab_size > 0) recorder.add_input(types.data(), rows, rows * sizeof(std::int32_t), "token_types");
+  ModelOutput out;
+  Run r;
+  r.batch = batch;
+  r.seq = seq;
+  r.ids = ids.data();
+  r.key_mask = key_mask_.data();
+  if (cfg_.type_vocab_size > 0) r.token_types = types.data();
+  r.options.output_hidden_states = hidden_states;
+  r.out = &out;
+  {
+    plan::Scope scope(&recorder);
+    run(r);
+  }
+  return std::move(recorder.plan());
+}
+
+bool ModelBase::Run::planning() const { return plan::active() != nullptr; }
+
 void ModelBase::Run::record_hidden(const float* h, int width) const {
   if (!options.output_hidden_states) return;
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("output");
+    rec->ref_attr(op, "x", h);
+    op.set("rows", rows());
+    op.set("width", width);
+    op.set("kind", 0);
+    return;
+  }
   Tensor t;
   t.shape = {batch, seq, width};
   t.data.assign(h, h + static_cast<std::size_t>(rows()) * width);
@@ -79,7 +121,28 @@ float* ModelBase::Run::attention_probs(int heads) const {
   return out->attentions.back().data.data();
 }
 
+void ModelBase::Run::set_pooler_output(const float* pooled, int width) const {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("output");
+    rec->ref_attr(op, "x", pooled);
+    op.set("rows", batch);
+    op.set("width", width);
+    op.set("kind", 2);
+    return;
+  }
+  out->pooler_output.shape = {batch, width};
+  out->pooler_output.data.assign(pooled, pooled + static_cast<std::size_t>(batch) * width);
+}
+
 void ModelBase::Run::set_last_hidden(const float* h, int width) const {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("output");
+    rec->ref_attr(op, "x", h);
+    op.set("rows", rows());
+    op.set("width", width);
+    op.set("kind", 1);
+    return;
+  }
   out->last_hidden_state.shape = {batch, seq, width};
   out->last_hidden_state.data.assign(h, h + static_cast<std::size_t>(rows()) * width);
 }

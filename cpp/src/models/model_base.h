@@ -8,11 +8,16 @@
 
 #include "relpos/model.h"
 
+namespace relpos::plan {
+struct Plan;
+}
+
 namespace relpos::models {
 
 class EmbeddingTable;
 
 // Grows v to at least n floats (never shrinks, so repeated forwards allocate nothing) and returns it.
+// While a plan is recorded (plan/plan.h), [data, data + n) becomes one of the plan's buffers.
 float* grow(std::vector<float>& v, std::size_t n);
 
 // "" if `probe` is present, else the first prefix p with p + probe present (e.g. "bert."), else "".
@@ -34,6 +39,8 @@ class ModelBase : public Model {
   // The word-embedding table [vocab_size, embedding width] a tied masked-LM decoder reads
   // (heads/masked_lm.cpp); null for families without such a head.
   virtual const EmbeddingTable* word_embeddings() const { return nullptr; }
+  // The forward as a plan (plan/plan.h): run() in record-only mode over placeholder inputs.
+  plan::Plan plan(int batch, int seq, bool hidden_states);
 
  protected:
   // One forward call as a family sees it.
@@ -45,9 +52,11 @@ class ModelBase : public Model {
     ForwardOptions options;
     ModelOutput* out = nullptr;
     int rows() const { return batch * seq; }
+    bool planning() const;                                 // run() is recording a plan (plan/plan.h)
     void record_hidden(const float* h, int width) const;   // appends to hidden_states if requested
     float* attention_probs(int heads) const;               // new [B, heads, L, L] tensor, or null
     void set_last_hidden(const float* h, int width) const;
+    void set_pooler_output(const float* pooled, int width) const;  // [batch, width]
   };
   virtual void run(const Run& run) = 0;
 

@@ -21,10 +21,8 @@
 //   and an MLP block of at most kMlpRows rows × 3I, so a long document's MLP does not cost B·L × 3I.
 #include <algorithm>
 
-#include "kernels/vactivation_f32.h"
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
-#include "models/layers/parallel_rows.h"
 #include "models/model_base.h"
 #include "relpos/error.h"
 #include "relpos/schemes.h"
@@ -41,30 +39,6 @@ struct ModernBertLayer {
   Linear wqkv, wo, wi, mlp_wo;
   bool global = true;
 };
-
-// y[r, j] = act(a[r, j]) · a[r, I + j] for r < rows, j < I; a [rows, 2I] (its first half is overwritten).
-void geglu(Activation act, int rows, int I, float* a, float* y) {
-  const std::size_t width = static_cast<std::size_t>(I);
-  namespace w = work_per_element;
-  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
-                   : act == Activation::Silu ? w::kSilu : w::kRelu;
-  for_each_span(static_cast<std::size_t>(rows), 8, [&](std::size_t r0, std::size_t r1) {
-    for (std::size_t r = r0; r < r1; ++r) {
-      float* u = a + r * 2 * width;
-      switch (act) {
-        case Activation::Gelu: kernels::vgelu_f32(width, u); break;
-        case Activation::GeluTanh: kernels::vgelu_tanh_f32(width, u); break;
-        case Activation::Silu: kernels::vsilu_f32(width, u); break;
-        case Activation::Relu:
-          for (std::size_t j = 0; j < width; ++j) u[j] = u[j] > 0.0f ? u[j] : 0.0f;
-          break;
-      }
-      const float* g = u + width;
-      float* out = y + r * width;
-      for (std::size_t j = 0; j < width; ++j) out[j] = u[j] * g[j];
-    }
-  }, (per + w::kAdd) * static_cast<double>(rows) * I);
-}
 
 class ModernBert final : public ModelBase {
  public:
@@ -144,7 +118,7 @@ class ModernBert final : public ModelBase {
         const std::size_t at = static_cast<std::size_t>(r0) * H;
         l.mlp_norm.forward(m, h + at, x + at);
         l.wi.forward(m, x + at, wi_out);
-        geglu(act_, m, I, wi_out, gated);
+        glu_pairs(act_, m, I, wi_out, gated);
         l.mlp_wo.forward(m, gated, x + at);
         add_inplace(static_cast<std::size_t>(m) * H, h + at, x + at);
       }

@@ -132,12 +132,8 @@ class NomicBert final : public ModelBase {
     float* qkv = grow(qkv_, 3 * n);
     float* ctx = grow(ctx_, n);
     gather_rows(rows, r.ids, word_, word_.rows(), H, h);
-    for (int t = 0; t < rows; ++t) {
-      float* row = h + static_cast<std::size_t>(t) * H;
-      if (!token_type_.empty())
-        add_inplace(H, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * H);
-      if (position_.rows() > 0) position_.add_row(t % r.seq, row);
-    }
+    if (!token_type_.empty()) add_token_type_rows(rows, r.token_types, token_type_, H, h);
+    if (position_.rows() > 0) add_position_rows(rows, r.seq, position_, h);
     emb_ln_.forward(rows, h, h);
     r.record_hidden(h, H);
     const std::size_t H3 = static_cast<std::size_t>(3) * H, hs = static_cast<std::size_t>(d);

@@ -47,10 +47,7 @@ class RoFormer final : public ModelBase {
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, E, e);
-    if (!token_type_.empty())
-      for (int t = 0; t < rows; ++t)
-        add_inplace(E, e + static_cast<std::size_t>(t) * E,
-                    token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * E);
+    if (!token_type_.empty()) add_token_type_rows(rows, r.token_types, token_type_, E, e);
     emb_ln_.forward(rows, e, e);
     float* h = e;
     if (E != H) {

@@ -33,6 +33,15 @@ class AlibiScheme final : public Scheme {
     }
   }
 
+  bool describe(const AttentionDims& dims, SchemeDescription& out) const override {
+    check(dims);
+    out.kind = "alibi";
+    for (int h = 0; h < dims.heads; ++h)
+      out.floats.push_back(p_.slopes == AlibiSlopes::Custom ? p_.custom[h] : alibi_slope(h, dims.heads, p_.slopes, p_.mpt_bias_max));
+    out.numbers.emplace_back("symmetric", p_.symmetric ? 1 : 0);
+    return true;
+  }
+
   std::size_t scratch_floats(const AttentionDims& dims, int) const override {
     return 2 * static_cast<std::size_t>(dims.seq) - 1;
   }

@@ -9,6 +9,10 @@ namespace {
 class NoneScheme final : public Scheme {
  public:
   const char* name() const override { return "none"; }
+  bool describe(const AttentionDims&, SchemeDescription& out) const override {
+    out.kind = "none";
+    return true;
+  }
 };
 
 }  // namespace

@@ -42,6 +42,18 @@ class RopeScheme final : public Scheme {
 
   bool rewrites_qkv() const override { return true; }
 
+  bool describe(const AttentionDims& dims, SchemeDescription& out) const override {
+    check(dims);
+    const int h = rotary_dim(dims.head_dim) / 2;
+    const std::size_t n = static_cast<std::size_t>(dims.seq) * h;
+    out.kind = "rope";
+    out.floats.resize(2 * n);
+    kernels::sincos_positions_f32(dims.seq, h, p_.theta, 2 * h, out.floats.data(), out.floats.data() + n, h, 1);
+    out.numbers.emplace_back("interleaved", p_.layout == RopeLayout::Interleaved ? 1 : 0);
+    out.numbers.emplace_back("rotary_dim", 2 * h);
+    return true;
+  }
+
   std::size_t scratch_floats(const AttentionDims& dims, int) const override {
     return static_cast<std::size_t>(dims.seq) * rotary_dim(dims.head_dim);  // cos and sin, rotary_dim/2 each
   }

@@ -40,6 +40,16 @@ class T5Scheme final : public Scheme {
                  std::to_string(p_.num_buckets) + " buckets it is read with (table_rows must be ≥ num_buckets, or 0)");
   }
 
+  bool describe(const AttentionDims& dims, SchemeDescription& out) const override {
+    check(dims);
+    out.kind = "bucket";
+    for (int d = 1 - dims.seq; d < dims.seq; ++d)
+      out.ints.push_back(t5_relative_bucket(d, p_.bidirectional, p_.num_buckets, p_.max_distance));
+    out.table = p_.bias_table;
+    out.table_floats = static_cast<std::size_t>(p_.table_rows ? p_.table_rows : p_.num_buckets) * dims.heads;
+    return true;
+  }
+
   std::size_t shared_floats(const AttentionDims& dims, bool) const override {
     return static_cast<std::size_t>(dims.heads) * (2 * static_cast<std::size_t>(dims.seq) - 1);
   }

@@ -17,6 +17,10 @@ async function models(rp: Relpos): Promise<number> {
   const picked = await rp.loadModel({ 'config.json': new Blob(['{}']), 'model.safetensors': new ArrayBuffer(8) });
   const small = await rp.loadModel('https://example.com/model/', { dtype: 'q8' });
   const held: number = small.info.weightBytes + (small.info.dtype === 'q8' ? 1 : 0);
+  const gpu = await rp.loadModel('https://example.com/model/', { device: 'auto' });
+  const onGpu: ForwardResult = await gpu.forwardAsync({ inputIds: [[1, 2]] });
+  const where: string = gpu.info.device + (gpu.info.deviceReason ?? '') + (gpu.info.adapter?.vendor ?? '') + onGpu.lastHiddenState.dims.length;
+  void where;
   const r: ForwardResult = model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[1, 1, 1]] }, { outputAttentions: true });
   const t = model.forward({ text: ['a', 'b'] }, { outputHiddenStates: true });
   const embed = await pipeline('feature-extraction', model)(['a b'], { pooling: 'mean', normalize: true });

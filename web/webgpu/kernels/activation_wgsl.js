@@ -4,10 +4,11 @@
 //   gelu(x)      = x/2 · (1 + erf(x/√2)), erf by Abramowitz–Stegun 7.1.26 (|error| ≤ 1.5e-7), like vgelu_f32
 //   gelu_tanh(x) = x/2 · (1 + tanh(√(2/π) · (x + 0.044715·x³)))   (HF gelu_new / gelu_pytorch_tanh)
 //   silu(x)      = x / (1 + e^(−x))
+//   tanh(x)      = (1 − e^(−2|x|)) / (1 + e^(−2|x|)) with x's sign   (BERT's pooler; std::tanh on the CPU)
 // Every exp() argument is ≤ 0 (tanh and silu are written through e^(−|u|)), so nothing overflows; results
 // that would be subnormal are flushed to 0 by the GPU, which is the CPU path's contract too.
 
-export const ACTIVATIONS = Object.freeze(['none', 'relu', 'gelu', 'gelu_tanh', 'silu']);
+export const ACTIVATIONS = Object.freeze(['none', 'relu', 'gelu', 'gelu_tanh', 'silu', 'tanh']);
 
 /** Maps Hugging Face hidden_act names onto ACTIVATIONS (the CPU's parse_activation table). */
 export function activationName(name) {
@@ -45,6 +46,13 @@ export function activationWgsl(act, T, suffix) {
   let e = exp(-2.0 * abs(u));
   let t = (${T}(1.0) - e) / (${T}(1.0) + e);
   return 0.5 * x * (${T}(1.0) + select(t, -t, u < ${T}(0.0)));
+}
+`;
+    case 'tanh':
+      return `fn ${name}(x: ${T}) -> ${T} {
+  let e = exp(-2.0 * abs(x));
+  let t = (${T}(1.0) - e) / (${T}(1.0) + e);
+  return select(t, -t, x < ${T}(0.0));
 }
 `;
     case 'silu':

@@ -5,6 +5,9 @@
 // with c, s = cos, sin(p·ω_i), ω_i = theta^(−2i/rotaryDim), i < h = rotaryDim/2; columns ≥ rotaryDim stay.
 // The cos/sin tables [seqLen, h] come from the CPU in float64 then rounded (ropeTables): a GPU sin() of
 // p·ω up to 8192 rad is not accurate enough. One invocation per (row, i) pair, 256 per workgroup.
+// Token-major layout (the plan executor: q/k read in place from projections [B·L, …]): with
+// `heads` > 1 or strides given, row r is head r % heads of token t = r / heads, at position t % seqLen,
+// starting at float offset + t·rowStride + (r % heads)·headStride.
 import { dispatch, grid } from '../device.js';
 
 const THREADS = 256;
@@ -28,7 +31,7 @@ export function ropeTables(seqLen, rotaryDim, theta = 10000) {
 export function ropeWgsl(layout) {
   const [a, b] = layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
   return `// relpos rope ${layout}
-struct Dims { rows: u32, seq: u32, dim: u32, h: u32, gx: u32, p0: u32, p1: u32, p2: u32 }
+struct Dims { rows: u32, seq: u32, dim: u32, h: u32, gx: u32, heads: u32, rowStride: u32, headStride: u32, offset: u32, p0: u32, p1: u32, p2: u32 }
 @group(0) @binding(0) var<uniform> dims: Dims;
 @group(0) @binding(1) var<storage, read_write> x: array<f32>;
 @group(0) @binding(2) var<storage, read> cosT: array<f32>;
@@ -39,10 +42,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (g >= dims.rows * dims.h) { return; }
   let row = g / dims.h;
   let i = g % dims.h;
-  let p = row % dims.seq;
+  let token = row / dims.heads;
+  let p = token % dims.seq;
   let c = cosT[p * dims.h + i];
   let s = sinT[p * dims.h + i];
-  let base = row * dims.dim;
+  let base = dims.offset + token * dims.rowStride + (row % dims.heads) * dims.headStride;
   let x0 = x[base + ${a}];
   let x1 = x[base + ${b}];
   x[base + ${a}] = x0 * c - x1 * s;
@@ -50,17 +54,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }`;
 }
 
-/** args: { x, cos, sin (buffers [seqLen, rotaryDim/2]), rows: batch·heads·seqLen, seqLen, headDim, rotaryDim, layout }. */
+/**
+ * args: { x, cos, sin (buffers [seqLen, rotaryDim/2]), rows: batch·heads·seqLen, seqLen, headDim, rotaryDim,
+ * layout, heads = 1, rowStride = headDim, headStride = 0, offset = 0 (floats; token-major layout above) }.
+ */
 export function rope(ctx, encoder, args) {
   const layout = args.layout ?? 'half';
   if (layout !== 'half' && layout !== 'interleaved') throw new Error(`webgpu: rope: layout '${layout}' (expected 'half' or 'interleaved')`);
   const { rows, seqLen, headDim } = args;
   const rotaryDim = args.rotaryDim || headDim;
   if (rotaryDim % 2 || rotaryDim > headDim) throw new RangeError(`webgpu: rope: rotaryDim: expected an even number ≤ headDim ${headDim}, got ${rotaryDim}`);
-  if (rows % seqLen) throw new RangeError(`webgpu: rope: rows ${rows} is not a multiple of seqLen ${seqLen}`);
+  const heads = args.heads ?? 1;
+  if (rows % (seqLen * heads)) throw new RangeError(`webgpu: rope: rows ${rows} is not a multiple of seqLen ${seqLen} × heads ${heads}`);
+  const rowStride = args.rowStride ?? headDim, headStride = args.headStride ?? 0, offset = args.offset ?? 0;
   const h = rotaryDim / 2;
   const key = `rope:${layout}`;
   const pipeline = ctx.pipeline(key, () => ropeWgsl(layout));
   const g = grid(ctx, Math.ceil((rows * h) / THREADS));
-  dispatch(ctx, encoder, pipeline, [ctx.uniforms([rows, seqLen, headDim, h, g[0], 0, 0, 0]), args.x, args.cos, args.sin], g, key);
+  dispatch(ctx, encoder, pipeline, [ctx.uniforms([rows, seqLen, headDim, h, g[0], heads, rowStride, headStride, offset, 0, 0, 0]), args.x, args.cos, args.sin], g, key);
 }

@@ -6,9 +6,12 @@
 // gelu, gelu_tanh and silu are the vector micro-kernels of kernels/vactivation_f32.h.
 // FeedForward, x [rows, in] → y [rows, out] through hidden width H:
 //   plain: y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (W1 x))
+#include <cmath>
+
 #include "kernels/vactivation_f32.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
+#include "plan/plan.h"
 #include "relpos/error.h"
 
 namespace relpos::models {
@@ -36,18 +39,63 @@ void activate_span(Activation act, std::size_t n, float* x) {
     case Activation::Silu:
       kernels::vsilu_f32(n, x);
       break;
+    case Activation::Tanh:
+      for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+      break;
   }
 }
 }  // namespace
 
 void activate(Activation act, std::size_t n, float* x) {
   RELPOS_PROFILE_SCOPE(NormAct);
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("activate");
+    rec->ref_attr(op, "x", x);
+    op.set("n", static_cast<double>(n));
+    op.set("act", static_cast<int>(act));
+    return;
+  }
   namespace w = work_per_element;
-  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
+  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh || act == Activation::Tanh ? w::kGeluTanh
                    : act == Activation::Silu ? w::kSilu : w::kRelu;
   // small calls stay inline (parallel_for.h)
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) { activate_span(act, i1 - i0, x + i0); },
                 per * static_cast<double>(n));
+}
+
+void glu_pairs(Activation act, int rows, int I, float* a, float* y) {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("glu");
+    rec->ref_attr(op, "x", a);
+    rec->ref_attr(op, "y", y);
+    op.set("rows", rows);
+    op.set("width", I);
+    op.set("act", static_cast<int>(act));
+    return;
+  }
+  const std::size_t width = static_cast<std::size_t>(I);
+  namespace w = work_per_element;
+  const double per = act == Activation::Gelu ? w::kGelu : act == Activation::GeluTanh ? w::kGeluTanh
+                   : act == Activation::Silu ? w::kSilu : w::kRelu;
+  for_each_span(static_cast<std::size_t>(rows), 8, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      float* u = a + r * 2 * width;
+      switch (act) {
+        case Activation::Gelu: kernels::vgelu_f32(width, u); break;
+        case Activation::GeluTanh: kernels::vgelu_tanh_f32(width, u); break;
+        case Activation::Silu: kernels::vsilu_f32(width, u); break;
+        case Activation::Relu:
+          for (std::size_t j = 0; j < width; ++j) u[j] = u[j] > 0.0f ? u[j] : 0.0f;
+          break;
+        case Activation::Tanh:
+          for (std::size_t j = 0; j < width; ++j) u[j] = std::tanh(u[j]);
+          break;
+      }
+      const float* g = u + width;
+      float* out = y + r * width;
+      for (std::size_t j = 0; j < width; ++j) out[j] = u[j] * g[j];
+    }
+  }, (per + w::kAdd) * static_cast<double>(rows) * I);
 }
 
 std::size_t FeedForward::scratch_floats(int rows) const {
@@ -62,9 +110,7 @@ void FeedForward::forward(int rows, const float* x, float* y, float* scratch) co
     float* g = scratch + n;
     gate.forward(rows, x, g);
     activate(act, n, g);
-    for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
-      for (std::size_t i = i0; i < i1; ++i) h[i] *= g[i];
-    }, work_per_element::kAdd * static_cast<double>(n));
+    multiply_inplace(n, h, g);
   } else {
     activate(act, n, h);
   }

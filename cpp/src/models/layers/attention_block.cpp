@@ -8,6 +8,7 @@
 
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
+#include "plan/plan.h"
 #include "relpos/error.h"
 #include "relpos/scheme.h"
 
@@ -29,12 +30,57 @@ std::vector<float> load_tensor(const Weights& weights, const std::string& name, 
 
 void add_inplace(std::size_t n, float* x, const float* y) {
   RELPOS_PROFILE_SCOPE(NormAct);
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("add");
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "y", y);
+    op.set("n", static_cast<double>(n));
+    return;
+  }
   for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
   }, work_per_element::kAdd * static_cast<double>(n));
 }
 
+void first_token_rows(int batch, int seq, int width, const float* x, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("first_rows");
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "out", out);
+    op.set("batch", batch);
+    op.set("seq", seq);
+    op.set("width", width);
+    return;
+  }
+  for (int b = 0; b < batch; ++b)
+    std::memcpy(out + static_cast<std::size_t>(b) * width, x + static_cast<std::size_t>(b) * seq * width,
+                sizeof(float) * static_cast<std::size_t>(width));
+}
+
+void multiply_inplace(std::size_t n, float* x, const float* y) {
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("multiply");
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "y", y);
+    op.set("n", static_cast<double>(n));
+    return;
+  }
+  for_each_span(n, kElementGrain, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) x[i] *= y[i];
+  }, work_per_element::kAdd * static_cast<double>(n));
+}
+
 void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (!rec->is_input(ids, "ids")) fail_value("plan: gather_rows reads ids that are not the forward's input_ids");
+    plan::Op& op = rec->op("gather");
+    rec->ref_attr(op, "out", out);
+    op.set("table", rec->weight(table.data(), table.size()));
+    op.set("rows", rows);
+    op.set("dim", dim);
+    op.set("vocab", vocab);
+    return;
+  }
   for (int r = 0; r < rows; ++r) {
     const std::int32_t id = ids[r];
     if (id < 0 || id >= vocab)
@@ -52,6 +98,34 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
                           const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
                           const Scheme& scheme, float* probs, float* ctx, AttentionScratch& s, int window) {
   RELPOS_PROFILE_SCOPE(Attention);
+  if (plan::Recorder* rec = plan::active()) {
+    SchemeDescription d;
+    if (!scheme.describe(AttentionDims{batch, heads, seq, head_dim}, d)) fail_value(std::string("plan: position scheme '") + scheme.name() + "' has no GPU description yet");
+    if (probs) fail_value("plan: attention probabilities are not available from the plan");
+    plan::Op& op = rec->op("attention");
+    op.set("batch", batch);
+    op.set("seq", seq);
+    op.set("heads", heads);
+    op.set("kv_heads", kv_heads);
+    op.set("head_dim", head_dim);
+    for (const auto& [name, view] : {std::pair<const char*, const HeadsView*>{"q", &q}, {"k", &k}, {"v", &v}}) {
+      rec->ref_attr(op, name, view->data);
+      op.set(std::string(name) + "_row", static_cast<double>(view->row_stride));
+      op.set(std::string(name) + "_head", static_cast<double>(view->head_stride));
+    }
+    rec->ref_attr(op, "ctx", ctx);
+    if (key_mask && !rec->is_input(key_mask, "mask")) fail_value("plan: attention reads a key mask that is not the forward's");
+    op.set("mask", key_mask ? 1 : 0);
+    op.set("causal", causal ? 1 : 0);
+    op.set("window", window);
+    op.set("scale", scheme.content_scale(head_dim));
+    op.kind = d.kind;
+    for (const auto& [key, value] : d.numbers) op.set("scheme_" + key, value);
+    op.set("scheme_floats", d.floats.empty() ? -1 : rec->constant({std::move(d.floats), {}}));
+    op.set("scheme_ints", d.ints.empty() ? -1 : rec->constant({{}, std::move(d.ints)}));
+    op.set("scheme_table", rec->weight(d.table, d.table_floats));
+    return;
+  }
   AttentionDims dims{batch, heads, seq, head_dim};
   const std::size_t n = dims.qkv_elements();
   if (s.q.size() < n) {

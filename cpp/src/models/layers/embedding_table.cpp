@@ -11,6 +11,7 @@
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
 #include "parallel/parallel_for.h"
+#include "plan/plan.h"
 #include "relpos/error.h"
 #include "relpos/threads.h"
 
@@ -55,6 +56,14 @@ void EmbeddingTable::gather(int count, const std::int32_t* ids, float* out) cons
       for (int c = 0; c < dim_; ++c) dst[c] = s * q8_[at + c];
     }
   }
+}
+
+std::vector<float> EmbeddingTable::values() const {
+  if (q8_.empty()) return f32_;
+  std::vector<float> v(q8_.size());
+  for (int r = 0; r < rows_; ++r)
+    for (int c = 0; c < dim_; ++c) v[static_cast<std::size_t>(r) * dim_ + c] = scales_[r] * q8_[static_cast<std::size_t>(r) * dim_ + c];
+  return v;
 }
 
 void EmbeddingTable::add_row(int row, float* out) const {
@@ -104,7 +113,51 @@ void EmbeddingTable::project(int count, const float* x, float* y, const float* b
 }
 
 void gather_rows(int rows, const std::int32_t* ids, const EmbeddingTable& table, int, int, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (!rec->is_input(ids, "ids")) fail_value("plan: gather_rows reads ids that are not the forward's input_ids");
+    plan::Op& op = rec->op("gather");
+    rec->ref_attr(op, "out", out);
+    op.set("table", rec->weight(table));
+    op.set("rows", rows);
+    op.set("dim", table.dim());
+    op.set("vocab", table.rows());
+    return;
+  }
   table.gather(rows, ids, out);
+}
+
+namespace {
+// add_rows op: source 0 = token types (null: all 0), 1 = positions r % seq.
+void record_add_rows(plan::Recorder& rec, int table, int source, int rows, int dim, float* out) {
+  plan::Op& op = rec.op("add_rows");
+  rec.ref_attr(op, "out", out);
+  op.set("table", table);
+  op.set("source", source);
+  op.set("rows", rows);
+  op.set("dim", dim);
+}
+}  // namespace
+
+void add_token_type_rows(int rows, const std::int32_t* types, const std::vector<float>& table, int dim, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (types && !rec->is_input(types, "token_types")) fail_value("plan: token type rows read ids that are not the forward's token_type_ids");
+    return record_add_rows(*rec, rec->weight(table.data(), table.size()), 0, rows, dim, out);
+  }
+  for (int t = 0; t < rows; ++t)
+    add_inplace(static_cast<std::size_t>(dim), out + static_cast<std::size_t>(t) * dim,
+                table.data() + static_cast<std::size_t>(types ? types[t] : 0) * dim);
+}
+
+void add_position_rows(int rows, int seq, const EmbeddingTable& table, float* out) {
+  if (plan::Recorder* rec = plan::active()) return record_add_rows(*rec, rec->weight(table), 1, rows, table.dim(), out);
+  for (int t = 0; t < rows; ++t) table.add_row(t % seq, out + static_cast<std::size_t>(t) * table.dim());
+}
+
+void add_position_rows(int rows, int seq, const std::vector<float>& table, int dim, float* out) {
+  if (plan::Recorder* rec = plan::active()) return record_add_rows(*rec, rec->weight(table.data(), table.size()), 1, rows, dim, out);
+  for (int t = 0; t < rows; ++t)
+    add_inplace(static_cast<std::size_t>(dim), out + static_cast<std::size_t>(t) * dim,
+                table.data() + static_cast<std::size_t>(t % seq) * dim);
 }
 
 }  // namespace relpos::models

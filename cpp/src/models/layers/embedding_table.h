@@ -27,6 +27,8 @@ class EmbeddingTable {
   // exactly as gather() does. A few vectors (≤ 8, the masked positions) stream the table through
   // kernels::dot_rows_f32; more go through the packed GEMM.
   void project(int count, const float* x, float* y, const float* bias) const;
+  // The table [rows, dim] as float32 (q8 rows dequantized as gather() does), for the GPU plan.
+  std::vector<float> values() const;
   int rows() const { return rows_; }
   int dim() const { return dim_; }
 
@@ -40,5 +42,12 @@ class EmbeddingTable {
 
 // gather_rows (layers.h) over an EmbeddingTable; vocab and dim must be the table's.
 void gather_rows(int rows, const std::int32_t* ids, const EmbeddingTable& table, int vocab, int dim, float* out);
+
+// Rows added to embeddings [rows, dim], row by row in the order the families sum them:
+//   add_token_type_rows: out[r, :] += table[types ? types[r] : 0, :]   (table [type_vocab, dim], types checked by forward)
+//   add_position_rows:   out[r, :] += table[r % seq, :]                 (absolute positions; seq ≤ the table's rows)
+void add_token_type_rows(int rows, const std::int32_t* types, const std::vector<float>& table, int dim, float* out);
+void add_position_rows(int rows, int seq, const EmbeddingTable& table, float* out);
+void add_position_rows(int rows, int seq, const std::vector<float>& table, int dim, float* out);
 
 }  // namespace relpos::models

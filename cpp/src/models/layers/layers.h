@@ -32,6 +32,10 @@ class Linear {
   // load's options ask for q8.
   static Linear load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias);
   void forward(int rows, const float* x, float* y) const;
+  // W [out, in] as float32 (unpacked from the GEMM panels) and the bias ([out] or empty), for the
+  // GPU plan (plan/plan.h); Error for int8 weights.
+  std::vector<float> weight_f32() const;
+  const std::vector<float>& bias() const { return bias_; }
   int in() const { return in_; }
   int out() const { return out_; }
 
@@ -62,10 +66,14 @@ struct RmsNorm {
 
 // ---- activations (in place over n floats) -----------------------------------------------------
 //   relu(x) = max(x, 0);  gelu(x) = x/2 · (1 + erf(x/√2));  silu(x) = x · sigmoid(x);
-//   gelu_new / gelu_pytorch_tanh / bloom gelu: x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³))).
-enum class Activation { Relu, Gelu, GeluTanh, Silu };
+//   gelu_new / gelu_pytorch_tanh / bloom gelu: x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)));
+//   tanh (std::tanh; BERT's pooler, not a hidden_act parse_activation accepts).
+enum class Activation { Relu, Gelu, GeluTanh, Silu, Tanh };
 Activation parse_activation(const std::string& hf_name);  // Error for an unsupported name
 void activate(Activation act, std::size_t n, float* x);
+// GLU over pairs of halves: y[r, j] = act(a[r, j]) · a[r, I + j] for r < rows, j < I; a [rows, 2I] is
+// scratch (the CPU overwrites its first half with act of it). ModernBERT's GeGLU.
+void glu_pairs(Activation act, int rows, int I, float* a, float* y);
 
 // ---- feed-forward -----------------------------------------------------------------------------
 // Plain:  y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (Wu x))  (T5 gated-gelu, LLaMA).
@@ -123,6 +131,10 @@ struct PostLnLayer {
 // ---- helpers -------------------------------------------------------------------------------------
 // x[i] += y[i] for i < n.
 void add_inplace(std::size_t n, float* x, const float* y);
+// out[b, :] = x[b·seq, :] for b < batch: the first token's row of each sequence (x [batch·seq, width]).
+void first_token_rows(int batch, int seq, int width, const float* x, float* out);
+// x[i] *= y[i] for i < n (a gated feed-forward's product).
+void multiply_inplace(std::size_t n, float* x, const float* y);
 // out[r, :] = table[ids[r], :] for r < rows; RangeError if an id is outside [0, vocab).
 void gather_rows(int rows, const std::int32_t* ids, const std::vector<float>& table, int vocab, int dim, float* out);
 

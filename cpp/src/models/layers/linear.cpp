@@ -4,9 +4,12 @@
 #include <string>
 
 #include "kernels/gemm_f32.h"
+#include "kernels/unpack_b_nk.h"
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
 #include "models/layers/load_context.h"
+#include "plan/plan.h"
+#include "relpos/error.h"
 
 namespace relpos::models {
 
@@ -34,8 +37,26 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
   return l;
 }
 
+std::vector<float> Linear::weight_f32() const {
+  if (!q8_.empty()) fail_value("plan: int8 (q8) linear weights have no float32 form here; load the model with dtype fp32");
+  std::vector<float> w(static_cast<std::size_t>(in_) * out_);
+  kernels::unpack_b_nk(in_, out_, packed_.data(), w.data());
+  return w;
+}
+
 void Linear::forward(int rows, const float* x, float* y) const {
   RELPOS_PROFILE_SCOPE(Gemm);
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("gemm");
+    rec->ref_attr(op, "a", x);
+    rec->ref_attr(op, "c", y);
+    op.set("w", rec->weight(*this));
+    op.set("bias", rec->weight(bias_.empty() ? nullptr : bias_.data(), bias_.size()));
+    op.set("M", rows);
+    op.set("N", out_);
+    op.set("K", in_);
+    return;
+  }
   if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());

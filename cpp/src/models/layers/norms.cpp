@@ -6,6 +6,7 @@
 
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
+#include "plan/plan.h"
 
 namespace {
 constexpr std::size_t kNormRows = 16;  // rows per parallel piece (each row is normalised alone)
@@ -24,6 +25,18 @@ LayerNorm LayerNorm::load(const Weights& weights, const std::string& prefix, int
 void LayerNorm::forward(int rows, const float* x, float* y) const {
   RELPOS_PROFILE_SCOPE(NormAct);
   const int dim = static_cast<int>(gamma.size());
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("norm");
+    op.set("kind", 0);
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "y", y);
+    op.set("gamma", rec->weight(gamma.data(), gamma.size()));
+    op.set("beta", rec->weight(beta.empty() ? nullptr : beta.data(), beta.size()));
+    op.set("rows", rows);
+    op.set("dim", dim);
+    op.set("eps", eps);
+    return;
+  }
   for_each_span(static_cast<std::size_t>(rows), kNormRows, [&](std::size_t r0, std::size_t r1) {
   for (std::size_t r = r0; r < r1; ++r) {
     const float* xr = x + static_cast<std::size_t>(r) * dim;
@@ -52,6 +65,18 @@ RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, 
 void RmsNorm::forward(int rows, const float* x, float* y) const {
   RELPOS_PROFILE_SCOPE(NormAct);
   const int dim = static_cast<int>(weight.size());
+  if (plan::Recorder* rec = plan::active()) {
+    plan::Op& op = rec->op("norm");
+    op.set("kind", 1);
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "y", y);
+    op.set("gamma", rec->weight(weight.data(), weight.size()));
+    op.set("beta", -1);
+    op.set("rows", rows);
+    op.set("dim", dim);
+    op.set("eps", eps);
+    return;
+  }
   for_each_span(static_cast<std::size_t>(rows), kNormRows, [&](std::size_t r0, std::size_t r1) {
   for (std::size_t r = r0; r < r1; ++r) {
     const float* xr = x + static_cast<std::size_t>(r) * dim;

@@ -1,0 +1,124 @@
+// The plan of one forward: a family's run() executed in record-only mode yields a list of operations
+// over buffers, for an executor other than the CPU (the WebGPU executor, web/webgpu/executor.js;
+// docs/architecture.md). While a Recorder is active on the calling thread, the layer primitives
+// (models/layers: Linear, LayerNorm, RmsNorm, activate, multiply_inplace, add_inplace, gather_rows,
+// add_table_rows, multi_head_attention) append one op each and compute nothing.
+//
+//   buffers  activations (registered where families allocate: models::grow) and inputs
+//            ("ids", "token_types", "mask": int32 [B, L]), in floats/ints; a pointer anywhere inside
+//            a registered range is (buffer id, offset in elements)
+//   weights  each Linear, EmbeddingTable or float table a primitive reads, by id; their float32 values
+//            come from weight_values() ([out, in] for a Linear, [rows, dim] for a table)
+//   ops      { name, attrs: [(key, number)] }: buffer references are `key` (buffer id) and `key_off`
+//            (element offset); weights are ids, −1 = none. See recorder.cpp for each op's attrs.
+//   constants  shape-only tables a scheme computes for this seq (SchemeDescription floats / ints)
+// A forward the plan cannot describe (a scheme without SchemeDescription, a primitive that has no
+// op, int8 weights) fails with a relpos::Error naming the reason.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "relpos/model.h"
+
+namespace relpos {
+struct SchemeDescription;
+namespace models {
+class Linear;
+class EmbeddingTable;
+}  // namespace models
+}  // namespace relpos
+
+namespace relpos::plan {
+
+struct Buffer {
+  std::string kind;  // "activation", "ids", "token_types", "mask"
+  std::size_t elements = 0;
+};
+
+struct Weight {
+  enum class Kind { Floats, Linear, Table } kind = Kind::Floats;
+  const void* source = nullptr;  // const float*, const models::Linear*, const models::EmbeddingTable*
+  std::size_t elements = 0;
+};
+
+struct Op {
+  std::string name;
+  std::string kind;  // attention: the scheme's SchemeDescription::kind
+  std::vector<std::pair<std::string, double>> attrs;
+  void set(const std::string& key, double value) { attrs.emplace_back(key, value); }
+};
+
+// Per-plan values that depend on the shape only (a scheme's tables for this seq): floats or ints.
+struct Constant {
+  std::vector<float> floats;
+  std::vector<std::int32_t> ints;
+};
+
+struct Plan {
+  int batch = 0, seq = 0;
+  std::vector<Buffer> buffers;
+  std::vector<Weight> weights;
+  std::vector<Constant> constants;
+  std::vector<Op> ops;
+};
+
+struct Ref {
+  int buffer = -1;
+  std::size_t offset = 0;
+};
+
+class Recorder {
+ public:
+  explicit Recorder(int batch, int seq);
+  // Activation range [p, p + n); registering the same start again keeps the larger n.
+  void add_buffer(const float* p, std::size_t n);
+  void add_input(const void* p, std::size_t elements, std::size_t bytes, const char* kind);
+  Ref ref(const void* p) const;  // Error when p is in no registered range
+  bool is_input(const void* p, const char* kind) const;
+  int weight(const float* p, std::size_t n);  // −1 for p == null
+  int weight(const models::Linear& linear);
+  int weight(const models::EmbeddingTable& table);
+  Op& op(const std::string& name);
+  int constant(Constant c);
+  // Adds `key` and `key_off` for the buffer holding p.
+  void ref_attr(Op& op, const std::string& key, const void* p) const;
+  Plan& plan() { return plan_; }
+
+ private:
+  struct Range {
+    std::size_t end;
+    int id;
+  };
+  std::map<std::uintptr_t, Range> ranges_;
+  std::map<const void*, int> weight_ids_;
+  Plan plan_;
+};
+
+// The recorder active on this thread, or null (the CPU path).
+Recorder* active();
+
+// Makes `recorder` active on this thread for the scope's life.
+class Scope {
+ public:
+  explicit Scope(Recorder* recorder);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  Recorder* previous_;
+};
+
+// The plan of model.forward(batch, seq, …) with an attention mask and token types given (their
+// values do not change the plan); hidden_states: one "output" op per layer as well.
+Plan build(Model& model, int batch, int seq, bool hidden_states);
+
+// The float32 values of a plan's weight.
+std::vector<float> weight_values(const Weight& weight);
+
+}  // namespace relpos::plan

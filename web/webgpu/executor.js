@@ -1,0 +1,364 @@
+// The WebGPU executor of a model's plan (cpp/src/plan/plan.h, docs/architecture.md): the C++ family
+// runs once in record-only mode and yields ops over buffers; this file maps each op to a kernel of
+// ./kernels and records a whole forward into ONE command encoder. Weights go to the GPU once (by the
+// key the plan gives them, for the model's life); activations are one GPU buffer per plan buffer,
+// kept per (batch, seq, hidden states) for the PlanExecutor.KEEP most recent shapes; only the outputs
+// are copied back. Uniform buffers and bind groups are still made per dispatch, per forward.
+//
+//   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
+//   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
+//
+// Op → kernel: gemm → gemm (bias epilogue); norm → norm (an `add` into the norm's own in-place input
+// is fused as its residual); activate → activate; multiply → gated (split layout, no activation);
+// add → add; gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
+// input ids, token types or zeros, positions r % seq); attention → attention with strides reading
+// q/k/v in place, scheme none / alibi (slopes from the plan) / bucket (T5 buckets and bias table from
+// the plan) / rope (q and k copied, rotated by the plan's cos/sin tables, then plain attention);
+// output → a copy into a read-back buffer at that point.
+// Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
+// row blocks) is one GPU buffer bound through views when every offset meets the device's storage
+// offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
+// a split, or attention reading a split buffer whole, is refused). An output whose GPU buffer is also
+// an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
+// read-write binding of one buffer in a dispatch).
+import { gemm } from './kernels/gemm.js';
+import { rope } from './kernels/rope.js';
+import { norm } from './kernels/norm.js';
+import { activate, gated, add } from './kernels/elementwise.js';
+import { embedding } from './kernels/embedding.js';
+import { attention } from './kernels/attention.js';
+
+/** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
+const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
+
+export class PlanExecutor {
+  /** source: { plan(batch, seq, hiddenStates) → plan object, weightValues(index) → Float32Array }. */
+  constructor(ctx, source) {
+    this.ctx = ctx;
+    this.source = source;
+    this.weights = new Map(); // key → GPUBuffer, for the model's life
+    this.prepared = new Map(); // `${batch}x${seq}:${hs}` → prepared plan, most recently used last
+  }
+
+  /** Prepared plans kept (their activation buffers stay on the GPU); the least recently used goes first. */
+  static KEEP = 4;
+
+  /** Builds (or reuses) the plan for this shape, uploads the weights it names that are not on the GPU yet. */
+  prepare(batch, seq, hiddenStates = false) {
+    const key = `${batch}x${seq}:${hiddenStates}`;
+    let p = this.prepared.get(key);
+    if (p) {
+      this.prepared.delete(key); // most recently used last
+      this.prepared.set(key, p);
+      return p;
+    }
+    const plan = this.source.plan(batch, seq, hiddenStates);
+    checkPlan(plan);
+    const ctx = this.ctx;
+    const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / 4);
+    const weights = plan.weights.map((w, i) => {
+      let buffer = this.weights.get(w.key);
+      if (!buffer) {
+        buffer = ctx.upload(this.source.weightValues(i), `weight ${i}`);
+        this.weights.set(w.key, buffer);
+      }
+      return buffer;
+    });
+    let largest = 0;
+    const owned = [];
+    // per plan buffer: offset → GPUBuffer or view { buffer, offset, size }
+    const buffers = segments.map(({ views, parts }, i) => {
+      const kind = plan.buffers[i].kind, map = new Map();
+      if (views) {
+        const elements = plan.buffers[i].elements;
+        largest = Math.max(largest, elements);
+        const b = ctx.empty(4 * elements, `${kind} ${i}`);
+        owned.push(b);
+        for (const [off] of parts) map.set(off, off ? { buffer: b, offset: 4 * off, size: 4 * (elements - off) } : b);
+      } else {
+        for (const [off, len] of parts) {
+          largest = Math.max(largest, len);
+          const b = ctx.empty(4 * len, `${kind} ${i}@${off}`);
+          owned.push(b);
+          map.set(off, b);
+        }
+      }
+      return map;
+    });
+    const rows = batch * seq;
+    const positions = new Uint32Array(rows);
+    for (let t = 0; t < rows; ++t) positions[t] = t % seq;
+    const constants = plan.constants.map((c, i) => ctx.upload(c, `constant ${i}`));
+    let ropeFloats = 0;
+    const ropeTables = new Map(); // constant id → [cos, sin] buffers [seq, rotary_dim/2]
+    for (const op of plan.ops) {
+      if (op.op !== 'attention' || op.kind !== 'rope') continue;
+      ropeFloats = Math.max(ropeFloats, plan.buffers[op.q].elements, plan.buffers[op.k].elements);
+      if (ropeTables.has(op.scheme_floats)) continue;
+      const c = plan.constants[op.scheme_floats], n = c.length / 2;
+      const pair = [ctx.upload(c.subarray(0, n), 'rope cos'), ctx.upload(c.subarray(n), 'rope sin')];
+      owned.push(...pair);
+      ropeTables.set(op.scheme_floats, pair);
+    }
+    p = {
+      plan,
+      weights,
+      buffers,
+      constants,
+      ropeTables,
+      owned,
+      inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
+      positions: ctx.upload(positions, 'positions'),
+      zeros: ctx.empty(4 * rows, 'zero ids'),
+      scratch: ctx.empty(4 * largest, 'scratch'),
+      rope: ropeFloats ? [ctx.empty(4 * ropeFloats, 'rope q'), ctx.empty(4 * ropeFloats, 'rope k')] : null,
+    };
+    this.prepared.set(key, p);
+    while (this.prepared.size > PlanExecutor.KEEP) {
+      const [oldest, q] = this.prepared.entries().next().value;
+      this.prepared.delete(oldest);
+      release(q);
+    }
+    return p;
+  }
+
+  /**
+   * Runs one forward. ids, mask, types: Int32Array [batch·seq] (mask and types may be null: all 1 /
+   * all 0). Returns { lastHiddenState: Float32Array, hiddenStates: [Float32Array] | undefined,
+   * poolerOutput: Float32Array | undefined (families with a pooler) }.
+   */
+  async forward({ batch, seq, ids, mask, types, hiddenStates = false }) {
+    const p = this.prepare(batch, seq, hiddenStates);
+    const ctx = this.ctx, queue = ctx.device.queue, rows = batch * seq;
+    const write = (kind, data) => {
+      if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
+    };
+    write('ids', ids);
+    write('mask', mask ?? new Int32Array(rows).fill(1));
+    write('token_types', types ?? new Int32Array(rows));
+    const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
+    const outputs = this.#record(p, encoder);
+    queue.submit([encoder.finish()]);
+    await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ)));
+    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined };
+    for (const o of outputs) {
+      const data = new Float32Array(o.staging.getMappedRange().slice(0));
+      o.staging.unmap();
+      o.staging.destroy();
+      if (o.kind === 1) result.lastHiddenState = data;
+      else if (o.kind === 2) result.poolerOutput = data;
+      else result.hiddenStates.push(data);
+    }
+    return result;
+  }
+
+  #record(p, encoder) {
+    const ctx = this.ctx, ops = p.plan.ops, outputs = [];
+    const buf = (op, key) => p.buffers[op[key]].get(op[`${key}_off`]);
+    const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
+    const isView = (b) => b.buffer !== undefined && b.offset !== undefined;
+    const under = (op, key) => { const b = buf(op, key); return isView(b) ? b.buffer : b; };
+    const offsetOf = (op, key) => { const b = buf(op, key); return isView(b) ? b.offset : 0; };
+    // Writes `floats` from the scratch buffer to op[key] (after a dispatch that wrote the scratch).
+    const copyBack = (op, key, floats) => encoder.copyBufferToBuffer(p.scratch, 0, under(op, key), offsetOf(op, key), 4 * floats);
+    for (let i = 0; i < ops.length; ++i) {
+      const op = ops[i];
+      switch (op.op) {
+        case 'gemm': {
+          const alias = under(op, 'a') === under(op, 'c');
+          gemm(ctx, encoder, {
+            a: buf(op, 'a'), c: alias ? p.scratch : buf(op, 'c'), b: p.weights[op.w],
+            bias: op.bias >= 0 ? p.weights[op.bias] : undefined, M: op.M, N: op.N, K: op.K,
+          });
+          if (alias) copyBack(op, 'c', op.M * op.N);
+          break;
+        }
+        case 'add': {
+          const next = ops[i + 1], n = op.n;
+          if (next && next.op === 'norm' && same(next, 'x', op, 'x') && same(next, 'y', op, 'x') && next.rows * next.dim === n) {
+            // x += y; x = norm(x)  →  scratch = norm(x + y); x = scratch
+            this.#norm(p, encoder, next, { x: buf(op, 'x'), residual: buf(op, 'y'), y: p.scratch });
+            ++i;
+          } else {
+            add(ctx, encoder, { a: buf(op, 'x'), b: buf(op, 'y'), y: p.scratch, n });
+          }
+          copyBack(op, 'x', n);
+          break;
+        }
+        case 'norm': {
+          const n = op.rows * op.dim;
+          if (under(op, 'x') === under(op, 'y')) {
+            this.#norm(p, encoder, op, { x: buf(op, 'x'), y: p.scratch });
+            copyBack(op, 'y', n);
+          } else {
+            this.#norm(p, encoder, op, { x: buf(op, 'x'), y: buf(op, 'y') });
+          }
+          break;
+        }
+        case 'activate':
+          activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act] });
+          break;
+        case 'multiply':
+          gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: p.scratch, rows: 1, width: op.n, activation: 'none' });
+          copyBack(op, 'x', op.n);
+          break;
+        case 'glu': {
+          const alias = under(op, 'x') === under(op, 'y');
+          gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0 });
+          if (alias) copyBack(op, 'y', op.rows * op.width);
+          break;
+        }
+        case 'gather': {
+          const tables = [{ table: p.weights[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
+          while (tables.length < 3 && ops[i + 1]?.op === 'add_rows' && same(ops[i + 1], 'out', op, 'out')) {
+            const a = ops[++i];
+            const ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types].get(0) : p.zeros;
+            tables.push({ table: p.weights[a.table], ids, rows: Math.floor(p.weights[a.table].size / 4 / a.dim) });
+          }
+          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.dim, tables });
+          break;
+        }
+        case 'attention':
+          this.#attention(p, encoder, op);
+          break;
+        case 'first_rows': {
+          // out[b] = x[b·seq]: one copy per sequence
+          const row = 4 * op.width;
+          if (under(op, 'x') === under(op, 'out')) throw new Error('webgpu plan: first_rows within one buffer');
+          for (let b = 0; b < op.batch; ++b)
+            encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
+          break;
+        }
+        case 'output': {
+          const floats = op.rows * op.width;
+          const staging = ctx.device.createBuffer({ size: 4 * floats, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+          encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x'), staging, 0, 4 * floats);
+          outputs.push({ kind: op.kind, staging });
+          break;
+        }
+        default:
+          throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel (an add_rows without a gather before it)`);
+      }
+    }
+    return outputs;
+  }
+
+  #norm(p, encoder, op, bufs) {
+    norm(this.ctx, encoder, {
+      kind: op.kind === 1 ? 'rmsnorm' : 'layernorm', ...bufs, gamma: p.weights[op.gamma],
+      beta: op.beta >= 0 ? p.weights[op.beta] : undefined, rows: op.rows, dim: op.dim, eps: op.eps,
+    });
+  }
+
+  #attention(p, encoder, op) {
+    const { batch: B, seq: L, heads: H, head_dim: D } = op;
+    let q = p.buffers[op.q].get(0), k = p.buffers[op.k].get(0);
+    const v = p.buffers[op.v].get(0);
+    let scheme = { type: 'none' };
+    if (op.kind === 'rope') {
+      // RoPE rewrites q and k on private copies (as the CPU driver does): copy, rotate, attend.
+      const [cos, sin] = p.ropeTables.get(op.scheme_floats);
+      const [rq, rk] = p.rope;
+      encoder.copyBufferToBuffer(q, 0, rq, 0, q.size);
+      encoder.copyBufferToBuffer(k, 0, rk, 0, k.size);
+      const layout = op.scheme_interleaved ? 'interleaved' : 'half';
+      for (const [x, s] of [[rq, 'q'], [rk, 'k']])
+        rope(this.ctx, encoder, {
+          x, cos, sin, rows: B * L * H, seqLen: L,
+          headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: H, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`],
+        });
+      q = rq;
+      k = rk;
+    } else if (op.kind === 'alibi') {
+      scheme = { type: 'alibi', slopes: p.constants[op.scheme_floats], symmetric: !!op.scheme_symmetric };
+    } else if (op.kind === 'bucket') {
+      scheme = { type: 'bucket', buckets: p.constants[op.scheme_ints], table: p.weights[op.scheme_table] };
+    }
+    attention(this.ctx, encoder, {
+      q, k, v, out: p.buffers[op.ctx].get(0), batch: B, heads: H, seqLen: L, headDim: D,
+      mask: op.mask ? p.buffers[p.inputs.mask].get(0) : undefined,
+      window: op.window, causal: !!op.causal, scale: op.scale, scheme,
+      strides: {
+        in: { b: L * op.q_row, h: op.q_head, l: op.q_row, off: { q: op.q_off, k: op.k_off, v: op.v_off } },
+        out: { b: L * H * D, h: D, l: H * D, off: op.ctx_off },
+      },
+    });
+  }
+
+  /** Releases the GPU buffers (weights and activations); the context stays. */
+  destroy() {
+    for (const b of this.weights.values()) b.destroy();
+    for (const p of this.prepared.values()) release(p);
+    this.weights.clear();
+    this.prepared.clear();
+  }
+}
+
+/** Destroys a prepared plan's GPU buffers (not the weights, which the model keeps). */
+function release(p) {
+  for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? [])]) b.destroy();
+}
+
+/** Buffer references of an op with their lengths in elements; attention's are whole buffers (null). */
+function accesses(op) {
+  switch (op.op) {
+    case 'gemm': return [['a', op.M * op.K], ['c', op.M * op.N]];
+    case 'norm': return [['x', op.rows * op.dim], ['y', op.rows * op.dim]];
+    case 'activate': return [['x', op.n]];
+    case 'multiply': case 'add': return [['x', op.n], ['y', op.n]];
+    case 'gather': case 'add_rows': return [['out', op.rows * op.dim]];
+    case 'output': return [['x', op.rows * op.width]];
+    case 'glu': return [['x', 2 * op.rows * op.width], ['y', op.rows * op.width]];
+    case 'first_rows': return [['x', op.batch * op.seq * op.width], ['out', op.batch * op.width]];
+    case 'attention': return [['q', null], ['k', null], ['v', null], ['ctx', null]];
+    default: return [];
+  }
+}
+
+/**
+ * Per plan buffer: { views, parts: [[offset, length]] }, one part per distinct offset the ops use.
+ * views: every offset is a multiple of `align` floats, so one GPU buffer serves them all through
+ * bound views; else each part is its own GPU buffer: Error when an access would cross into the next
+ * part, or when a buffer read whole (attention, with in-kernel offsets) would be split.
+ */
+function splitBuffers(plan, align) {
+  const offsets = plan.buffers.map(() => new Set([0]));
+  const whole = new Set();
+  for (const op of plan.ops)
+    for (const [key, len] of accesses(op)) {
+      if (len === null) whole.add(op[key]);
+      else offsets[op[key]].add(op[`${key}_off`]);
+    }
+  const segments = plan.buffers.map((b, i) => {
+    const starts = [...offsets[i]].sort((x, y) => x - y);
+    const views = starts.every((s) => s % align === 0);
+    if (!views && whole.has(i)) throw new Error(`webgpu plan: buffer ${i} is read whole by attention and in unaligned parts by other ops`);
+    return { views, parts: starts.map((s, j) => [s, (j + 1 < starts.length ? starts[j + 1] : b.elements) - s]) };
+  });
+  for (const op of plan.ops)
+    for (const [key, len] of accesses(op)) {
+      if (len === null || segments[op[key]].views) continue;
+      const seg = segments[op[key]].parts.find(([s]) => s === op[`${key}_off`]);
+      if (len > seg[1]) throw new Error(`webgpu plan: op '${op.op}' reads ${len} elements of buffer ${op[key]} at ${seg[0]}, across another op's part of it`);
+    }
+  return segments;
+}
+
+/** Ops this executor knows; a plan with others is refused before anything is uploaded. */
+const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output']);
+const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket']);
+
+/** Throws an Error naming the first op this executor cannot run (checked before any upload). */
+export function checkPlan(plan) {
+  for (const op of plan.ops) {
+    if (!KNOWN.has(op.op)) throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel`);
+    if (op.op === 'attention') {
+      if (!SCHEMES.has(op.kind)) throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
+      if (op.kv_heads !== op.heads) throw new Error('webgpu plan: grouped-query attention (kv_heads < heads) has no WebGPU kernel yet');
+      if (op.head_dim % 4) throw new Error(`webgpu plan: attention head_dim ${op.head_dim} is not a multiple of 4`);
+      for (const s of ['k', 'v'])
+        if (op[`${s}_row`] !== op.q_row || op[`${s}_head`] !== op.q_head)
+          throw new Error('webgpu plan: attention whose q, k and v have different strides has no WebGPU kernel yet');
+    }
+  }
+}

@@ -33,6 +33,16 @@ export function webgpuResults(resultsDir) {
       gpu_over_wasm_2: wasm(2) ? +(wasm(2) / gpu).toFixed(1) : null, gpu_over_wasm_all: wasm(peer.cores) ? +(wasm(peer.cores) / gpu).toFixed(1) : null };
   });
   const r0 = runs[runs.length - 1];
+  // Whole models through rp.loadModel(…, { device: 'webgpu' }) (bench.mjs) against the same model's WASM forward
+  // on the same machine (wasm_peer.mjs 'MiniLM-L6-shaped model' rows), where both were measured.
+  const models = runs.flatMap((r) => r.models ?? []).filter((m) => m.forwardMs != null);
+  const modelRows = [];
+  if (models.length) {
+    const gpu = Math.min(...models.map((m) => m.forwardMs));
+    const wasm = (t) => peer.rows.find((r) => r.shape.startsWith('MiniLM-L6-shaped model') && r.threads === t)?.model_ms ?? null;
+    modelRows.push({ name: models[0].name.replace(/, loadModel device webgpu$/, ''), gpu_ms: gpu, wasm_1_ms: wasm(1), wasm_2_ms: wasm(2), wasm_all_ms: wasm(peer.cores),
+      cores: peer.cores, gpu_over_wasm_2: wasm(2) ? +(wasm(2) / gpu).toFixed(1) : null, gpu_over_wasm_all: wasm(peer.cores) ? +(wasm(peer.cores) / gpu).toFixed(1) : null });
+  }
   return {
     run_dir: path.relative(path.resolve(resultsDir, '..', '..'), dir), device: r0.adapter.device, adapter: r0.adapter, cpu: peer.cpu, cores: peer.cores,
     runs: runs.length, date: r0.startedAt,
@@ -42,6 +52,7 @@ export function webgpuResults(resultsDir) {
     attention: r0.attention.map((a) => ({ seq: a.seqLen, scheme: a.scheme, window: a.window, bq: a.bq, ms: +a.ms.toFixed(3), tflops: +a.tflops.toFixed(2), err: a.maxAbsErrorSampledRows })),
     whole_layers: r0.layers.map((l) => ({ name: l.name, ms: +l.layerMs.toFixed(3), tflops: l.layerTflops != null ? +l.layerTflops.toFixed(2) : null })),
     layers,
+    models: modelRows,
   };
 }
 
@@ -50,10 +61,14 @@ export function webgpuTargets(r, add) {
   if (!w || w.unavailable) return;
   add(`WebGPU GEMM ≥ 20 TFLOP/s fp32 at 4096² (${w.device})`, Math.min(...w.gemm_4096_tflops) >= 20,
     `${w.gemm_4096_tflops.map((x) => fmt(x, 1)).join(', ')} TFLOP/s over ${w.runs} runs (${w.gemm_4096_variant}; a naive 16×16 tiled shader: ${w.naive_4096_tflops.map((x) => fmt(x, 1)).join(', ')})`);
+  for (const m of w.models ?? [])
+    add(`relpos WebGPU ≥ 20× relpos WASM at 2 threads on the same machine: ${m.name} through loadModel (${w.device}; ${w.cpu})`,
+      m.gpu_over_wasm_2 != null ? m.gpu_over_wasm_2 >= 20 : null,
+      `WebGPU ${fmt(m.gpu_ms, 2)} ms vs WASM ${fmt(m.wasm_2_ms, 0)} ms on 2 threads = ${fmt(m.gpu_over_wasm_2, 0)}× (${fmt(m.wasm_all_ms, 0)} ms on ${m.cores} threads = ${fmt(m.gpu_over_wasm_all, 0)}×)`);
   add(`relpos WebGPU ≥ 20× relpos WASM at 2 threads on the same machine, per encoder layer (${w.device}; ${w.cpu})`,
     w.layers.every((l) => l.gpu_over_wasm_2 >= 20),
     w.layers.map((l) => `${l.name}: ${fmt(l.gpu_ms, 2)} ms vs ${fmt(l.wasm_2_ms, 1)} ms = ${fmt(l.gpu_over_wasm_2, 0)}×`).join('; ') +
-      ' — kernels recorded as one command buffer; loadModel(…, { device: \'webgpu\' }) is not built yet');
+      ' — the layer\'s kernels recorded as one command buffer');
 }
 
 export function webgpuMarkdown(r, L) {
@@ -61,7 +76,7 @@ export function webgpuMarkdown(r, L) {
   if (!w) return;
   L.push('## WebGPU kernels on a GPU (`webgpu`: bench/gpu/, lib/webgpu.mjs)', '');
   if (w.unavailable) { L.push(w.unavailable, ''); return; }
-  L.push(`Measured on **${w.device}** (${w.adapter.description}) through Dawn's Node binding (npm \`webgpu\`), ${w.runs} runs of \`bash bench/gpu/run.sh\` on ${w.date.slice(0, 10)}, committed in \`${w.run_dir}\`; the WebAssembly column is relpos's npm package on the same machine's CPU (${w.cpu}, ${w.cores} cores). fp32 throughout. The kernels exist (web/webgpu/, each tested against its CPU twin on SwiftShader); the model integration (\`loadModel(…, { device: 'webgpu' })\`) does not yet, so these are kernel and layer figures, not model figures.`, '');
+  L.push(`Measured on **${w.device}** (${w.adapter.description}) through Dawn's Node binding (npm \`webgpu\`), ${w.runs} runs of \`bash bench/gpu/run.sh\` on ${w.date.slice(0, 10)}, committed in \`${w.run_dir}\`; the WebAssembly column is relpos's npm package on the same machine's CPU (${w.cpu}, ${w.cores} cores). fp32 throughout. Kernels and layers are web/webgpu/'s WGSL (each tested against its CPU twin on SwiftShader); whole models run the C++ model's plan through \`loadModel(…, { device: 'webgpu' })\` (web/webgpu/executor.js).`, '');
   L.push('| GEMM (A·Wᵀ) | ' + [...new Set(w.gemm.filter((g) => g.layout === 'A·Wᵀ' && !g.epilogue).map((g) => g.n))].map((n) => `${n}³ TFLOP/s`).join(' | ') + ' |');
   const ns = [...new Set(w.gemm.filter((g) => g.layout === 'A·Wᵀ' && !g.epilogue).map((g) => g.n))];
   L.push('| --- | ' + ns.map(() => '---:').join(' | ') + ' |');
@@ -71,6 +86,11 @@ export function webgpuMarkdown(r, L) {
   L.push('| encoder layer | WebGPU ms | WASM 1 thread ms | WASM 2 threads ms | WASM all cores ms | WebGPU ÷ WASM 2 threads | ÷ all cores |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const l of w.layers) L.push(`| ${l.name} | ${fmt(l.gpu_ms, 2)} | ${fmt(l.wasm_1_ms, 0)} | ${fmt(l.wasm_2_ms, 0)} | ${fmt(l.wasm_all_ms, 0)} (${l.cores}) | **${fmt(l.gpu_over_wasm_2, 0)}×** | ${fmt(l.gpu_over_wasm_all, 0)}× |`);
   L.push('');
+  if (w.models?.length) {
+    L.push('| model, through rp.loadModel | WebGPU ms | WASM 1 thread ms | WASM 2 threads ms | WASM all cores ms | WebGPU ÷ WASM 2 threads | ÷ all cores |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const m of w.models) L.push(`| ${m.name} | ${fmt(m.gpu_ms, 2)} | ${fmt(m.wasm_1_ms, 0)} | ${fmt(m.wasm_2_ms, 0)} | ${fmt(m.wasm_all_ms, 0)} (${m.cores}) | **${fmt(m.gpu_over_wasm_2, 0)}×** | ${fmt(m.gpu_over_wasm_all, 0)}× |`);
+    L.push('');
+  }
   L.push('| attention (12 heads, d 64) | ms | TFLOP/s |', '| --- | ---: | ---: |');
   for (const a of w.attention.filter((x) => x.bq === 64)) L.push(`| ${a.seq} tokens, ${a.scheme}, ${a.window < 0 ? 'global' : 'window ' + a.window} | ${fmt(a.ms, 3)} | ${fmt(a.tflops, 1)} |`);
   L.push('');

@@ -7,8 +7,6 @@
 //               terms added before the 1/sqrt(head_dim) scaling.
 //   pooler      pooled[b] = tanh(W_p · h[b, 0] + b_p)
 // Shapes: H = hidden_size, heads · head_dim = H; seq ≤ max_position_embeddings.
-#include <cmath>
-#include <cstring>
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -51,7 +49,7 @@ class Bert final : public ModelBase {
       }
     }
     if (!relative_) schemes_.push_back(make_scheme(NoneParams{}));
-    if (w.contains(p + "pooler.dense.weight")) pooler_ = Linear::load(w, p + "pooler.dense", H, H, true);
+    if (w.contains(p + "pooler.dense.weight")) pooler_ = FirstTokenPooler::load(w, p + "pooler.dense", H);
     has_pooler_ = w.contains(p + "pooler.dense.weight");
   }
 
@@ -80,12 +78,7 @@ class Bert final : public ModelBase {
     r.set_last_hidden(h, H);
     if (has_pooler_) {
       RELPOS_PROFILE_SCOPE(Pooling);
-      float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
-      float* pooled = first + static_cast<std::size_t>(r.batch) * H;
-      first_token_rows(r.batch, r.seq, H, h, first);
-      pooler_.forward(r.batch, first, pooled);
-      activate(Activation::Tanh, static_cast<std::size_t>(r.batch) * H, pooled);
-      r.set_pooler_output(pooled, H);
+      r.set_pooler_output(pooler_.forward(r.batch, r.seq, h, pool_in_), H);
     }
   }
 
@@ -96,7 +89,7 @@ class Bert final : public ModelBase {
   std::vector<PostLnLayer> layers_;
   std::vector<std::vector<float>> distance_;  // per layer, owned: the schemes point into them
   std::vector<std::unique_ptr<Scheme>> schemes_;
-  Linear pooler_;
+  FirstTokenPooler pooler_;
   std::vector<float> h_, pool_in_;
   PostLnScratch scratch_;
 };

@@ -12,8 +12,6 @@
 //               logit(i, j) = q_i·k_j / sqrt(head_dim) + B[bucket(j − i), h] + mask
 //   pooler      pooled[b] = tanh(W_p · h[b, 0] + b_p)        (when pooler.dense is in the checkpoint)
 // Shapes: H = hidden_size, heads · head_dim = H. Task checkpoints prefix the model's tensors with "mpnet.".
-#include <cmath>
-#include <cstring>
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -60,7 +58,7 @@ class Mpnet final : public ModelBase {
     params.scale_content = true;
     scheme_ = make_scheme(params);
     has_pooler_ = w.contains(p + "pooler.dense.weight");
-    if (has_pooler_) pooler_ = Linear::load(w, p + "pooler.dense", H, H, true);
+    if (has_pooler_) pooler_ = FirstTokenPooler::load(w, p + "pooler.dense", H);
   }
 
  private:
@@ -88,14 +86,7 @@ class Mpnet final : public ModelBase {
     r.set_last_hidden(h, H);
     if (has_pooler_) {
       RELPOS_PROFILE_SCOPE(Pooling);
-      float* first = grow(pool_in_, 2 * static_cast<std::size_t>(r.batch) * H);
-      float* pooled = first + static_cast<std::size_t>(r.batch) * H;
-      for (int b = 0; b < r.batch; ++b)
-        std::memcpy(first + static_cast<std::size_t>(b) * H, h + static_cast<std::size_t>(b) * r.seq * H, sizeof(float) * H);
-      pooler_.forward(r.batch, first, pooled);
-      for (std::size_t i = 0; i < static_cast<std::size_t>(r.batch) * H; ++i) pooled[i] = std::tanh(pooled[i]);
-      r.out->pooler_output.shape = {r.batch, H};
-      r.out->pooler_output.data.assign(pooled, pooled + static_cast<std::size_t>(r.batch) * H);
+      r.set_pooler_output(pooler_.forward(r.batch, r.seq, h, pool_in_), H);
     }
   }
 
@@ -105,7 +96,7 @@ class Mpnet final : public ModelBase {
   std::vector<PostLnLayer> layers_;
   std::vector<float> bias_;  // [rows, heads], owned: the scheme points into it
   std::unique_ptr<Scheme> scheme_;
-  Linear pooler_;
+  FirstTokenPooler pooler_;
   std::vector<float> h_, pool_in_;
   PostLnScratch scratch_;
 };

@@ -128,6 +128,14 @@ struct PostLnLayer {
                PostLnScratch& s) const;
 };
 
+// ---- first-token pooler (BERT, MPNet): pooled[b] = tanh(W · h[b, 0] + bias) ---------------------
+struct FirstTokenPooler {
+  Linear dense;  // [H, H] with bias
+  static FirstTokenPooler load(const Weights& weights, const std::string& prefix, int hidden);
+  // h [batch·seq, H] → [batch, H] in scratch (grown, reused across calls); returns its start.
+  const float* forward(int batch, int seq, const float* h, std::vector<float>& scratch) const;
+};
+
 // ---- helpers -------------------------------------------------------------------------------------
 // x[i] += y[i] for i < n.
 void add_inplace(std::size_t n, float* x, const float* y);

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "fixture_files.h"
+#include "hf_fixture_support.h"
 #include "relpos/error.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
@@ -35,6 +36,9 @@
 #include "relpos/safetensors.h"
 #include "relpos/threads.h"
 #include "test_support.h"
+
+using ts::bitwise_equal;
+using ts::ThreadCountGuard;
 
 namespace {
 
@@ -90,27 +94,8 @@ class Checkpoint final : public relpos::Weights {
   std::map<std::string, std::vector<float>> values_;
 };
 
-struct Batch {
-  int B = 0, L = 0;
-  std::vector<std::int32_t> ids, mask;
-  std::vector<int> lengths;
-};
-
-Batch fixture_batch(const std::string& dir) {
-  const auto j = relpos_test::read_json(dir + "input.json");
-  const auto ids2 = j.at("input_ids").get<std::vector<std::vector<int>>>();
-  const auto mask2 = j.at("attention_mask").get<std::vector<std::vector<int>>>();
-  Batch b;
-  b.B = static_cast<int>(ids2.size());
-  b.L = static_cast<int>(ids2[0].size());
-  b.lengths = j.at("lengths").get<std::vector<int>>();
-  for (int r = 0; r < b.B; ++r)
-    for (int l = 0; l < b.L; ++l) {
-      b.ids.push_back(ids2[r][l]);
-      b.mask.push_back(mask2[r][l]);
-    }
-  return b;
-}
+// A fixture's input.json as [B, L] rows (hf_fixture_support.h).
+using Batch = relpos_test::FixtureBatch;
 
 // Two rows of L random ids in [4, vocab); the second right-padded (pad 3) to `second` real tokens.
 Batch random_batch(int L, int second, int vocab, unsigned seed) {
@@ -334,15 +319,6 @@ std::string with(const std::string& config, const json& changes) {
   return j.dump();
 }
 
-bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
-struct ThreadCountGuard {
-  int saved = relpos::num_threads();
-  ~ThreadCountGuard() { relpos::set_num_threads(saved); }
-};
-
 }  // namespace
 
 TEST_CASE("modernbert fixtures match Transformers 4.48 (hidden states, attentions, window zeros)", "[hf-fixture][modernbert]") {
@@ -352,7 +328,7 @@ TEST_CASE("modernbert fixtures match Transformers 4.48 (hidden states, attention
       const std::string config = read_text(dir + "config.json");
       const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
       const auto expected = relpos::SafeTensors::read_file(dir + "expected.safetensors");
-      const Batch in = fixture_batch(dir);
+      const Batch in = relpos_test::read_fixture_batch(dir);
       auto model = relpos::load_model(config, weights);
       const relpos::ModelConfig& c = model->config();
       CHECK(model->max_sequence() == 0);
@@ -409,7 +385,7 @@ TEST_CASE("modernbert rope tables match the fixtures' global and local rotary ta
       const std::string dir = family_dir(name);
       const auto c = relpos::parse_model_config(read_text(dir + "config.json"));
       const auto expected = relpos::SafeTensors::read_file(dir + "expected.safetensors");
-      const int L = fixture_batch(dir).L;
+      const int L = relpos_test::read_fixture_batch(dir).L;
       for (const char* kind : {"global", "local"}) {
         std::vector<float> cos, sin;
         relpos::rope_tables(L, c.head_dim, relpos::RopeLayout::Half,
@@ -431,7 +407,7 @@ TEST_CASE("modernbert local_attention: odd values floor, 0 sees itself, wider th
   const std::string dir = family_dir("modernbert-a");  // local_attention 8, layers 1 and 2 local
   const std::string config = read_text(dir + "config.json");
   const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
-  const Batch in = fixture_batch(dir);
+  const Batch in = relpos_test::read_fixture_batch(dir);
   auto check_against_reference = [&](int local_attention) {
     auto model = relpos::load_model(with(config, {{"local_attention", local_attention}}), weights);
     const auto out = run(*model, in);
@@ -499,7 +475,7 @@ TEST_CASE("modernbert with 8-bit weights stays close to fp32", "[q8][modernbert]
       const std::string dir = family_dir(name);
       const std::string config = read_text(dir + "config.json");
       const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
-      const Batch in = fixture_batch(dir);
+      const Batch in = relpos_test::read_fixture_batch(dir);
       relpos::LoadOptions q8;
       q8.dtype = relpos::WeightFormat::Q8;
       auto ref = relpos::load_model(config, weights);
@@ -545,7 +521,7 @@ TEST_CASE("modernbert results are bitwise identical for 1, 2 and 3 threads", "[t
     relpos::LoadOptions options;
     options.dtype = dtype;
     auto model = relpos::load_model(config, weights, options);
-    for (const Batch& in : {fixture_batch(dir), random_batch(300, 170, 100, 5)}) {
+    for (const Batch& in : {relpos_test::read_fixture_batch(dir), random_batch(300, 170, 100, 5)}) {
       const bool small = in.L < 100;
       std::vector<relpos::ModelOutput> outs;
       for (int threads : {1, 2, 3}) {
@@ -612,7 +588,7 @@ TEST_CASE("modernbert task heads match a float64 evaluation of the v4.48 head fo
     const std::string dir = family_dir(name);
     const std::string base = read_text(dir + "config.json");
     const auto file = relpos::SafeTensors::read_file(dir + "model.safetensors");
-    const Batch in = fixture_batch(dir);
+    const Batch in = relpos_test::read_fixture_batch(dir);
     // b: classifier_bias on and a SiLU head, to show both settings are read
     const bool b_case = std::string(name) == "modernbert-b";
     const json head_settings = b_case ? json{{"classifier_bias", true}, {"classifier_activation", "silu"}} : json::object();
@@ -771,7 +747,7 @@ TEST_CASE("modernbert config: rope_parameters and layer_types (transformers ≥ 
   const std::string dir = family_dir("modernbert-b");  // layers 0, 2 global; 1, 3 local
   const std::string base = read_text(dir + "config.json");
   const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
-  const Batch in = fixture_batch(dir);
+  const Batch in = relpos_test::read_fixture_batch(dir);
   auto last = [&](const std::string& config) {
     auto model = relpos::load_model(config, weights);
     return run(*model, in, false).last_hidden_state.data;

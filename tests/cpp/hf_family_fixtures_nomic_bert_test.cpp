@@ -21,6 +21,9 @@
 #include "safetensors_builder.h"
 #include "test_support.h"
 
+using ts::bitwise_equal;
+using ts::ThreadCountGuard;
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -117,15 +120,6 @@ void check_rotary_tables(const std::string& name) {
   CHECK(worst <= 5e-5);
   CHECK(inv_worst <= 5e-5);
 }
-
-bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
-struct ThreadCountGuard {
-  int saved = relpos::num_threads();
-  ~ThreadCountGuard() { relpos::set_num_threads(saved); }
-};
 
 }  // namespace
 

@@ -13,6 +13,9 @@
 
 #include "parallel/parallel_for.h"
 #include "relpos/threads.h"
+#include "test_support.h"
+
+using ts::ThreadCountGuard;
 
 namespace {
 struct Chunk {
@@ -44,10 +47,6 @@ std::vector<std::pair<relpos::parallel::Index, relpos::parallel::Index>> pieces(
   return out;
 }
 
-struct ThreadCountGuard {
-  int saved = relpos::num_threads();
-  ~ThreadCountGuard() { relpos::set_num_threads(saved); }
-};
 }  // namespace
 
 TEST_CASE("parallel_for runs a region below kMinParallelWork inline: every chunk on the caller, in order, thread 0", "[threads]") {

@@ -23,18 +23,10 @@
 #include "relpos/threads.h"
 #include "test_support.h"
 
+using ts::bitwise_equal;
+using ts::ThreadCountGuard;
+
 namespace {
-
-bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  // memcmp of an empty vector's data() (null) is undefined behaviour (UBSan): compare sizes first
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
-// Restores the suite's thread count when a test ends.
-struct ThreadCountGuard {
-  int saved = relpos::num_threads();
-  ~ThreadCountGuard() { relpos::set_num_threads(saved); }
-};
 
 // Runs `model` on the batch with 1, 2 and 3 threads; every output must be bitwise the same.
 void check_forward_ignores_thread_count(relpos::Model& model, int B, int L, const std::vector<std::int32_t>& ids,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "relpos/error.h"
 #include "relpos/scheme.h"
 #include "relpos/schemes.h"
+#include "relpos/threads.h"
 
 namespace ts {
 
@@ -51,6 +53,18 @@ inline bool all_finite(const std::vector<float>& x) {
 }
 
 // Batch row b's valid length: the first row is full, every odd row is right-padded to (seq + 1) / 2.
+// The same floats, bit for bit (results do not depend on the thread count). Sizes first: memcmp of an empty
+// vector's data() (null) is undefined behaviour (UBSan).
+inline bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// Restores the suite's thread count when a test ends.
+struct ThreadCountGuard {
+  int saved = relpos::num_threads();
+  ~ThreadCountGuard() { relpos::set_num_threads(saved); }
+};
+
 inline int valid_length(int b, int seq) { return b % 2 == 0 ? seq : (seq + 1) / 2; }
 
 struct Inputs {

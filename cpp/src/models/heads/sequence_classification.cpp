@@ -2,7 +2,6 @@
 // Each reads the first token's final hidden state (BERT: the model's pooler output), applies the
 // family's dense + activation, then the classifier Linear; dropout is the identity.
 // MPNet (MPNetClassificationHead): classifier.out_proj(tanh(classifier.dense(h[:, 0]))).
-#include <cmath>
 #include <cstring>
 
 #include "models/heads/head_support.h"
@@ -24,12 +23,10 @@ std::vector<float> first_tokens(const Tensor& hidden) {
 }
 
 // first token → [dense → act] → classifier. `dense` empty (in() == 0) = BERT (uses pooler_output).
-// tanh: the dense layer's activation is tanh (MPNet) instead of `act`.
 class Head final : public TaskHead {
  public:
-  Head(std::vector<std::string> labels, Linear dense, Activation act, Linear classifier, bool use_pooler,
-       bool tanh = false)
-      : dense_(std::move(dense)), act_(act), classifier_(std::move(classifier)), use_pooler_(use_pooler), tanh_(tanh) {
+  Head(std::vector<std::string> labels, Linear dense, Activation act, Linear classifier, bool use_pooler)
+      : dense_(std::move(dense)), act_(act), classifier_(std::move(classifier)), use_pooler_(use_pooler) {
     task_ = HeadTask::SequenceClassification;
     labels_ = std::move(labels);
     outputs_ = classifier_.out();
@@ -50,10 +47,7 @@ class Head final : public TaskHead {
     if (dense_.in() > 0) {
       std::vector<float> y(static_cast<std::size_t>(batch) * dense_.out());
       dense_.forward(batch, x.data(), y.data());
-      if (tanh_)
-        for (float& v : y) v = std::tanh(v);
-      else
-        activate(act_, y.size(), y.data());
+      activate(act_, y.size(), y.data());
       x = std::move(y);
     }
     std::vector<float> out(static_cast<std::size_t>(batch) * classifier_.out());
@@ -66,7 +60,6 @@ class Head final : public TaskHead {
   Activation act_;
   Linear classifier_;
   bool use_pooler_;
-  bool tanh_;
 };
 
 }  // namespace
@@ -77,16 +70,11 @@ std::unique_ptr<TaskHead> make_sequence_classifier(const HeadSource& s) {
   const int H = s.config.hidden_size;
   const std::string& t = s.config.model_type;
   if (t == "modernbert") return make_modernbert_sequence_classifier(s);
-  if (t == "roformer") {
+  if (t == "roformer" || t == "mpnet") {  // classifier.dense → act → classifier.out_proj; MPNet's act is tanh
     const int n = rows_of(w, "classifier.out_proj.weight");
+    const Activation act = t == "mpnet" ? Activation::Tanh : parse_activation(s.config.hidden_act);
     return std::make_unique<Head>(label_names(j, n, "classifier.out_proj.weight"), Linear::load(w, "classifier.dense", H, H, true),
-                                  parse_activation(s.config.hidden_act), Linear::load(w, "classifier.out_proj", H, n, true),
-                                  false);
-  }
-  if (t == "mpnet") {
-    const int n = rows_of(w, "classifier.out_proj.weight");
-    return std::make_unique<Head>(label_names(j, n, "classifier.out_proj.weight"), Linear::load(w, "classifier.dense", H, H, true),
-                                  Activation::Relu, Linear::load(w, "classifier.out_proj", H, n, true), false, true);
+                                  act, Linear::load(w, "classifier.out_proj", H, n, true), false);
   }
   const int n = rows_of(w, "classifier.weight");
   if (t == "bert") {

@@ -5,8 +5,10 @@
 #   webgpu/            that package's JS entry (index.js, package.json) — it needs nothing else at run time
 #   libvulkan1.deb     the Vulkan loader Dawn dlopens (Debian's, amd64, `apt-get download`)
 #   lib/*.xz           libstdc++.so.6 and libgcc_s.so.1 of this machine, used only if node will not start
+#   minilm/            the real all-MiniLM-L6-v2 pruned to the rows of bench/gpu/minilm_carry.mjs's 64 texts
+#                      (config.json, model.safetensors.xz, batch.json; needs web/dist built)
 #   MANIFEST           versions and sha256 of the above
-# About 30 MB; the device tool carries at most 64 MiB. Usage: bash scripts/gpu-carry.sh (then carry .gpu).
+# About 50 MB; the device tool carries at most 64 MiB. Usage: bash scripts/gpu-carry.sh (then carry .gpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg=node_modules/webgpu
@@ -28,6 +30,8 @@ for lib in libstdc++.so.6 libgcc_s.so.1; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found { print $NF; found = 1 }')
   if [ -n "$path" ]; then xz -c "$(readlink -f "$path")" > ".gpu/lib/$lib.xz"; fi
 done
+node --no-experimental-fetch bench/gpu/minilm_carry.mjs .gpu/minilm
+xz -T2 -6 .gpu/minilm/model.safetensors
 {
   echo "node $("$node_bin" --version)"
   echo "webgpu $(node -p "require('./$pkg/package.json').version")"

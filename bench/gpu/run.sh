@@ -8,7 +8,8 @@
 # bench/gpu/bench.mjs, then (when web/dist is there) bench/gpu/wasm_peer.mjs: the WASM package on the same CPU.
 # Without .gpu/ it uses this machine's node and node_modules/webgpu. The device run of 2026-11-26 (H200):
 #   run(command='bash bench/gpu/run.sh', carry=['.gpu', 'web/dist'], timeout_s=420); results in bench/results/gpu/.
-# Results: $OUT/gpu-bench.json (written after every measurement) and $OUT/run.log (everything printed).
+# Results: $OUT/gpu-bench.json (written after every measurement), $OUT/wasm-peer.json, $OUT/models.json and
+# $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs.
 # GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
 # GPU_BENCH_SMALL=1 runs tiny sizes (a check of this script on SwiftShader:
 #   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json GPU_BENCH_SMALL=1 bash bench/gpu/run.sh).
@@ -107,6 +108,14 @@ if [ -f web/dist/relpos-simd.wasm ]; then
   echo "== bench/gpu/wasm_peer.mjs (relpos WASM on this CPU: 1, 2 and all threads)"
   timeout -k 10 240 "$NODE" --no-experimental-fetch bench/gpu/wasm_peer.mjs > "$OUT/wasm-peer.json" 2> "$OUT/wasm-peer.log"
   echo "== wasm peer exit $?"; cat "$OUT/wasm-peer.log"
+fi
+# Whole models through the public API, GPU against WASM on this machine (bench/gpu/models.mjs): the real MiniLM
+# that scripts/gpu-carry.sh pruned into .gpu/minilm, a DeBERTa-v3-base-shaped model at 512 tokens, a
+# ModernBERT-base-shaped 8192-token document.
+if [ -f web/dist/relpos-simd.wasm ] && [ "${GPU_BENCH_MODELS:-1}" = 1 ]; then
+  echo "== bench/gpu/models.mjs (whole models: WebGPU and WASM on this machine)"
+  OUT="$OUT" timeout -k 10 "${GPU_BENCH_MODELS_BUDGET_S:-240}" "$NODE" --no-experimental-fetch bench/gpu/models.mjs
+  echo "== models exit $?"
 fi
 echo "== exit $rc; results in $OUT"
 exit $rc

@@ -8,6 +8,9 @@
 //                     seq + 2 so that the same layer can be timed at 8192 tokens (said in the report)
 //   nomic-embed-v1.5  n_embd 768, 12 heads, SwiGLU 3072, rotary base 1000 on all head channels, half-split,
 //                     post-LN, no biases, vocab 30528, 8192 positions
+//   deberta-v3-base   hidden 768, 12 heads, FFN 3072, disentangled c2p + p2c with keys shared with content
+//                     (share_att_key), 256 log buckets over 512 relative positions, LayerNorm'd rel_embeddings,
+//                     no absolute positions (position_biased_input false), vocab 128100 (the bench passes less)
 // familyCheckpoint(family, { layers, vocab, everyN, seq }) → { 'config.json': Uint8Array, 'model.safetensors': Uint8Array }
 import { rng } from './util.mjs';
 
@@ -119,6 +122,35 @@ export function familyCheckpoint(family, { layers, vocab, everyN = 3, seq = 512 
       add(p + 'norm2.weight', [H], ones(H));
       add(p + 'norm2.bias', [H]);
     }
+  } else if (family === 'deberta-v3-base') {
+    const I = 3072;
+    config = { model_type: 'deberta-v2', architectures: ['DebertaV2Model'], vocab_size: vocab, hidden_size: H, intermediate_size: I,
+      num_hidden_layers: layers, num_attention_heads: HEADS, hidden_act: 'gelu', layer_norm_eps: 1e-7, max_position_embeddings: 512,
+      relative_attention: true, max_relative_positions: -1, position_buckets: 256, norm_rel_ebd: 'layer_norm', share_att_key: true,
+      pos_att_type: ['p2c', 'c2p'], position_biased_input: false, type_vocab_size: 0, pad_token_id: 0 };
+    add('embeddings.word_embeddings.weight', [vocab, H]);
+    add('embeddings.LayerNorm.weight', [H], ones(H));
+    add('embeddings.LayerNorm.bias', [H]);
+    for (let i = 0; i < layers; ++i) {
+      const p = `encoder.layer.${i}.`;
+      for (const x of ['query_proj', 'key_proj', 'value_proj']) {
+        add(p + `attention.self.${x}.weight`, [H, H]);
+        add(p + `attention.self.${x}.bias`, [H]);
+      }
+      add(p + 'attention.output.dense.weight', [H, H]);
+      add(p + 'attention.output.dense.bias', [H]);
+      add(p + 'attention.output.LayerNorm.weight', [H], ones(H));
+      add(p + 'attention.output.LayerNorm.bias', [H]);
+      add(p + 'intermediate.dense.weight', [I, H]);
+      add(p + 'intermediate.dense.bias', [I]);
+      add(p + 'output.dense.weight', [H, I]);
+      add(p + 'output.dense.bias', [H]);
+      add(p + 'output.LayerNorm.weight', [H], ones(H));
+      add(p + 'output.LayerNorm.bias', [H]);
+    }
+    add('encoder.rel_embeddings.weight', [512, H]);
+    add('encoder.LayerNorm.weight', [H], ones(H));
+    add('encoder.LayerNorm.bias', [H]);
   } else {
     throw new Error(`familyCheckpoint: unknown family '${family}' (${Object.keys(FAMILY_SHAPES).join(', ')})`);
   }

@@ -9,7 +9,8 @@
 # Without .gpu/ it uses this machine's node and node_modules/webgpu. The device run of 2026-11-26 (H200):
 #   run(command='bash bench/gpu/run.sh', carry=['.gpu', 'web/dist'], timeout_s=420); results in bench/results/gpu/.
 # Results: $OUT/gpu-bench.json (written after every measurement), $OUT/wasm-peer.json, $OUT/models.json and
-# $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs.
+# $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs; GPU_BENCH_KERNELS=0 skips bench.mjs and
+# wasm_peer.mjs (only the whole models).
 # GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
 # GPU_BENCH_SMALL=1 runs tiny sizes (a check of this script on SwiftShader:
 #   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json GPU_BENCH_SMALL=1 bash bench/gpu/run.sh).
@@ -92,6 +93,8 @@ fi
 echo "== VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-} VK_DRIVER_FILES=${VK_DRIVER_FILES:-} LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 | tee "$OUT/nvidia-smi.csv"
 
+rc=0
+if [ "${GPU_BENCH_KERNELS:-1}" = 1 ]; then
 echo "== bench/gpu/bench.mjs (budget ${BUDGET_S} s)"
 OUT="$OUT" timeout -k 10 "$BUDGET_S" "$NODE" bench/gpu/bench.mjs
 rc=$?
@@ -108,6 +111,7 @@ if [ -f web/dist/relpos-simd.wasm ]; then
   echo "== bench/gpu/wasm_peer.mjs (relpos WASM on this CPU: 1, 2 and all threads)"
   timeout -k 10 240 "$NODE" --no-experimental-fetch bench/gpu/wasm_peer.mjs > "$OUT/wasm-peer.json" 2> "$OUT/wasm-peer.log"
   echo "== wasm peer exit $?"; cat "$OUT/wasm-peer.log"
+fi
 fi
 # Whole models through the public API, GPU against WASM on this machine (bench/gpu/models.mjs): the real MiniLM
 # that scripts/gpu-carry.sh pruned into .gpu/minilm, a DeBERTa-v3-base-shaped model at 512 tokens, a

@@ -46,7 +46,7 @@ function deviceTable(r) {
         h('tr', {}, h('th', { scope: 'row' }, 'ms per batch'), cell('wasm', r.wasm.timing), cell('webgpu', r.webgpu.timing)),
         h('tr', {}, h('th', { scope: 'row' }, 'runs on'), h('td', {}, buildOf(r)), h('td', { class: 'adapter' }, describeAdapter(r.adapter))))),
     h('p', { class: 'note device-agreement', 'data-min-cosine': r.minCosine, 'data-max-abs': r.maxAbs },
-      `WebGPU ÷ WebAssembly time: ${(1 / ratio).toFixed(2)}× (${ratio >= 1 ? `WebGPU ${ratio.toFixed(2)}× faster` : `WebGPU ${(1 / ratio).toFixed(2)}× slower`}). `,
+      `WebGPU is ${ratio >= 1 ? `${ratio.toFixed(2)}× faster` : `${(1 / ratio).toFixed(2)}× slower`} than WebAssembly here. `,
       `Cosine between the two devices' embeddings of each sentence: lowest ${r.minCosine.toFixed(6)}; largest component difference ${r.maxAbs.toExponential(1)}.`),
   ];
 }

@@ -19,8 +19,9 @@
 //
 //   node bench/webgpu_chromium_peer.mjs [--reps N] [--seqs 32,128] [--out file.json]
 // Chromium: /usr/bin/chromium (CHROMIUM_PATH) with --enable-unsafe-webgpu --use-webgpu-adapter=swiftshader by
-// default (SwiftShader: WebGPU on the CPU); RELPOS_CHROMIUM_GPU=1 drops the SwiftShader flag so Chromium picks
-// the machine's GPU (needs a GPU driver Chromium's Dawn can use: Vulkan on Linux, and a display or --headless=new).
+// default (SwiftShader: WebGPU on the CPU); RELPOS_CHROMIUM_GPU=1 drops the SwiftShader flag and adds
+// --enable-features=Vulkan --ignore-gpu-blocklist so Chromium picks the machine's GPU (needs a GPU driver with a
+// Vulkan ICD that Chromium's Dawn can open; see the gpupeer section of bench/results/latest.md).
 // The last stdout line is the JSON result; a runtime that fails is recorded with its exact error.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -212,7 +213,9 @@ export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} 
   const { server, url } = await serve({ web: path.join(ROOT, 'web'), tjs: tjsDist, ort: ortDist, models: TMP });
   const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
   const realGpu = !!process.env.RELPOS_CHROMIUM_GPU;
-  const args = ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', ...(realGpu ? [] : ['--use-webgpu-adapter=swiftshader']),
+  // a real GPU on Linux: Dawn's Vulkan backend, past the GPU blocklist (not tried here: no GPU machine with a browser)
+  const gpuArgs = realGpu ? ['--enable-features=Vulkan', '--ignore-gpu-blocklist'] : ['--use-webgpu-adapter=swiftshader'];
+  const args = ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', ...gpuArgs,
     '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
   const profile = fs.mkdtempSync(path.join(TMP, 'profile-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args, headless: true });

@@ -25,6 +25,7 @@
 // The last stdout line is the JSON result; a runtime that fails is recorded with its exact error.
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -132,7 +133,6 @@ async function inPage({ ids, seqs, reps, expected }) {
     T.env.backends.onnx.wasm.wasmPaths = { mjs: new URL('/ort/ort-wasm-simd-threaded.asyncify.mjs', location.href).href, wasm: new URL('/ort/ort-wasm-simd-threaded.asyncify.wasm', location.href).href };
     out.tjsVersion = T.env.version;
     out.ortVersion = T.env.backends.onnx.versions?.web ?? null;
-    out.ortWasmThreads = T.env.backends.onnx.wasm.numThreads ?? null;
     for (const device of ['webgpu', 'wasm']) {
       const name = `Transformers.js ${device}`;
       try {
@@ -151,6 +151,7 @@ async function inPage({ ids, seqs, reps, expected }) {
         out.runtimes[name] = { error: err(e) };
       }
     }
+    out.ortWasmThreads = T.env.backends.onnx.wasm.numThreads ?? null; // ORT fills it in when its wasm starts
   } catch (e) {
     out.runtimes['Transformers.js webgpu'] = out.runtimes['Transformers.js wasm'] = { error: `Transformers.js did not load: ${err(e)}` };
   }
@@ -205,6 +206,7 @@ export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} 
   if (!fs.existsSync(path.join(ROOT, 'tests/browser/node_modules/playwright-core')))
     return { unavailable: 'tests/browser dependencies not installed (npm ci --prefix tests/browser)' };
   if (!fs.existsSync(path.join(ROOT, 'web/dist/relpos-simd.wasm'))) return { unavailable: 'web/dist is not built (bash scripts/build.sh --package)' };
+  const loadavgAtStart = os.loadavg().map((x) => +x.toFixed(2));
   const folder = buildFolder();
   log(`webgpu-chromium-peer: ${folder.dir} (onnx/model.onnx: ${folder.inlined} initializers inlined, ${(folder.onnxBytes / 1e6).toFixed(1)} MB)`);
   const { readSafetensors } = await import('./lib/e2e_models.mjs');
@@ -232,7 +234,7 @@ export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} 
       model: 'bert-minilm-layer (MiniLM-L6-shaped BERT, one layer, random weights; ../shared/bench-models)',
       chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, webgpu_adapter: r.adapter, adapter_flag: realGpu ? 'the machine\'s GPU' : '--use-webgpu-adapter=swiftshader',
       cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.tjsVersion ?? null, ort_web: r.ortVersion ?? null, ort_wasm_threads: r.ortWasmThreads ?? null,
-      reps, batch: 1, runtimes: r.runtimes, rows: r.rows, console: [...new Set(consoleErrors)].slice(0, 12),
+      reps, batch: 1, loadavg_at_start: loadavgAtStart, loadavg_at_end: os.loadavg().map((x) => +x.toFixed(2)), runtimes: r.runtimes, rows: r.rows, console: [...new Set(consoleErrors)].slice(0, 12),
     };
   } finally {
     await context.close();

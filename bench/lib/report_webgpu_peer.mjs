@@ -51,7 +51,7 @@ export function webgpuPeerMarkdown(r, L) {
   }
   const a = p.webgpu_adapter;
   const swift = a?.architecture === 'swiftshader';
-  L.push(`One page of headless ${p.chromium} (${p.adapter_flag}; adapter ${a ? `${a.vendor} / ${a.architecture}${a.description ? ` / ${a.description}` : ''}` : 'none'}; ${p.cores} cores, cross-origin isolated ${p.cross_origin_isolated}) runs ${p.model} through relpos (\`rp.loadModel(folder, { device })\`, model.safetensors) and Transformers.js ${p.transformers_js} (\`AutoModel.from_pretrained(folder, { device, dtype: 'fp32' })\`, onnxruntime-web ${p.ort_web}, the same weights as onnx/model.onnx), batch 1, the same token ids; ms per forward with the last hidden state read back to JavaScript, median of ${p.reps} calls after 2 warm-ups, runtimes interleaved per call. Max |Δ| is to transformers' PyTorch output (expected.safetensors, 128 tokens) and to relpos WebGPU's output.`, '');
+  L.push(`One page of headless ${p.chromium} (${p.adapter_flag}; adapter ${a ? `${a.vendor} / ${a.architecture}${a.description ? ` / ${a.description}` : ''}` : 'none'}; ${p.cores} cores, cross-origin isolated ${p.cross_origin_isolated}) runs ${p.model} through relpos (\`rp.loadModel(folder, { device })\`, model.safetensors) and Transformers.js ${p.transformers_js} (\`AutoModel.from_pretrained(folder, { device, dtype: 'fp32' })\`, onnxruntime-web ${p.ort_web}, the same weights as onnx/model.onnx), batch 1, the same token ids; ms per forward with the last hidden state read back to JavaScript, median of ${p.reps} calls after 2 warm-ups (min–max in brackets), runtimes interleaved per call${p.loadavg_at_start ? `; load average ${p.loadavg_at_start[0]} → ${p.loadavg_at_end[0]} on a machine shared with other work, hence the wide ranges` : ''}. Max |Δ| is to transformers' PyTorch output (expected.safetensors, 128 tokens) and to relpos WebGPU's output.`, '');
   L.push('| tokens | ' + RUNTIMES.map((n) => `${n} ms`).join(' | ') + ' | Transformers.js ÷ relpos (WebGPU) | max \\|Δ\\| to PyTorch: relpos / Transformers.js WebGPU | relpos vs Transformers.js WebGPU |',
     '| ---: | ' + RUNTIMES.map(() => '---:').join(' | ') + ' | ---: | ---: | ---: |');
   for (const row of p.rows) {
@@ -62,7 +62,7 @@ export function webgpuPeerMarkdown(r, L) {
   L.push('');
   const failed = Object.entries(p.runtimes).filter(([, v]) => v.error).concat(p.rows.flatMap((row) => Object.entries(row.errors).map(([n, e]) => [`${n} at ${row.seq} tokens`, { error: e }])));
   if (failed.length) L.push('Failures, as thrown: ' + failed.map(([n, v]) => `${n}: \`${v.error}\``).join('; ') + '.', '');
-  const wasm = `WebAssembly columns: relpos on ${p.runtimes['relpos wasm']?.threads ?? '?'} thread(s), onnxruntime-web with numThreads ${p.ort_wasm_threads ?? 'default'}.`;
+  const wasm = `WebAssembly columns: relpos on ${p.runtimes['relpos wasm']?.threads ?? '?'} thread(s), onnxruntime-web with numThreads ${p.ort_wasm_threads ?? '(not reported)'}.`;
   if (swift)
     L.push(`SwiftShader is Vulkan in software on the CPU: these times show that both WebGPU paths run and agree in a browser, and their relative dispatch cost on a software GPU, not GPU speed (WebAssembly is faster than either here). ${wasm}`, '');
   else L.push(wasm, '');

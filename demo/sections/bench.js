@@ -14,7 +14,8 @@ import { describeTiming, formatMs } from '../lib/timing.js';
 import { describeThreads, noThreadComparison } from '../lib/threads.js';
 
 /** This page's WebGPU adapter through relpos's own createContext: { info } or { reason }. */
-async function webgpuAdapter() {
+async function webgpuAdapter(rp) {
+  if (rp.standIn) return { reason: 'the JS stand-in package has no WebGPU backend (web/webgpu/)' };
   let W;
   try {
     W = await import(new URL('../../web/webgpu/index.js', import.meta.url).href);
@@ -46,7 +47,7 @@ export function mount(root, { rp, showThreads }) {
   root.append(h('div', { class: 'controls', role: 'group', 'aria-label': 'Benchmark settings' }, lengths.root, heads.root, headDim.root, build.root, threads.root, go, stop), prog, status, out);
   const adapterLine = h('p', { class: 'note webgpu-adapter', 'data-state': 'pending' }, 'WebGPU adapter: looking…');
   root.append(adapterLine);
-  webgpuAdapter().then((a) => {
+  webgpuAdapter(rp).then((a) => {
     state.adapter = a;
     adapterLine.dataset.state = a.info ? 'found' : 'none';
     adapterLine.textContent = a.info

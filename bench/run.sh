@@ -11,6 +11,8 @@
 #      spans: rp.attention at seq 512 with ALiBi slopes whose bias spans 2, 255 and 102 against plain attention, and real models
 #      at 512 tokens (issue #28, subnormal floats: Intel CPUs slow down, AMD CPUs do not; the rows name the CPU, /proc/cpuinfo),
 #      webgpu: the WebGPU kernels as a GPU machine measured them (bench/gpu/run.sh, committed under bench/results/gpu/; nothing re-measured here),
+#      gpupeer: relpos WebGPU vs Transformers.js WebGPU (and both on WASM) in one headless Chromium page on SwiftShader, MiniLM-shaped layer
+#      (bench/webgpu_chromium_peer.mjs; Transformers.js is a bench/ devDependency, installed by step 1),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh),
 #      BENCH_WEB_INDEX=path/to/web/index.js (bench another copy of the package, e.g. an older build, for a before/after run).
 set -euo pipefail
@@ -19,7 +21,8 @@ root=$PWD
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc needs acorn from here
 jobs=$(nproc)
 
-# 1. bench dependencies (onnxruntime-web, onnx-proto)
+# 1. bench dependencies (onnxruntime-web, onnx-proto; @huggingface/transformers for gpupeer — bench/.npmrc skips
+#    onnxruntime-node's download from nuget, which nothing here uses)
 if [ ! -d bench/node_modules ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
   npm ci --prefix bench --no-audit --no-fund --loglevel=error
 fi
@@ -109,11 +112,14 @@ fi
 # 3b. data (bench/data/*.py, Debian's python3-onnx / numpy): the dynamically quantized ONNX of each bench
 # layer (the q8 peer) and a DeBERTa-v3-base-shaped masked-LM checkpoint (the fill-mask section)
 data=$out/bench/data   # bench.mjs reads DATA = build/g-wasm/bench/data
+# only the sections that read it (short, procpeers: model.q8.onnx; fillmask: the masked-LM checkpoint)
+if [ -z "${BENCH_SECTIONS:-}" ] || [[ ",${BENCH_SECTIONS}," =~ ,(short|procpeers|fillmask), ]]; then
 if [ ! -f $data/bert-minilm-layer/model.q8.onnx ] || [ bench/data/make_q8_onnx.py -nt $data/bert-minilm-layer/model.q8.onnx ]; then
   /usr/bin/python3 bench/data/make_q8_onnx.py ../shared/bench-models $data || echo "bench: quantized ONNX not made (python3-onnx missing? scripts/bootstrap.sh)" >&2
 fi
 if [ ! -f $data/deberta-v3-base-mlm/model.safetensors ] || [ bench/data/make_fill_mask_model.py -nt $data/deberta-v3-base-mlm/model.safetensors ]; then
   /usr/bin/python3 bench/data/make_fill_mask_model.py $data/deberta-v3-base-mlm || echo "bench: fill-mask checkpoint not made" >&2
+fi
 fi
 
 # 3c. the profiled copy of the npm package (cpp/src/profile: -DRELPOS_PROFILE=ON) for the profile section:

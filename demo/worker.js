@@ -4,14 +4,19 @@
 // its forward pass, or the pipeline its task head supports) and the Real model section's trained
 // sentence encoder (all-MiniLM-L6-v2: similarity matrix, nearest-neighbour search).
 // Messages in:  { id, cmd: 'info' | 'encode' | 'bench' | 'load-model' | 'model-forward' | 'model-pipeline'
-//                 | 'real-load' | 'real-embed' | 'real-corpus' | 'real-search', build: 'simd'|'scalar'|'auto', ... }
+//                 | 'real-load' | 'real-embed' | 'real-corpus' | 'real-search' | 'real-gpu-load' | 'real-devices',
+//                 build: 'simd'|'scalar'|'auto', ... }
+// 'real-gpu-load' loads a second copy of the real model with rp.loadModel(url, { device: 'auto' }): on WebGPU
+// when the worker has an adapter, otherwise it answers { available: false, reason: info.deviceReason };
+// 'real-devices' runs the same texts on both copies (WebAssembly, WebGPU) and answers both timings and the
+// cosine between their embeddings.
 // The worker's relpos is init({ threads: 'auto' }); the benchmark's "1 vs N threads" choice adds a
 // second, single-thread instance of the same build (init({ threads: 1 })). Both are made once and kept.
 // Messages out: { id, type: 'progress', progress } … then { id, type: 'result', result } or { id, type: 'error', message }.
 // Module workers cannot use the page's import map, so the package entry point is imported by URL.
 import { makeScheme } from './lib/schemes.js';
 import { rng } from './lib/rng.js';
-import { measure, measureAsync } from './lib/timing.js';
+import { measure, measureAsync, stats } from './lib/timing.js';
 import { cosineMatrix, nearest } from './lib/similarity.js';
 import { EncoderRunner } from './model/run-encoder.js';
 
@@ -50,6 +55,20 @@ const info = (rp) => ({ simd: !!rp.simd, standIn: !!rp.standIn, version: rp.vers
 let encoder = null;
 let model = null;
 let real = null; // the Real model section: { url, model, embed, corpus: { texts, data, n, dim } | null }
+let realGpu = null; // its WebGPU copy: { url, model, embed } (null until 'real-gpu-load' found an adapter)
+// The WebAssembly vs WebGPU comparison: one warm-up call, then 5 timed calls (no calibration rounds: a
+// software GPU such as SwiftShader takes seconds per batch); the median with min–max, as lib/timing.js.
+async function timeDevice(fn, runs = 5) {
+  let last = await fn();
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    last = await fn();
+    samples.push(performance.now() - t);
+  }
+  return { ...stats(samples), calls: 1, last };
+}
+const adapterOf = (info) => (info ? { vendor: info.vendor ?? '', architecture: info.architecture ?? '', description: info.description ?? '', device: info.device ?? '' } : null);
 
 const handlers = {
   async info(msg, rp) {
@@ -133,6 +152,55 @@ const handlers = {
     }
     const i = real.model.info;
     return { ...info(rp), modelType: i.modelType, layers: i.numLayers, heads: i.numHeads, hidden: i.hiddenSize, weightBytes: i.weightBytes ?? null };
+  },
+
+  // The WebGPU copy of the real model (device 'auto': stays on WebAssembly, with info.deviceReason, when
+  // this worker has no WebGPU adapter — that copy is disposed at once and the reason returned).
+  async 'real-gpu-load'({ url, variant }, rp, progress) {
+    if (realGpu?.url !== url) {
+      realGpu?.model.dispose?.();
+      realGpu = null;
+      const { pipeline } = await relposModule();
+      const tokenizers = await import(TOKENIZERS_URL).catch(() => undefined);
+      let m;
+      try {
+        m = await rp.loadModel(url, { device: 'auto', onProgress: (p) => progress(p), tokenizers, ...(variant ? { variant } : {}) });
+      } catch (err) {
+        return { ...info(rp), available: false, reason: err.message };
+      }
+      if (m.info.device !== 'webgpu') {
+        const reason = m.info.deviceReason ?? `loadModel with device 'auto' chose '${m.info.device}'`;
+        m.dispose();
+        return { ...info(rp), available: false, reason };
+      }
+      realGpu = { url, model: m, embed: pipeline('feature-extraction', m) };
+    }
+    return { ...info(rp), available: true, adapter: adapterOf(realGpu.model.info.adapter) };
+  },
+
+  // The same texts on WebAssembly and on WebGPU, one device after the other (never both at once): each
+  // time is a median of 5 runs (timeDevice); the embeddings' per-sentence cosine (WASM vs WebGPU, both
+  // L2-normalised) and the largest absolute difference of their components say how close they agree.
+  async 'real-devices'({ texts }, rp) {
+    if (!real || !realGpu) throw new Error('Load the real model on both devices first.');
+    const w = await timeDevice(() => real.embed(texts, EMBEDDING));
+    const g = await timeDevice(() => realGpu.embed(texts, EMBEDDING));
+    const [n, dim] = w.last.dims;
+    const cosines = [];
+    let maxAbs = 0;
+    for (let i = 0; i < n; i++) {
+      let dot = 0, na = 0, nb = 0;
+      for (let d = 0; d < dim; d++) {
+        const a = w.last.data[i * dim + d], b = g.last.data[i * dim + d];
+        dot += a * b; na += a * a; nb += b * b;
+        maxAbs = Math.max(maxAbs, Math.abs(a - b));
+      }
+      cosines.push(dot / Math.max(Math.sqrt(na * nb), 1e-30));
+    }
+    const tokens = texts.map((x) => real.model.tokenizer?.encode(x).ids.length ?? null);
+    return { ...info(rp), n, dim, tokens, cosines, minCosine: Math.min(...cosines), maxAbs,
+      matrix: cosineMatrix(g.last.data, n, dim), adapter: adapterOf(realGpu.model.info.adapter),
+      wasm: { timing: strip(w) }, webgpu: { timing: strip(g) } };
   },
 
   // Similarity matrix: the sentences' embeddings in one batch, their pairwise cosines, and the time of

@@ -8,6 +8,7 @@ import { familiesMarkdown, familiesTargets } from './report_families.mjs';
 import { windowMarkdown, windowTargets } from './window.mjs';
 import { spansMarkdown, spansTargets } from './spans.mjs';
 import { webgpuMarkdown, webgpuTargets } from './webgpu.mjs';
+import { webgpuPeerMarkdown, webgpuPeerTargets } from './report_webgpu_peer.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -155,6 +156,7 @@ export function targets(r) {
   windowTargets(r, add, fmt);  // issue #26 (lib/window.mjs)
   spansTargets(r, add);  // issue #28 (lib/spans.mjs)
   webgpuTargets(r, add);  // issue #27 (lib/webgpu.mjs)
+  webgpuPeerTargets(r, add);  // issue #27, Chromium peer (lib/report_webgpu_peer.mjs)
   return t;
 }
 
@@ -322,6 +324,7 @@ function markdown(r) {
   familiesMarkdown(r, L);
   windowMarkdown(r, L, fmt);
   webgpuMarkdown(r, L);
+  webgpuPeerMarkdown(r, L);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

@@ -3,6 +3,8 @@
 // "1 vs N threads" also times every cell on a single-thread instance of the same build in the same
 // worker (N = the threads its relpos runs) and shows both medians and the speedup — or, when the worker
 // runs one thread (page not cross-origin isolated, one core, scalar build), says why instead.
+// The section also names this page's WebGPU adapter (vendor / architecture / description, as relpos's
+// web/webgpu createContext reports it), or says "no WebGPU adapter: <reason>".
 import { h, field, errorBox } from '../lib/dom.js';
 import { SCHEMES, schemeLabel, available, NOT_IN_BUILD } from '../lib/schemes.js';
 import { WorkerClient } from '../lib/worker-client.js';
@@ -11,8 +13,27 @@ import { lineColor } from '../plots/colors.js';
 import { describeTiming, formatMs } from '../lib/timing.js';
 import { describeThreads, noThreadComparison } from '../lib/threads.js';
 
+/** This page's WebGPU adapter through relpos's own createContext: { info } or { reason }. */
+async function webgpuAdapter(rp) {
+  if (rp.standIn) return { reason: 'the JS stand-in package has no WebGPU backend (web/webgpu/)' };
+  let W;
+  try {
+    W = await import(new URL('../../web/webgpu/index.js', import.meta.url).href);
+  } catch (err) {
+    return { reason: `the package's web/webgpu/index.js did not load (${err.message})` };
+  }
+  try {
+    const ctx = await W.createContext();
+    const info = { ...ctx.info };
+    ctx.destroy();
+    return { info };
+  } catch (err) {
+    return { reason: err.message };
+  }
+}
+
 export function mount(root, { rp, showThreads }) {
-  const state = { result: null, running: false };
+  const state = { result: null, running: false, adapter: null }; // adapter: { info } or { reason } once known
   const lengths = field({ label: 'Sequence lengths', kind: 'text', value: '64, 128, 256, 512', name: 'bench-lengths', help: 'comma-separated, 2 – 2048', size: 18 });
   const heads = field({ label: 'Heads', value: 4, min: 1, max: 16, name: 'bench-heads' });
   const headDim = field({ label: 'Head dim', value: 64, min: 8, max: 256, step: 8, name: 'bench-hd' });
@@ -24,6 +45,15 @@ export function mount(root, { rp, showThreads }) {
   const status = h('p', { role: 'status', 'aria-live': 'polite', class: 'note' }, 'Not run yet.');
   const out = h('div');
   root.append(h('div', { class: 'controls', role: 'group', 'aria-label': 'Benchmark settings' }, lengths.root, heads.root, headDim.root, build.root, threads.root, go, stop), prog, status, out);
+  const adapterLine = h('p', { class: 'note webgpu-adapter', 'data-state': 'pending' }, 'WebGPU adapter: looking…');
+  root.append(adapterLine);
+  webgpuAdapter(rp).then((a) => {
+    state.adapter = a;
+    adapterLine.dataset.state = a.info ? 'found' : 'none';
+    adapterLine.textContent = a.info
+      ? `WebGPU adapter: ${[a.info.vendor, a.info.architecture, a.info.description || a.info.device].filter(Boolean).join(' / ') || 'no description'} (what rp.loadModel(…, { device: 'webgpu' }) runs on in this browser).`
+      : `No WebGPU adapter: ${a.reason}`;
+  });
   const workers = {};
   const missing = SCHEMES.filter((s) => !available(rp, s.type));
   if (missing.length) root.append(h('p', { class: 'note' }, `Not measured — ${NOT_IN_BUILD}: ${missing.map((s) => s.label).join(', ')}.`));

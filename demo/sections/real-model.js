@@ -7,9 +7,15 @@
 //   - nearest neighbours: a built-in corpus (demo/model/sentences.js) embedded once when the section
 //     first scrolls into view (or on first use), a query box, the top k by cosine.
 // Times are medians of repeated runs with min–max and run count (lib/timing.js, measureAsync).
+// A WebAssembly / WebGPU switch picks the device of the similarity matrix: on WebGPU a second copy of the
+// model is loaded with rp.loadModel(url, { device: 'auto' }) ('real-gpu-load'), and every comparison runs the
+// same sentences on both copies ('real-devices') and shows both times side by side with the cosine between
+// their embeddings. Without a WebGPU adapter the switch says why (model.info.deviceReason) and stays on
+// WebAssembly. Nearest-neighbour search always runs on WebAssembly (the corpus is embedded there).
 import { h, errorBox } from '../lib/dom.js';
 import { WorkerClient } from '../lib/worker-client.js';
 import { timingLine } from '../lib/timing-view.js';
+import { describeTiming } from '../lib/timing.js';
 import { colormaps, rgb, textOn } from '../plots/colors.js';
 import { CORPUS, DEFAULT_SENTENCES, EXAMPLE_QUERIES } from '../model/sentences.js';
 
@@ -21,6 +27,30 @@ const MAX_SENTENCES = 12;
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /** Colour of a cosine cell: the diverging map, white at 0, red towards 1, blue towards −1. */
+const describeAdapter = (a) => (a ? [a.vendor, a.architecture, a.description || a.device].filter(Boolean).join(' / ') || 'an adapter with no description' : '—');
+const buildOf = (r) => `${r.simd ? 'SIMD128' : 'scalar'} build, ${r.threads ?? 1} thread${(r.threads ?? 1) > 1 ? 's' : ''}`;
+
+/** Both devices' times on the same sentences, side by side, and how close their embeddings are. */
+function deviceTable(r) {
+  const cell = (device, t) => {
+    const d = describeTiming(t);
+    return h('td', { 'data-device': device }, h('span', { class: 'median' }, d.median), ' ms',
+      h('small', { class: 'spread' }, h('span', { class: 'range' }, d.range), ' ms · ', h('span', { class: 'runs' }, d.runs)));
+  };
+  const ratio = r.wasm.timing.median / r.webgpu.timing.median;
+  return [
+    h('table', { class: 'bench-table device-compare' },
+      h('caption', { class: 'note' }, `Embedding the same ${r.n} sentences (one batch, ${Math.max(...r.tokens)} tokens in the longest) on each device, one after the other: median of 5 runs after a warm-up call, fastest–slowest and run count`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), h('th', { scope: 'col' }, 'WebAssembly'), h('th', { scope: 'col' }, 'WebGPU'))),
+      h('tbody', {},
+        h('tr', {}, h('th', { scope: 'row' }, 'ms per batch'), cell('wasm', r.wasm.timing), cell('webgpu', r.webgpu.timing)),
+        h('tr', {}, h('th', { scope: 'row' }, 'runs on'), h('td', {}, buildOf(r)), h('td', { class: 'adapter' }, describeAdapter(r.adapter))))),
+    h('p', { class: 'note device-agreement', 'data-min-cosine': r.minCosine, 'data-max-abs': r.maxAbs },
+      `WebGPU is ${ratio >= 1 ? `${ratio.toFixed(2)}× faster` : `${(1 / ratio).toFixed(2)}× slower`} than WebAssembly here. `,
+      `Cosine between the two devices' embeddings of each sentence: lowest ${r.minCosine.toFixed(6)}; largest component difference ${r.maxAbs.toExponential(1)}.`),
+  ];
+}
+
 const cellColour = (c) => colormaps.diverging((Math.max(-1, Math.min(1, c)) + 1) / 2);
 
 function similarityTable(texts, matrix) {
@@ -40,7 +70,8 @@ function similarityTable(texts, matrix) {
 }
 
 export function mount(root, { showThreads }) {
-  const state = { loaded: false, corpusReady: false, similarity: null, search: null, runs: 0, error: null, model: null };
+  const state = { loaded: false, corpusReady: false, similarity: null, search: null, runs: 0, error: null, model: null,
+    device: 'wasm', gpu: null, devices: null };
   const worker = new WorkerClient('auto');
   let queue = Promise.resolve(); // one request at a time: runs side by side would distort each other's times
   const request = (cmd, payload, onProgress) => {
@@ -65,12 +96,19 @@ export function mount(root, { showThreads }) {
   const area = h('textarea', { id: 'real-sentences', name: 'real-sentences', rows: DEFAULT_SENTENCES.length + 1, 'aria-describedby': 'real-sentences-help' }, DEFAULT_SENTENCES.join('\n'));
   const compareBtn = h('button', { type: 'button' }, 'Compare sentences');
   const simOut = h('div', { class: 'similarity-out' });
+  const radio = (value, label) => h('label', { class: 'radio' },
+    h('input', { type: 'radio', name: 'real-device', id: `real-device-${value}`, value, checked: value === 'wasm' }), ` ${label}`);
+  const deviceSwitch = h('fieldset', { class: 'field device-switch', 'aria-describedby': 'real-device-help' },
+    h('legend', {}, 'Device'), radio('wasm', 'WebAssembly'), radio('webgpu', 'WebGPU'),
+    h('small', { id: 'real-device-help' }, 'WebGPU also runs the same sentences on WebAssembly and shows both times'));
+  const deviceNote = h('p', { class: 'note device-note', role: 'status', 'aria-live': 'polite' });
+  const devOut = h('div', { class: 'devices-out' });
   root.append(h('h3', {}, 'Sentence similarity'),
     h('div', { class: 'controls', role: 'group', 'aria-label': 'Sentences to compare' },
       h('div', { class: 'field field-textarea' }, h('label', { for: 'real-sentences' }, 'Sentences, one per line'), area,
         h('small', { id: 'real-sentences-help' }, `2 to ${MAX_SENTENCES} (Ctrl+Enter compares); the defaults hold two pairs that mean the same (guitar, flood) and three unrelated sentences`)),
-      compareBtn),
-    simOut);
+      deviceSwitch, compareBtn),
+    deviceNote, simOut, devOut);
 
   // --- nearest neighbours
   const query = h('input', { type: 'text', id: 'real-query', name: 'real-query', value: EXAMPLE_QUERIES[0], 'aria-describedby': 'real-query-help' });
@@ -150,8 +188,19 @@ export function mount(root, { showThreads }) {
     if (!state.loaded) return ensureReady().catch((err) => fail(simOut, err));
     compareBtn.disabled = true;
     try {
+      if (state.device === 'webgpu' && (await ensureGpu())) {
+        deviceNote.textContent = `Running ${texts.length} sentences on WebAssembly, then on WebGPU…`;
+        const r = await request('real-devices', { texts });
+        state.similarity = { texts, ...r, device: 'webgpu' };
+        state.devices = { texts, ...r };
+        state.runs++;
+        deviceNote.textContent = `Similarity matrix from the WebGPU embeddings (adapter: ${describeAdapter(r.adapter)}).`;
+        simOut.replaceChildren(h('div', { class: 'scroll' }, similarityTable(texts, r.matrix)));
+        devOut.replaceChildren(...deviceTable(r));
+        return;
+      }
       const r = await request('real-embed', { texts });
-      state.similarity = { texts, ...r };
+      state.similarity = { texts, ...r, device: 'wasm' };
       state.runs++;
       simOut.replaceChildren(h('div', { class: 'scroll' }, similarityTable(texts, r.matrix)),
         timingLine(`Embedding the ${texts.length} sentences (one batch, ${Math.max(...r.tokens)} tokens in the longest)`, r));
@@ -185,6 +234,42 @@ export function mount(root, { showThreads }) {
       searchBtn.disabled = false;
     }
   }
+
+  // The WebGPU copy of the model, loaded once on first use. false (and the switch back on WebAssembly,
+  // its WebGPU choice disabled with the reason) when the worker has no WebGPU adapter.
+  let gpuReady = null;
+  function ensureGpu() {
+    gpuReady ??= (async () => {
+      deviceNote.textContent = 'Loading the model onto WebGPU…';
+      const url = new URL(MODEL_PATH, document.baseURI).href;
+      const r = await request('real-gpu-load', { url, variant: VARIANT }, (p) => {
+        if (p?.file) deviceNote.textContent = `Loading ${p.file} for WebGPU: ${mb(p.loaded ?? 0)}${p.total ? ` of ${mb(p.total)}` : ''}…`;
+      });
+      state.gpu = r;
+      if (!r.available) {
+        const input = deviceSwitch.querySelector('#real-device-webgpu');
+        input.disabled = true;
+        input.parentElement.title = r.reason;
+        deviceSwitch.querySelector('#real-device-wasm').checked = true;
+        state.device = 'wasm';
+        deviceNote.dataset.unavailable = 'true';
+        deviceNote.textContent = `WebGPU is not available here, so the model stays on WebAssembly: ${r.reason}`;
+        return false;
+      }
+      deviceNote.textContent = `Loaded on WebGPU (adapter: ${describeAdapter(r.adapter)}).`;
+      return true;
+    })();
+    gpuReady.catch(() => (gpuReady = null));
+    return gpuReady;
+  }
+  deviceSwitch.addEventListener('change', (e) => {
+    state.device = e.target.value;
+    if (state.device === 'wasm') {
+      devOut.replaceChildren();
+      if (!deviceNote.dataset.unavailable) deviceNote.textContent = '';
+    }
+    if (state.loaded) compare();
+  });
 
   compareBtn.addEventListener('click', compare);
   searchBtn.addEventListener('click', search);

@@ -46,10 +46,15 @@ export function startServer({ isolated = true } = {}) {
   });
 }
 
-export async function launch(viewport = { width: 1280, height: 800 }) {
+// WebGPU on the CPU: SwiftShader's Vulkan behind navigator.gpu (needs an http://127.0.0.1 page, a secure context).
+const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
+
+/** webgpu: true launches with WEBGPU_ARGS instead of --disable-gpu (navigator.gpu on SwiftShader). */
+export async function launch(viewport = { width: 1280, height: 800 }, { webgpu = false } = {}) {
   mkdirSync(SHOTS, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), 'relpos-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true, viewport });
+  const args = webgpu ? [...ARGS.filter((a) => a !== '--disable-gpu'), ...WEBGPU_ARGS] : ARGS;
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args, headless: true, viewport });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
   page.on('console', (m) => {

@@ -152,7 +152,42 @@ export class PlanExecutor {
     return result;
   }
 
-  #record(p, encoder) {
+  /**
+   * Runs one forward op by op, for a profile: each op (a fused add + norm counts as one) in its own command
+   * buffer, submitted and awaited alone, so its time is its GPU work plus one submit's latency (~0.1 ms).
+   * Same arguments as forward. Returns { ops: [{ index, op, kind, shape, ms }], totalMs } in plan order.
+   */
+  async profile({ batch, seq, ids, mask, types, hiddenStates = false }) {
+    const p = this.prepare(batch, seq, hiddenStates);
+    const device = this.ctx.device, rows = batch * seq;
+    const write = (kind, data) => {
+      if (p.inputs[kind] !== undefined) device.queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
+    };
+    write('ids', ids);
+    write('mask', mask ?? new Int32Array(rows).fill(1));
+    write('token_types', types ?? new Int32Array(rows));
+    const parts = [];
+    let open = null;
+    const outputs = this.#record(p, device.createCommandEncoder(), (i, encoder) => {
+      if (open) parts.push({ ...open, cb: encoder.finish() });
+      const op = p.plan.ops[i];
+      open = { index: i, op: op.op, kind: op.kind ?? '', shape: shapeOf(op) };
+      return device.createCommandEncoder({ label: `relpos op ${i} ${op.op}` });
+    }, (encoder) => open && parts.push({ ...open, cb: encoder.finish() }));
+    await device.queue.onSubmittedWorkDone();
+    const result = [];
+    for (const { cb, ...info } of parts) {
+      const t0 = performance.now();
+      device.queue.submit([cb]);
+      await device.queue.onSubmittedWorkDone();
+      result.push({ ...info, ms: +(performance.now() - t0).toFixed(3) });
+    }
+    for (const o of outputs) o.staging.destroy();
+    return { ops: result, totalMs: +result.reduce((a, r) => a + r.ms, 0).toFixed(3) };
+  }
+
+  // onOp(i, encoder) → encoder: called before op i is recorded (a profile's cut points); onEnd(encoder) after the last.
+  #record(p, encoder, onOp = null, onEnd = null) {
     const ctx = this.ctx, ops = p.plan.ops, outputs = [];
     const buf = (op, key) => p.buffers[op[key]].get(op[`${key}_off`]);
     const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
@@ -163,6 +198,7 @@ export class PlanExecutor {
     const copyBack = (op, key, floats) => encoder.copyBufferToBuffer(p.scratch, 0, under(op, key), offsetOf(op, key), 4 * floats);
     for (let i = 0; i < ops.length; ++i) {
       const op = ops[i];
+      if (onOp) encoder = onOp(i, encoder);
       switch (op.op) {
         case 'gemm': {
           const alias = under(op, 'a') === under(op, 'c');
@@ -240,6 +276,7 @@ export class PlanExecutor {
           throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel (an add_rows without a gather before it)`);
       }
     }
+    if (onEnd) onEnd(encoder);
     return outputs;
   }
 
@@ -291,6 +328,18 @@ export class PlanExecutor {
     for (const p of this.prepared.values()) release(p);
     this.weights.clear();
     this.prepared.clear();
+  }
+}
+
+/** The sizes that say what an op costs, for a profile row. */
+function shapeOf(op) {
+  switch (op.op) {
+    case 'gemm': return `${op.M}×${op.N}×${op.K}`;
+    case 'attention': return `${op.batch}×${op.heads}×${op.seq}×${op.head_dim}${op.window >= 0 ? ` window ${op.window}` : ''}`;
+    case 'norm': return `${op.rows}×${op.dim}`;
+    case 'glu': return `${op.rows}×${op.width}`;
+    case 'output': return `${op.rows}×${op.width}`;
+    default: return op.n !== undefined ? `${op.n}` : op.rows !== undefined ? `${op.rows}×${op.dim ?? op.width ?? ''}` : '';
   }
 }
 

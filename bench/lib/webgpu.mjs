@@ -66,7 +66,7 @@ export function webgpuTargets(r, add) {
       m.gpu_over_wasm_2 != null ? m.gpu_over_wasm_2 >= 20 : null,
       `WebGPU ${fmt(m.gpu_ms, 2)} ms vs WASM ${fmt(m.wasm_2_ms, 0)} ms on 2 threads = ${fmt(m.gpu_over_wasm_2, 0)}× (${fmt(m.wasm_all_ms, 0)} ms on ${m.cores} threads = ${fmt(m.gpu_over_wasm_all, 0)}×)`);
   add('relpos WebGPU ≥ 20× relpos WASM at 2 threads: a DeBERTa-v3-base-shaped model at 512 tokens', null,
-    'not run: DeBERTa\'s disentangled attention (c2p / p2c) has no GPU kernel yet, so loadModel(…, { device: \'auto\' }) keeps DeBERTa on WASM (info.deviceReason says so); the base-shaped BERT layer row below is the closest measured shape');
+    'not run: DeBERTa-v2/v3 runs on the GPU (relative_vectors attention terms for c2p / p2c), but no device run of a DeBERTa-base-shaped model is committed yet (bench/gpu/relative_vectors.mjs times the attention terms); the base-shaped BERT layer row below is the closest measured shape');
   add(`relpos WebGPU ≥ 20× relpos WASM at 2 threads on the same machine, per encoder layer (${w.device}; ${w.cpu})`,
     w.layers.every((l) => l.gpu_over_wasm_2 >= 20),
     w.layers.map((l) => `${l.name}: ${fmt(l.gpu_ms, 2)} ms vs ${fmt(l.wasm_2_ms, 1)} ms = ${fmt(l.gpu_over_wasm_2, 0)}×`).join('; ') +

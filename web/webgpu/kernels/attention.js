@@ -19,9 +19,10 @@
 // and its output row in vec4 registers (generated per headDim, fully unrolled). Key tiles of BKV rows of
 // K and V (BKV = 32 when 2·BKV·headDim·4 bytes fit the device's workgroup memory, else 16, 8) are staged
 // in shared memory with the tile's mask bits and, for buckets, the BQ + BKV − 1 biases of the relative
-// distances the tile spans (relative_vectors: their table rows' offsets; the rows themselves are read from
-// the storage buffers, 2·headDim MACs per (query, key) and table, no L×L tensor). Keys are consumed 4 at a time: one max, one rescale per 4 keys. With a window,
-// only the tiles within [q0 − w, q0 + BQ − 1 + w] are visited (O(L·w) work).
+// distances the tile spans (relative_vectors: those distances' table row offsets; the rows themselves are
+// read from storage, headDim MACs per (query, key) and table, no L×L tensor). Keys are consumed 4 at a
+// time: one max, one rescale per 4 keys. With a window, only the tiles within [q0 − w, q0 + BQ − 1 + w]
+// are visited (O(L·w) work).
 // Numerics: every exp() argument is ≤ 0 (running max subtracted, and clamped to 0 for the masked keys whose
 // score is discarded anyway; the first rescale is exp(−3e38 − m) = 0),
 // and probabilities below e^−87 (the float32 normal range) are flushed to 0 rather than left subnormal.
@@ -204,7 +205,7 @@ export function attention(ctx, encoder, args) {
     for (const key of ['tableHead', 'table2Head'])
       if (!Number.isInteger(scheme[key] ?? 0) || (scheme[key] ?? 0) < 0 || (scheme[key] ?? 0) % 4) throw new RangeError(`webgpu: attention: scheme.${key}: expected a non-negative multiple of 4 floats, got ${scheme[key]}`);
     if (!Number.isFinite(scheme.termScale)) throw new RangeError(`webgpu: attention: relative_vectors needs a finite scheme.termScale, got ${scheme.termScale}`);
-    if (scheme.table && !(scale !== 0)) throw new RangeError('webgpu: attention: relative_vectors with a q-side table needs scale ≠ 0 (q is read pre-scaled)');
+    if (scheme.table && (scale === 0 || !Number.isFinite(scale))) throw new RangeError('webgpu: attention: relative_vectors with a q-side table needs a finite scale ≠ 0 (q is read pre-scaled)');
   }
   const BQ = args.bq ?? 64;
   const BKV = args.bkv ?? attentionTile(ctx, D, BQ);

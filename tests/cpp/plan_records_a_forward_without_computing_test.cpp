@@ -122,8 +122,13 @@ TEST_CASE("DeBERTa and BERT relative_key(_query) plans describe their relative v
     const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
     auto model = relpos::load_model(relpos_test::read_text(dir + "config.json"), weights);
     const auto& cfg = model->config();
+    const auto batch = relpos_test::read_fixture_batch(dir);
+    const auto before = model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), relpos::ForwardOptions{});
     const int seq = 9;
     const relpos::plan::Plan plan = relpos::plan::build(*model, 2, seq, false);
+    // recording (DeBERTa's masked embedding rows included) computed nothing the CPU path keeps
+    CHECK(model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), relpos::ForwardOptions{}).last_hidden_state.data ==
+          before.last_hidden_state.data);
     int attentions = 0;
     for (const auto& op : plan.ops) {
       if (op.name != "attention") continue;

@@ -426,6 +426,12 @@ describe('webgpu attention', { skip }, () => {
     assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'relative_vectors', rows: x, table: x, tableHead: 6, termScale: 1 } }), /tableHead: expected a non-negative multiple of 4/);
   });
 
+  test('checkPlan accepts relative_vectors attention and mask_rows; an unknown scheme kind is refused by name', () => {
+    const attention = { op: 'attention', heads: 2, kv_heads: 2, head_dim: 8, q_row: 48, k_row: 48, v_row: 48, q_head: 8, k_head: 8, v_head: 8 };
+    W.checkPlan({ ops: [{ op: 'mask_rows', x: 0, x_off: 0, rows: 4, width: 16 }, { ...attention, kind: 'relative_vectors' }] });
+    assert.throws(() => W.checkPlan({ ops: [{ ...attention, kind: 'shaw' }] }), /attention scheme 'shaw' has no WebGPU kernel yet/);
+  });
+
   test('t5Buckets and alibiSlopes equal rp.positions (bucket edges at exact powers, bloom/mpt extra heads)', { skip: skipRp }, () => {
     for (const [len, o] of [[300, { numBuckets: 32, maxDistance: 128 }], [70, { numBuckets: 8, maxDistance: 20, bidirectional: false }], [130, { numBuckets: 64, maxDistance: 256 }]]) {
       const table2d = rp.positions.t5BucketTable(len, o);

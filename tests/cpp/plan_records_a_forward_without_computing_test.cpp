@@ -3,6 +3,7 @@
 // exactly as the checkpoint holds them (a Linear unpacked from its GEMM panels); a family the plan
 // cannot describe fails with its reason; and recording leaves the CPU forward bitwise unchanged.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <string>
@@ -106,7 +107,53 @@ TEST_CASE("a family the plan cannot describe fails with its reason", "[plan]") {
     }
     return std::string("no error");
   };
-  CHECK_THAT(reason("deberta-v2-a-v2like"), Catch::Contains("disentangled attention"));
-  CHECK_THAT(reason("bert-relative-key"), Catch::Contains("position scheme 'bert_relative' has no GPU description"));
-  CHECK_THAT(reason("transfo-xl"), Catch::Contains("'transformer_xl'"));
+  CHECK_THAT(reason("transfo-xl"), Catch::Contains("position scheme 'transformer_xl' has no GPU description"));
+}
+
+TEST_CASE("DeBERTa and BERT relative_key(_query) plans describe their relative vectors: row per distance, tables, scale", "[plan]") {
+  struct Case {
+    const char* fixture;
+    bool table, table2, per_head;
+  };
+  for (const Case& c : {Case{"deberta-v2-a-v2like", true, true, true}, Case{"deberta-v2-c-c2p-only", true, false, true},
+                        Case{"bert-relative-key", true, false, false}, Case{"bert-relative-key-query", true, true, false}}) {
+    INFO(c.fixture);
+    const std::string dir = relpos_test::fixture_dir(c.fixture);
+    const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
+    auto model = relpos::load_model(relpos_test::read_text(dir + "config.json"), weights);
+    const auto& cfg = model->config();
+    const auto batch = relpos_test::read_fixture_batch(dir);
+    const auto before = model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), relpos::ForwardOptions{});
+    const int seq = 9;
+    const relpos::plan::Plan plan = relpos::plan::build(*model, 2, seq, false);
+    // recording (DeBERTa's masked embedding rows included) computed nothing the CPU path keeps
+    CHECK(model->forward(batch.B, batch.L, batch.ids.data(), batch.mask.data(), relpos::ForwardOptions{}).last_hidden_state.data ==
+          before.last_hidden_state.data);
+    int attentions = 0;
+    for (const auto& op : plan.ops) {
+      if (op.name != "attention") continue;
+      ++attentions;
+      CHECK(op.kind == "relative_vectors");
+      CHECK((attr(op, "scheme_table") >= 0) == c.table);
+      CHECK((attr(op, "scheme_table2") >= 0) == c.table2);
+      const auto rows = plan.constants[static_cast<std::size_t>(attr(op, "scheme_ints"))].ints;
+      REQUIRE(rows.size() == 2u * seq - 1);
+      const double head = attr(op, "scheme_table_head");
+      if (!c.per_head) {
+        CHECK(head == 0);
+        // BERT: row i − j + M − 1, stored at (j − i) + seq − 1
+        for (int delta = 1 - seq; delta < seq; ++delta) CHECK(rows[delta + seq - 1] == cfg.max_position_embeddings - 1 - delta);
+      } else {
+        CHECK(head > 0);
+        CHECK(attr(op, "scheme_table2_head") == head);
+        // DeBERTa: idx(i, j) = clamp(bucket(i − j) + span), non-increasing in j − i, within [0, 2·span)
+        for (int t = 1; t < 2 * seq - 1; ++t) CHECK(rows[t] <= rows[t - 1]);
+        for (const int r : rows) CHECK((r >= 0 && r < head / cfg.head_dim));
+      }
+      const float expected = 1.0f / std::sqrt(static_cast<float>(cfg.head_dim) * (c.per_head ? 1.0f + c.table + c.table2 : 1.0f));
+      CHECK(attr(op, "scheme_term_scale") == static_cast<double>(expected));
+      CHECK(attr(op, "scale") == static_cast<double>(expected));
+    }
+    CHECK(attentions == cfg.num_layers);
+  }
 }

@@ -64,6 +64,7 @@ const EXPECTED_FILES = [
   'web/webgpu/kernels/elementwise.js',
   'web/webgpu/kernels/embedding.js',
   'web/webgpu/kernels/gemm.js',
+  'web/webgpu/kernels/mask_rows.js',
   'web/webgpu/kernels/norm.js',
   'web/webgpu/kernels/pooling.js',
   'web/webgpu/kernels/rope.js',

@@ -48,6 +48,11 @@ const SUPPORTED = [
   [FIXTURES, 'llama-rope'],
   [FIXTURES, 'bloom-alibi'],
   [FIXTURES, 'mpt-alibi'],
+  [FIXTURES, 'bert-relative-key'],
+  [FIXTURES, 'bert-relative-key-query'],
+  [FIXTURES, 'deberta-v2-a-v2like'],
+  [FIXTURES, 'deberta-v2-b-v3like'],
+  [FIXTURES, 'deberta-v2-c-c2p-only'],
   [FAMILIES, 'nomic-bert-a'],
   [FAMILIES, 'nomic-bert-b'],
   [FAMILIES, 'modernbert-a'],
@@ -56,8 +61,6 @@ const SUPPORTED = [
 
 /** Cases it does not, with the reason the plan gives. */
 const UNSUPPORTED = [
-  [FIXTURES, 'bert-relative-key', /position scheme 'bert_relative' has no GPU description/],
-  [FIXTURES, 'deberta-v2-a-v2like', /deberta-v2's disentangled attention/],
   [FIXTURES, 'transfo-xl', /position scheme 'transformer_xl' has no GPU description/],
   [FAMILIES, 'mpnet-a', /mpnet's position ids depend on where the padding tokens are/],
 ];

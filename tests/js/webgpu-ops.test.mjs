@@ -2,11 +2,12 @@
 //   - GEMM (both B layouts, every tile variant, vector and scalar paths, bias + each activation) against a
 //     float64 JS product;
 //   - attention against the relpos WASM package's rp.attention for none, RoPE (pre-pass), ALiBi, T5 and
-//     MPNet bucket bias, with a key mask and a sliding window (rp.attention has no window argument: each
+//     MPNet bucket bias, DeBERTa c2p / p2c and BERT relative_key(_query) (relative_vectors), with a key mask and a sliding window (rp.attention has no window argument: each
 //     query row is checked against a call whose key mask is that row's window), plus a float64 JS
 //     reference that also covers causal, tiled windows and fully masked rows;
 //   - LayerNorm / RMSNorm, activations and GLUs, embedding gather, RoPE tables, t5Buckets / alibiSlopes
-//     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool().
+//     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool(),
+//     maskRows against a JS twin.
 // Runs on Chromium's SwiftShader Vulkan driver through Dawn (npm `webgpu`) unless VK_ICD_FILENAMES is set
 // (~0.1 GFLOP/s: keep shapes small). No adapter: the suite fails under CI (process.env.CI), else skips.
 import assert from 'node:assert/strict';
@@ -370,6 +371,67 @@ describe('webgpu attention', { skip }, () => {
         assert.ok(err < 2e-6, `max relative error ${err}`);
       });
 
+  // Relative vectors (DeBERTa c2p / p2c, BERT relative_key / relative_key_query) against rp.attention: the
+  // GPU gets the plan's description (row per distance, q-side table, k-side table2, head strides, term
+  // scale), rp the scheme itself. Small spans / M = L so clamped distances and the table ends are hit.
+  const relativeCases = [];
+  for (const [M, keyQuery] of [[L, false], [L, true], [L + 9, true]]) {
+    const E = randomArray((2 * M - 1) * D, 90 + M + (keyQuery ? 1 : 0));
+    const rows = Int32Array.from({ length: 2 * L - 1 }, (_, t) => M - 1 - (t - (L - 1))); // row i − j + M − 1
+    relativeCases.push({
+      name: `bert relative_key${keyQuery ? '_query' : ''} (M ${M})`,
+      rp: { type: 'bert-relative', maxPositions: M, keyQuery, table: E },
+      gpu: () => ({ scheme: { type: 'relative_vectors', rows: up(rows), table: up(E), table2: keyQuery ? up(E) : undefined, termScale: 1 / Math.sqrt(D) } }),
+    });
+  }
+  for (const [buckets, maxRelative] of [[8, 16], [-1, 6]])
+    for (const terms of [['c2p'], ['p2c'], ['c2p', 'p2c']]) {
+      const span = buckets > 0 ? buckets : maxRelative;
+      const posKey = randomArray(H * 2 * span * D, 95 + span), posQuery = randomArray(H * 2 * span * D, 96 + span);
+      const scale = 1 / Math.sqrt(D * (1 + terms.length));
+      relativeCases.push({
+        name: `deberta ${terms.join('+')} (buckets ${buckets}, maxRelative ${maxRelative})`,
+        rp: { type: 'deberta', buckets, maxRelative, terms, posKey, posQuery },
+        gpu: () => {
+          assert.equal(rp.positions.debertaSpan({ buckets, maxRelative }), span);
+          // idx(i, j) = clamp(bucket(i − j) + span, 0, 2·span − 1) at (j − i) + L − 1
+          const rows = Int32Array.from({ length: 2 * L - 1 }, (_, t) =>
+            Math.min(2 * span - 1, Math.max(0, span + rp.positions.debertaRelativePosition(L - 1 - t, { buckets, maxRelative }))));
+          assert.ok(rows[0] === 2 * span - 1 && rows[2 * L - 2] === 0, 'the distances reach both clamped ends');
+          return {
+            scale,
+            scheme: {
+              type: 'relative_vectors', rows: up(rows), termScale: scale,
+              table: terms.includes('c2p') ? up(posKey) : undefined, tableHead: 2 * span * D,
+              table2: terms.includes('p2c') ? up(posQuery) : undefined, table2Head: 2 * span * D,
+            },
+          };
+        },
+      });
+    }
+  for (const c of relativeCases)
+    for (const [window, bkv] of [[-1, undefined], [4, undefined], [-1, 4]])
+      test(`${c.name}, key mask${window >= 0 ? `, window ${window}` : ''}${bkv ? `, bkv ${bkv}` : ''}: equals rp.attention`, { skip: skipRp }, async () => {
+        const got = await gpuAttention({ ...c.gpu(), window, bkv });
+        const want = rpAttentionWindowed({ q, k, v, batch: B, heads: H, seqLen: L, headDim: D, mask: maskU8, scheme: c.rp }, window);
+        const err = maxError(got, want);
+        assert.ok(err < 2e-6, `max relative error ${err}`);
+      });
+
+  test('relative_vectors: bad arguments are clear errors', () => {
+    const enc = ctx.device.createCommandEncoder(), x = ctx.empty(64);
+    const base = { q: x, k: x, v: x, out: x, batch: 1, heads: 1, seqLen: 4, headDim: 4 };
+    assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'relative_vectors', rows: x, termScale: 0.5 } }), /relative_vectors needs scheme.rows .* and scheme.table and\/or scheme.table2/);
+    assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'relative_vectors', rows: x, table: x } }), /finite scheme.termScale/);
+    assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'relative_vectors', rows: x, table: x, tableHead: 6, termScale: 1 } }), /tableHead: expected a non-negative multiple of 4/);
+  });
+
+  test('checkPlan accepts relative_vectors attention and mask_rows; an unknown scheme kind is refused by name', () => {
+    const attention = { op: 'attention', heads: 2, kv_heads: 2, head_dim: 8, q_row: 48, k_row: 48, v_row: 48, q_head: 8, k_head: 8, v_head: 8 };
+    W.checkPlan({ ops: [{ op: 'mask_rows', x: 0, x_off: 0, rows: 4, width: 16 }, { ...attention, kind: 'relative_vectors' }] });
+    assert.throws(() => W.checkPlan({ ops: [{ ...attention, kind: 'shaw' }] }), /attention scheme 'shaw' has no WebGPU kernel yet/);
+  });
+
   test('t5Buckets and alibiSlopes equal rp.positions (bucket edges at exact powers, bloom/mpt extra heads)', { skip: skipRp }, () => {
     for (const [len, o] of [[300, { numBuckets: 32, maxDistance: 128 }], [70, { numBuckets: 8, maxDistance: 20, bidirectional: false }], [130, { numBuckets: 64, maxDistance: 256 }]]) {
       const table2d = rp.positions.t5BucketTable(len, o);
@@ -441,6 +503,18 @@ describe('webgpu attention', { skip }, () => {
     assert.throws(() => W.attention(ctx, enc, { ...base, window: -2 }), /window: expected −1/);
     assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'deberta' } }), /scheme.type 'deberta'/);
     assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'bucket' } }), /bucket needs scheme.buckets/);
+  });
+
+  test('maskRows zeroes exactly the rows whose mask is 0 (DeBERTa embeddings · attention mask)', async () => {
+    const rows = 2 * 9, width = 20;
+    const x = randomArray(rows * width, 83);
+    const m = Uint32Array.from({ length: rows }, (_, r) => (r % 9 < 6 ? 1 : 0)); // padding at the end of each sequence
+    m[3] = 0; // and one inside
+    const xb = up(x);
+    const got = await runRead((enc) => W.maskRows(ctx, enc, { x: xb, mask: up(m), rows, width }), xb, rows * width);
+    const want = Float32Array.from(x, (value, i) => (m[Math.floor(i / width)] ? value : 0));
+    assert.deepEqual(got, want);
+    assert.throws(() => W.maskRows(ctx, ctx.device.createCommandEncoder(), { x: xb, mask: xb, rows: 0, width }), /rows: expected a positive integer/);
   });
 
   test('RoPE pre-pass equals the CPU rotation formula in float64 (both layouts, partial rotaryDim)', async () => {

@@ -13,7 +13,9 @@
 // add → add; gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
 // input ids, token types or zeros, positions r % seq); attention → attention with strides reading
 // q/k/v in place, scheme none / alibi (slopes from the plan) / bucket (T5 buckets and bias table from
-// the plan) / rope (q and k copied, rotated by the plan's cos/sin tables, then plain attention);
+// the plan) / rope (q and k copied, rotated by the plan's cos/sin tables, then plain attention) /
+// relative_vectors (rows by distance from the plan, its table and table2 weights: DeBERTa, BERT
+// relative_key(_query)); mask_rows → maskRows (x[r, :] = 0 where the mask is 0, DeBERTa's embeddings);
 // output → a copy into a read-back buffer at that point.
 // Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
 // row blocks) is one GPU buffer bound through views when every offset meets the device's storage
@@ -27,6 +29,7 @@ import { norm } from './kernels/norm.js';
 import { activate, gated, add } from './kernels/elementwise.js';
 import { embedding } from './kernels/embedding.js';
 import { attention } from './kernels/attention.js';
+import { maskRows } from './kernels/mask_rows.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
@@ -257,6 +260,9 @@ export class PlanExecutor {
         case 'attention':
           this.#attention(p, encoder, op);
           break;
+        case 'mask_rows':
+          maskRows(ctx, encoder, { x: buf(op, 'x'), mask: p.buffers[p.inputs.mask].get(0), rows: op.rows, width: op.width });
+          break;
         case 'first_rows': {
           // out[b] = x[b·seq]: one copy per sequence
           const row = 4 * op.width;
@@ -310,6 +316,13 @@ export class PlanExecutor {
       scheme = { type: 'alibi', slopes: p.constants[op.scheme_floats], symmetric: !!op.scheme_symmetric };
     } else if (op.kind === 'bucket') {
       scheme = { type: 'bucket', buckets: p.constants[op.scheme_ints], table: p.weights[op.scheme_table] };
+    } else if (op.kind === 'relative_vectors') {
+      // DeBERTa c2p / p2c, BERT relative_key(_query): table with q_i, table2 with k_j, row by distance
+      scheme = {
+        type: 'relative_vectors', rows: p.constants[op.scheme_ints], termScale: op.scheme_term_scale,
+        table: op.scheme_table >= 0 ? p.weights[op.scheme_table] : undefined, tableHead: op.scheme_table_head,
+        table2: op.scheme_table2 >= 0 ? p.weights[op.scheme_table2] : undefined, table2Head: op.scheme_table2_head,
+      };
     }
     attention(this.ctx, encoder, {
       q, k, v, out: p.buffers[op.ctx].get(0), batch: B, heads: H, seqLen: L, headDim: D,
@@ -354,6 +367,7 @@ function accesses(op) {
     case 'gemm': return [['a', op.M * op.K], ['c', op.M * op.N]];
     case 'norm': return [['x', op.rows * op.dim], ['y', op.rows * op.dim]];
     case 'activate': return [['x', op.n]];
+    case 'mask_rows': return [['x', op.rows * op.width]];
     case 'multiply': case 'add': return [['x', op.n], ['y', op.n]];
     case 'gather': case 'add_rows': return [['out', op.rows * op.dim]];
     case 'output': return [['x', op.rows * op.width]];
@@ -394,8 +408,8 @@ function splitBuffers(plan, align) {
 }
 
 /** Ops this executor knows; a plan with others is refused before anything is uploaded. */
-const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output']);
-const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket']);
+const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output', 'mask_rows']);
+const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket', 'relative_vectors']);
 
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */
 export function checkPlan(plan) {

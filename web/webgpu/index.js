@@ -15,5 +15,6 @@ export { embedding, embeddingIds } from './kernels/embedding.js';
 export { pooling } from './kernels/pooling.js';
 export { rope, ropeTables } from './kernels/rope.js';
 export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
+export { maskRows } from './kernels/mask_rows.js';
 export { ACTIVATIONS, activationName } from './kernels/activation_wgsl.js';
 export { PlanExecutor, checkPlan } from './executor.js';

@@ -48,7 +48,10 @@ namespace relpos {
 // A scheme as data for one call's dims, for executors other than this driver (the GPU plan,
 // cpp/src/plan/plan.h). kind: "none" (content term only); "rope" (floats: cos then sin [seq,
 // rotary_dim/2], numbers: interleaved, rotary_dim); "alibi" (floats: slopes [heads], numbers:
-// symmetric); "bucket" (ints: bucket of distance j − i at [j − i + seq − 1], table: [rows, heads]).
+// symmetric); "bucket" (ints: bucket of distance j − i at [j − i + seq − 1], table: [rows, heads]);
+// "relative_vectors" (ints: table row of distance j − i at [j − i + seq − 1]; logit += term_scale ·
+// (q_i·table[h][row] + k_j·table2[h][row]), rows of head_dim, either table may be null; numbers:
+// table_head, table2_head (floats between heads, 0 = one table for all heads), term_scale).
 struct SchemeDescription {
   std::string kind;
   std::vector<std::pair<std::string, double>> numbers;
@@ -56,6 +59,8 @@ struct SchemeDescription {
   std::vector<std::int32_t> ints;
   const float* table = nullptr;
   std::size_t table_floats = 0;
+  const float* table2 = nullptr;  // a second table ("relative_vectors": the one dotted with k_j)
+  std::size_t table2_floats = 0;
 };
 
 // One (batch, head) slice as a scheme sees it. q/k/v are [seq, head_dim], possibly rewritten.

@@ -94,27 +94,20 @@ class DebertaV2 final : public ModelBase {
   const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
-    if (r.planning()) fail_value("plan: deberta-v2's disentangled attention (c2p / p2c terms) has no GPU kernel yet");
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
     float* h = e;
     {
     RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, E, e);
-    for (int t = 0; t < rows; ++t) {
-      float* row = e + static_cast<std::size_t>(t) * E;
-      if (!position_.empty()) add_inplace(E, row, position_.data() + static_cast<std::size_t>(t % r.seq) * E);
-      if (!token_type_.empty())
-        add_inplace(E, row, token_type_.data() + static_cast<std::size_t>(r.token_types ? r.token_types[t] : 0) * E);
-    }
+    if (!position_.empty()) add_position_rows(rows, r.seq, position_, E, e);
+    if (!token_type_.empty()) add_token_type_rows(rows, r.token_types, token_type_, E, e);
     if (E != H) {
       h = grow(h_, static_cast<std::size_t>(rows) * H);
       embed_proj_.forward(rows, e, h);
     }
     emb_ln_.forward(rows, h, h);
-    if (r.key_mask)  // HF multiplies the embeddings by the attention mask
-      for (int t = 0; t < rows; ++t)
-        if (!r.key_mask[t]) std::memset(h + static_cast<std::size_t>(t) * H, 0, sizeof(float) * H);
+    if (r.key_mask) zero_masked_rows(rows, H, r.key_mask, h);  // HF multiplies the embeddings by the attention mask
     }
     r.record_hidden(h, H);
     for (std::size_t i = 0; i < layers_.size(); ++i) {

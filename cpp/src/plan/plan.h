@@ -1,7 +1,7 @@
 // The plan of one forward: a family's run() executed in record-only mode yields a list of operations
 // over buffers, for an executor other than the CPU (the WebGPU executor, web/webgpu/executor.js;
 // docs/architecture.md). While a Recorder is active on the calling thread, the layer primitives
-// (models/layers: Linear, LayerNorm, RmsNorm, activate, multiply_inplace, add_inplace, gather_rows,
+// (models/layers: Linear, LayerNorm, RmsNorm, activate, multiply_inplace, add_inplace, zero_masked_rows, gather_rows,
 // add_table_rows, multi_head_attention) append one op each and compute nothing.
 //
 //   buffers  activations (registered where families allocate: models::grow) and inputs

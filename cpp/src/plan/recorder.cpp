@@ -6,13 +6,14 @@
 //   activate    x, n, act (0 relu, 1 gelu, 2 gelu_tanh, 3 silu, 4 tanh), in place
 //   glu         x [rows, 2·width], y [rows, width], rows, width, act: y = act(x[:, :width]) · x[:, width:]
 //   multiply    x, y, n: x[i] *= y[i]
+//   mask_rows   x, rows, width: x[r, :] = 0 where the attention mask of token r is 0
 //   first_rows  x [batch·seq, width], out [batch, width], batch, seq, width: out[b] = x[b·seq]
 //   add         x, y, n: x[i] += y[i]
 //   gather      out, table, rows, dim, vocab: out[r] = table[ids[r]]
 //   add_rows    out, table, rows, dim, source (0 token_types, 1 position r % seq): out[r] += table[index]
 //   attention   batch, seq, heads, kv_heads, head_dim, q/k/v (+ _row, _head strides), ctx [B·L, heads·D],
 //               mask (1: the attention mask), causal, window, scale, kind (the scheme's SchemeDescription
-//               kind), scheme_* numbers, scheme_floats / scheme_ints (constant ids), scheme_table (weight)
+//               kind), scheme_* numbers, scheme_floats / scheme_ints (constant ids), scheme_table, scheme_table2 (weights)
 //   output      x, rows, width, kind (0 hidden state of a layer, 1 last hidden state, 2 pooler output)
 #include "plan/plan.h"
 

@@ -11,6 +11,8 @@
 //   k-side: k_j·E(δ) needs a different table row per (i, j) along a diagonal, so it is a direct
 //           register-blocked dot (kernels::relative_key_dot_f32): O(rows · (j1 − j0) · head_dim) per block.
 // Both cover only the block's key columns [j0, j1) (relpos/scheme.h).
+// GPU description: kind "relative_vectors", ints row i − j + M − 1 at [j − i + seq − 1], table E for
+// q_i (and table2 = E for k_j with key_query), head stride 0, term_scale 1/sqrt(head_dim).
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -43,6 +45,22 @@ class BertRelativeScheme final : public Scheme {
     if (dims.seq > p_.max_positions)
       fail_range("bert_relative: seq " + std::to_string(dims.seq) + " exceeds max_positions (M) " +
                  std::to_string(p_.max_positions) + " of the distance table");
+  }
+
+  // "relative_vectors": row i − j + M − 1 of the one table (head stride 0), with q_i (and with k_j).
+  bool describe(const AttentionDims& dims, SchemeDescription& out) const override {
+    check(dims);
+    out.kind = "relative_vectors";
+    for (int delta = 1 - dims.seq; delta < dims.seq; ++delta) out.ints.push_back(p_.max_positions - 1 - delta);
+    const std::size_t floats = static_cast<std::size_t>(2 * p_.max_positions - 1) * dims.head_dim;
+    out.table = p_.table;
+    out.table_floats = floats;
+    if (p_.key_query) {
+      out.table2 = p_.table;
+      out.table2_floats = floats;
+    }
+    out.numbers = {{"table_head", 0.0}, {"table2_head", 0.0}, {"term_scale", 1.0f / std::sqrt(static_cast<float>(dims.head_dim))}};
+    return true;
   }
 
   std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {

@@ -15,6 +15,8 @@
 //   p2c: per head X = Qr'·Kᵀ  [T, seq], per panel of 64 keys only the rows those keys reach
 //        (index(j − seq + 1) … index(j)); per row a column gather: constant runs read contiguous X
 //        rows, slice runs walk a diagonal.
+// GPU description (relpos/scheme.h): kind "relative_vectors", ints idx(δ) at [δ + seq − 1], table Kr
+// (c2p), table2 Qr (p2c), head stride 2s·head_dim, term_scale = content_scale.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -59,6 +61,26 @@ class DebertaScheme final : public Scheme {
     if (p_.p2c && !p_.pos_query)
       fail_value("deberta: p2c needs pos_query (projected Qr, [heads, 2·span, head_dim] with span " +
                  std::to_string(span_) + ")");
+  }
+
+  // "relative_vectors": row idx of distance j − i; table Kr (c2p, with q_i), table2 Qr (p2c, with k_j).
+  bool describe(const AttentionDims& dims, SchemeDescription& out) const override {
+    check(dims);
+    out.kind = "relative_vectors";
+    for (int delta = 1 - dims.seq; delta < dims.seq; ++delta) out.ints.push_back(2 * span_ - 1 - reversed_index(delta));
+    const std::size_t per_head = static_cast<std::size_t>(2 * span_) * dims.head_dim;
+    if (p_.c2p) {
+      out.table = p_.pos_key;
+      out.table_floats = per_head * dims.heads;
+    }
+    if (p_.p2c) {
+      out.table2 = p_.pos_query;
+      out.table2_floats = per_head * dims.heads;
+    }
+    out.numbers = {{"table_head", static_cast<double>(per_head)},
+                   {"table2_head", static_cast<double>(per_head)},
+                   {"term_scale", content_scale(dims.head_dim)}};
+    return true;
   }
 
   std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {

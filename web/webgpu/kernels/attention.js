@@ -3,6 +3,8 @@
 //   logit(i, j) = scale · q_i·k_j + bias_h(i, j)
 //   bias: none | ALiBi m_h·(j − i) (symmetric: −m_h·|i − j|) | bucket: table[bucket(j − i), h]
 //         (T5 scale 1, MPNet scale 1/sqrt(d); bucket(·) is any host-computed map, e.g. t5Buckets())
+//         | relative_vectors: termScale · (q_i·T_h[row(j − i)] + k_j·T2_h[row(j − i)]) (either table
+//         optional; DeBERTa c2p = q·Kr, p2c = k·Qr; BERT relative_key = q·E, _query adds k·E)
 //   masked when mask[b, j] = 0, or window ≥ 0 and |i − j| > window, or causal and j > i
 //   out_i = Σ_j softmax_j(logit(i, ·)) v_j over unmasked keys; a row with no unmasked key gives 0
 // RoPE is a pre-pass on q and k (rope.js). q, k, v, out: f32 rows of headDim (headDim % 4 = 0), element
@@ -10,13 +12,17 @@
 // [batch, heads, seqLen, headDim] layout; [batch, seqLen, heads·headDim] (a QKV GEMM's output) is
 // sB = L·H·D, sH = D, sL = H·D with no copy. mask: u32 [batch, seqLen]; ALiBi slopes: f32 [heads];
 // buckets: i32 [2·seqLen − 1], index (j − i) + seqLen − 1; table: f32 [numBuckets, heads].
+// relative_vectors: rows i32 [2·seqLen − 1] at (j − i) + seqLen − 1; T, T2: f32 rows of headDim, head h's
+// table at h·tableHead floats (0: one table for every head).
 //
 // Workgroup = BQ threads (64) = BQ consecutive queries of one (b, h); each thread keeps its scaled q row
 // and its output row in vec4 registers (generated per headDim, fully unrolled). Key tiles of BKV rows of
 // K and V (BKV = 32 when 2·BKV·headDim·4 bytes fit the device's workgroup memory, else 16, 8) are staged
 // in shared memory with the tile's mask bits and, for buckets, the BQ + BKV − 1 biases of the relative
-// distances the tile spans. Keys are consumed 4 at a time: one max, one rescale per 4 keys. With a window,
-// only the tiles within [q0 − w, q0 + BQ − 1 + w] are visited (O(L·w) work).
+// distances the tile spans (relative_vectors: those distances' table row offsets; the rows themselves are
+// read from storage, headDim MACs per (query, key) and table, no L×L tensor). Keys are consumed 4 at a
+// time: one max, one rescale per 4 keys. With a window, only the tiles within [q0 − w, q0 + BQ − 1 + w]
+// are visited (O(L·w) work).
 // Numerics: every exp() argument is ≤ 0 (running max subtracted, and clamped to 0 for the masked keys whose
 // score is discarded anyway; the first rescale is exp(−3e38 − m) = 0),
 // and probabilities below e^−87 (the float32 normal range) are flushed to 0 rather than left subnormal.
@@ -24,17 +30,19 @@ import { dispatch } from '../device.js';
 
 const NEG = '-3.0e38';
 
-export function attentionWgsl({ D, BQ, BKV, scheme, hasMask }) {
+export function attentionWgsl({ D, BQ, BKV, scheme, hasMask, hasTable = false, hasTable2 = false }) {
   if (D % 4) throw new RangeError(`webgpu: attention: headDim must be a multiple of 4, got ${D}`);
   const D4 = D / 4;
   const L = [];
-  L.push(`// relpos attention D=${D} BQ=${BQ} BKV=${BKV} scheme=${scheme} mask=${hasMask}
+  const rel = scheme === 'relative_vectors';
+  L.push(`// relpos attention D=${D} BQ=${BQ} BKV=${BKV} scheme=${scheme} mask=${hasMask}${rel ? ` table=${hasTable} table2=${hasTable2}` : ''}
 struct Params {
   B: u32, H: u32, L: u32, window: i32,
   scale: f32, causal: u32, symmetric: u32, p0: u32,
   qOff: u32, kOff: u32, vOff: u32, oOff: u32,
   sB: u32, sH: u32, sL: u32, p1: u32,
   oB: u32, oH: u32, oL: u32, p2: u32,
+  tq: f32, tk: f32, tH: u32, t2H: u32,
 }
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
@@ -46,10 +54,16 @@ struct Params {
   if (scheme === 'alibi') L.push(`@group(0) @binding(${bind++}) var<storage, read> slopes: array<f32>;`);
   if (scheme === 'bucket')
     L.push(`@group(0) @binding(${bind++}) var<storage, read> buckets: array<i32>;`, `@group(0) @binding(${bind++}) var<storage, read> table: array<f32>;`);
+  if (rel) {
+    L.push(`@group(0) @binding(${bind++}) var<storage, read> rows: array<i32>;`);
+    if (hasTable) L.push(`@group(0) @binding(${bind++}) var<storage, read> T: array<vec4<f32>>;`);
+    if (hasTable2) L.push(`@group(0) @binding(${bind++}) var<storage, read> T2: array<vec4<f32>>;`);
+  }
   L.push(`var<workgroup> Ks: array<vec4<f32>, ${BKV * D4}>;
 var<workgroup> Vs: array<vec4<f32>, ${BKV * D4}>;`);
   if (hasMask) L.push(`var<workgroup> Ms: array<u32, ${BKV}>;`);
   if (scheme === 'bucket') L.push(`var<workgroup> Rb: array<f32, ${BQ + BKV - 1}>;`);
+  if (rel) L.push(`var<workgroup> Ri: array<u32, ${BQ + BKV - 1}>;`);
   L.push(`@compute @workgroup_size(${BQ})
 fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
   let h = wg.y;
@@ -65,6 +79,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   for (let c = 0; c < D4; ++c) L.push(`  let qr${c} = q[qb + ${c}u] * P.scale;`);
   for (let c = 0; c < D4; ++c) L.push(`  var o${c} = vec4<f32>(0.0);`);
   if (scheme === 'alibi') L.push('  let slope = slopes[h];');
+  if (rel && hasTable) L.push('  let tb = h * P.tH;');
+  if (rel && hasTable2) L.push('  let t2b = h * P.t2H;');
   L.push(`  var m = ${NEG};
   var l = 0.0;
   var kBegin = 0u;
@@ -93,6 +109,12 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
       let at = clamp(d + i32(P.L) - 1, 0, 2 * i32(P.L) - 2);
       Rb[e] = table[u32(buckets[at]) * P.H + h];
     }`);
+  if (rel)
+    L.push(`    for (var e = tid; e < ${BQ + BKV - 1}u; e += ${BQ}u) {
+      let d = i32(k0) - i32(q0) - ${BQ - 1} + i32(e);
+      let at = clamp(d + i32(P.L) - 1, 0, 2 * i32(P.L) - 2);
+      Ri[e] = u32(rows[at]) * ${D4}u;
+    }`);
   L.push(`    workgroupBarrier();
     for (var jj = 0u; jj < ${BKV}u; jj += 4u) {`);
   for (let c = 0; c < 4; ++c) {
@@ -104,6 +126,21 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
     if (scheme === 'alibi')
       L.push(`      s${c} += select(slope * f32(i32(j${c}) - ii), -slope * f32(abs(i32(j${c}) - ii)), P.symmetric != 0u);`);
     if (scheme === 'bucket') L.push(`      s${c} += Rb[jj + ${c}u + ${BQ - 1}u - tid];`);
+    if (rel) {
+      L.push(`      let r${c} = Ri[jj + ${c}u + ${BQ - 1}u - tid];`);
+      const terms = [];
+      if (hasTable) {
+        const t = [];
+        for (let x = 0; x < D4; ++x) t.push(`dot(qr${x}, T[tb + r${c} + ${x}u])`);
+        terms.push(`(${t.join(' + ')}) * P.tq`);
+      }
+      if (hasTable2) {
+        const t = [];
+        for (let x = 0; x < D4; ++x) t.push(`dot(Ks[${row} + ${x}u], T2[t2b + r${c} + ${x}u])`);
+        terms.push(`(${t.join(' + ')}) * P.tk`);
+      }
+      L.push(`      s${c} += ${terms.join(' + ')};`);
+    }
     const conds = [`j${c} < P.L`];
     if (hasMask) conds.push(`Ms[jj + ${c}u] != 0u`);
     conds.push(`(P.window < 0 || abs(i32(j${c}) - ii) <= P.window)`, `(P.causal == 0u || j${c} <= i)`);
@@ -146,7 +183,9 @@ const int = (v, name, min = 1) => {
  * Records attention into `encoder`. args: { q, k, v, out (buffers), batch, heads, seqLen, headDim,
  * mask? (u32 buffer [batch, seqLen]), window = −1, causal = false, scale = 1/sqrt(headDim),
  * scheme: { type: 'none' } | { type: 'alibi', slopes (buffer [heads]), symmetric? } |
- *         { type: 'bucket', buckets (i32 buffer [2·seqLen − 1]), table (buffer [numBuckets, heads]) },
+ *         { type: 'bucket', buckets (i32 buffer [2·seqLen − 1]), table (buffer [numBuckets, heads]) } |
+ *         { type: 'relative_vectors', rows (i32 buffer [2·seqLen − 1]), table? (with q), table2? (with k):
+ *           buffers of headDim rows, tableHead / table2Head (floats between heads, default 0), termScale },
  * strides?: { q/k/v: { off: {q, k, v}, b, h, l } , out: { off, b, h, l } } (floats), bq = 64, bkv? }.
  */
 export function attention(ctx, encoder, args) {
@@ -156,10 +195,18 @@ export function attention(ctx, encoder, args) {
   if (!Number.isInteger(window) || window < -1) throw new RangeError(`webgpu: attention: window: expected −1 (none) or an integer ≥ 0, got ${window}`);
   const scheme = args.scheme ?? { type: 'none' };
   const type = scheme.type;
-  if (!['none', 'alibi', 'bucket'].includes(type)) throw new Error(`webgpu: attention: scheme.type '${type}' (expected 'none', 'alibi' or 'bucket'; RoPE is rope() on q and k first)`);
+  if (!['none', 'alibi', 'bucket', 'relative_vectors'].includes(type)) throw new Error(`webgpu: attention: scheme.type '${type}' (expected 'none', 'alibi', 'bucket' or 'relative_vectors'; RoPE is rope() on q and k first)`);
   if (type === 'alibi' && !scheme.slopes) throw new Error('webgpu: attention: alibi needs scheme.slopes (f32 buffer [heads])');
   if (type === 'bucket' && (!scheme.buckets || !scheme.table)) throw new Error('webgpu: attention: bucket needs scheme.buckets (i32 [2·seqLen − 1]) and scheme.table (f32 [numBuckets, heads])');
   const scale = args.scale ?? 1 / Math.sqrt(D);
+  const rel = type === 'relative_vectors';
+  if (rel) {
+    if (!scheme.rows || !(scheme.table || scheme.table2)) throw new Error('webgpu: attention: relative_vectors needs scheme.rows (i32 [2·seqLen − 1]) and scheme.table and/or scheme.table2 (f32 rows of headDim)');
+    for (const key of ['tableHead', 'table2Head'])
+      if (!Number.isInteger(scheme[key] ?? 0) || (scheme[key] ?? 0) < 0 || (scheme[key] ?? 0) % 4) throw new RangeError(`webgpu: attention: scheme.${key}: expected a non-negative multiple of 4 floats, got ${scheme[key]}`);
+    if (!Number.isFinite(scheme.termScale)) throw new RangeError(`webgpu: attention: relative_vectors needs a finite scheme.termScale, got ${scheme.termScale}`);
+    if (scheme.table && (scale === 0 || !Number.isFinite(scale))) throw new RangeError('webgpu: attention: relative_vectors with a q-side table needs a finite scale ≠ 0 (q is read pre-scaled)');
+  }
   const BQ = args.bq ?? 64;
   const BKV = args.bkv ?? attentionTile(ctx, D, BQ);
   if (BKV % 4) throw new RangeError(`webgpu: attention: bkv must be a multiple of 4, got ${BKV}`);
@@ -170,8 +217,9 @@ export function attention(ctx, encoder, args) {
   const all = [inS.b, inS.h, inS.l, inOff.q, inOff.k, inOff.v, outS.b, outS.h, outS.l, outS.off ?? 0];
   if (all.some((x) => !Number.isInteger(x) || x < 0 || x % 4)) throw new RangeError(`webgpu: attention: strides and offsets must be non-negative multiples of 4 floats, got ${all.join(', ')}`);
   const hasMask = !!args.mask;
-  const opts = { D, BQ, BKV, scheme: type, hasMask };
-  const key = `attention:${D}:${BQ}:${BKV}:${type}:${hasMask}`;
+  const hasTable = rel && !!scheme.table, hasTable2 = rel && !!scheme.table2;
+  const opts = { D, BQ, BKV, scheme: type, hasMask, hasTable, hasTable2 };
+  const key = `attention:${D}:${BQ}:${BKV}:${type}:${hasMask}${rel ? `:${hasTable}:${hasTable2}` : ''}`;
   const pipeline = ctx.pipeline(key, () => attentionWgsl(opts));
   const u = ctx.uniforms([
     B, H, Lq, { i: window },
@@ -179,11 +227,19 @@ export function attention(ctx, encoder, args) {
     inOff.q, inOff.k, inOff.v, outS.off ?? 0,
     inS.b, inS.h, inS.l, 0,
     outS.b, outS.h, outS.l, 0,
+    // relative_vectors: q is read pre-scaled (q·scale), so its table's dot is multiplied by termScale / scale
+    { f: rel && hasTable ? scheme.termScale / scale : 0 }, { f: rel ? scheme.termScale : 0 },
+    rel ? (scheme.tableHead ?? 0) / 4 : 0, rel ? (scheme.table2Head ?? 0) / 4 : 0,
   ]);
   const buffers = [u, args.q, args.k, args.v, args.out];
   if (hasMask) buffers.push(args.mask);
   if (type === 'alibi') buffers.push(scheme.slopes);
   if (type === 'bucket') buffers.push(scheme.buckets, scheme.table);
+  if (rel) {
+    buffers.push(scheme.rows);
+    if (hasTable) buffers.push(scheme.table);
+    if (hasTable2) buffers.push(scheme.table2);
+  }
   dispatch(ctx, encoder, pipeline, buffers, [Math.ceil(Lq / BQ), H, B], key);
 }
 

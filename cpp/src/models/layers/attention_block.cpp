@@ -57,6 +57,19 @@ void first_token_rows(int batch, int seq, int width, const float* x, float* out)
                 sizeof(float) * static_cast<std::size_t>(width));
 }
 
+void zero_masked_rows(int rows, int width, const std::uint8_t* key_mask, float* x) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (!rec->is_input(key_mask, "mask")) fail_value("plan: zero_masked_rows reads a key mask that is not the forward's");
+    plan::Op& op = rec->op("mask_rows");
+    rec->ref_attr(op, "x", x);
+    op.set("rows", rows);
+    op.set("width", width);
+    return;
+  }
+  for (int r = 0; r < rows; ++r)
+    if (!key_mask[r]) std::memset(x + static_cast<std::size_t>(r) * width, 0, sizeof(float) * static_cast<std::size_t>(width));
+}
+
 void multiply_inplace(std::size_t n, float* x, const float* y) {
   if (plan::Recorder* rec = plan::active()) {
     plan::Op& op = rec->op("multiply");
@@ -124,6 +137,7 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
     op.set("scheme_floats", d.floats.empty() ? -1 : rec->constant({std::move(d.floats), {}}));
     op.set("scheme_ints", d.ints.empty() ? -1 : rec->constant({{}, std::move(d.ints)}));
     op.set("scheme_table", rec->weight(d.table, d.table_floats));
+    op.set("scheme_table2", rec->weight(d.table2, d.table2_floats));
     return;
   }
   AttentionDims dims{batch, heads, seq, head_dim};

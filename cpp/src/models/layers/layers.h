@@ -141,6 +141,8 @@ struct FirstTokenPooler {
 void add_inplace(std::size_t n, float* x, const float* y);
 // out[b, :] = x[b·seq, :] for b < batch: the first token's row of each sequence (x [batch·seq, width]).
 void first_token_rows(int batch, int seq, int width, const float* x, float* out);
+// x[r, :] = 0 for r < rows where key_mask[r] == 0 (DeBERTa's embeddings · attention mask).
+void zero_masked_rows(int rows, int width, const std::uint8_t* key_mask, float* x);
 // x[i] *= y[i] for i < n (a gated feed-forward's product).
 void multiply_inplace(std::size_t n, float* x, const float* y);
 // out[r, :] = table[ids[r], :] for r < rows; RangeError if an id is outside [0, vocab).

@@ -9,7 +9,8 @@
 //               document; WebGPU only (relpos WASM takes ~47 s on 2 threads for it: bench section `families`)
 // Per row: median ms of `reps` forwards after one warm-up (plans, pipelines), and the GPU output's agreement
 // with WASM fp32 (max |Δ| and the lowest per-token cosine of the last hidden state). fp16 and q8 rows on the GPU
-// where the adapter allows them. Writes $OUT/models.json after every row. MODELS=minilm,deberta limits the set.
+// where the adapter allows them; for fp32 also a per-op profile (each op submitted alone: its GPU time plus one
+// submit's latency). Writes $OUT/models.json after every row. MODELS=minilm,deberta limits the set.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +32,15 @@ const dawn = await import(spec);
 for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
 const gpu = dawn.create([]);
 const rpModule = await import('../../web/index.js');
+// The executor a webgpu model builds (the package's own module instance), captured for a per-op profile
+// (PlanExecutor.profile: each op submitted alone) of the fp32 GPU forward.
+const W = await import('../../web/webgpu/index.js');
+let executor = null;
+const prepare = W.PlanExecutor.prototype.prepare;
+W.PlanExecutor.prototype.prepare = function (...args) {
+  executor = this;
+  return prepare.apply(this, args);
+};
 
 const out = { startedAt: new Date(started).toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, small: SMALL, rows: [], errors: [] };
 const save = () => {
@@ -133,6 +143,18 @@ for (const m of models()) {
       row.adapter = model.info.adapter;
       const r = await time(model, m);
       Object.assign(row, { ms: r.ms, timesMs: r.timesMs });
+      if (dtype === 'fp32' && executor) {
+        const B = m.inputIds.length, L = m.inputIds[0].length;
+        const prof = await executor.profile({ batch: B, seq: L, ids: Int32Array.from(m.inputIds.flat()), mask: m.attentionMask ? Int32Array.from(m.attentionMask.flat()) : null, types: null });
+        const byOp = {};
+        for (const o of prof.ops) {
+          const k = o.op === 'attention' ? `attention ${o.kind}${/window/.test(o.shape) ? ' window' : ''}` : o.op;
+          byOp[k] ??= { count: 0, ms: 0 };
+          byOp[k].count += 1;
+          byOp[k].ms = +(byOp[k].ms + o.ms).toFixed(3);
+        }
+        row.profile = { totalMs: prof.totalMs, ops: prof.ops.length, byOp, slowest: [...prof.ops].sort((a, b) => b.ms - a.ms).slice(0, 6) };
+      }
       if (reference) row.vsWasmFp32 = agreement(r.out, reference, r.out.length / (m.inputIds.length * m.inputIds[0].length));
       const wasm2 = rowsOf.find((w) => w.threads === 2 && w.ms);
       if (wasm2) row.wasm2OverGpu = +(wasm2.ms / r.ms).toFixed(1);

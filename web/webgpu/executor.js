@@ -52,17 +52,17 @@ export class PlanExecutor {
 
   /**
    * Builds (or reuses) the plan for this shape, uploads the weights it names that are not on the GPU yet.
-   * logits: the task head follows the model; positions > 0: a masked-LM head at that many rows.
+   * logits: the task head follows the model; logitRows > 0: a masked-LM head at that many rows.
    */
-  prepare(batch, seq, hiddenStates = false, logits = false, positions = 0) {
-    const key = `${batch}x${seq}:${hiddenStates}:${logits}:${positions}`;
+  prepare(batch, seq, hiddenStates = false, logits = false, logitRows = 0) {
+    const key = `${batch}x${seq}:${hiddenStates}:${logits}:${logitRows}`;
     let p = this.prepared.get(key);
     if (p) {
       this.prepared.delete(key); // most recently used last
       this.prepared.set(key, p);
       return p;
     }
-    const plan = this.source.plan(batch, seq, hiddenStates, logits, positions);
+    const plan = this.source.plan(batch, seq, hiddenStates, logits, logitRows);
     checkPlan(plan);
     const ctx = this.ctx;
     const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / 4);

@@ -7,7 +7,10 @@
 //     labels / answers / tokens and scores within 1e-4 (task-fixtures.mjs compareCall, as the WASM tests);
 //   - zero-shot-classification and feature-extraction on the GPU equal WASM's (≤ 1e-4);
 //   - DeBERTa-v2 cases are refused with the plan's reason and 'auto' falls back to WASM;
-//   - MPNet (positions that follow the padding, computed on the GPU) matches WASM on a left-padded batch.
+//   - MPNet (positions that follow the padding, computed on the GPU) matches WASM on a left-padded batch;
+//   - every head of MPNet and ModernBERT (sequence classification incl. ModernBERT's mean pooling, token
+//     classification, QA, masked LM tied and untied), built on the hf-families fixtures with small
+//     deterministic head weights, gives WASM's logits (≤ 1e-4) on a padded batch.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,7 +18,8 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 
 import { encodeInput } from '../../web/pipelines/encoding.js';
-import { ROOT } from './helpers.mjs';
+import { randomArray, ROOT } from './helpers.mjs';
+import { readSafetensors, writeSafetensors } from './safetensors.mjs';
 import { compareCall, haveTaskFixtures, isSingleWindow, loadTaskCase, runCall, TASK_FIXTURES } from './task-fixtures.mjs';
 
 const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -204,4 +208,90 @@ test('webgpu: MPNet positions follow the padding on the GPU (left, right and inn
     gpu.dispose();
     wasm.dispose();
   }
+});
+
+/** A family fixture's model tensors plus `head` ({ name: [shape] }, deterministic values) and a config edit. */
+function headCheckpoint(family, head, edit) {
+  const dir = join(FAMILIES, family);
+  const tensors = {};
+  for (const [name, t] of Object.entries(readSafetensors(new Uint8Array(readFileSync(join(dir, 'model.safetensors'))))))
+    tensors[name] = { shape: t.dims, data: t.data };
+  let seed = 7;
+  for (const [name, shape] of Object.entries(head)) {
+    const data = randomArray(shape.reduce((a, b) => a * b, 1), seed++);
+    if (name.endsWith('norm.weight')) data.forEach((v, i) => (data[i] = 1 + 0.1 * v));
+    else data.forEach((v, i) => (data[i] = 0.3 * v));
+    tensors[name] = { shape, data };
+  }
+  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+  edit(config);
+  if (config.model_type === 'modernbert') {
+    // the prediction head's optional biases, as the config asks (norm_bias, classifier_bias)
+    if (config.norm_bias) tensors['head.norm.bias'] = { shape: [H], data: randomArray(H, 99).map((v) => 0.1 * v) };
+    if (config.classifier_bias) tensors['head.dense.bias'] = { shape: [H], data: randomArray(H, 98).map((v) => 0.1 * v) };
+  }
+  return { 'config.json': JSON.stringify(config), 'model.safetensors': writeSafetensors(tensors) };
+}
+
+const LABELS3 = (c) => {
+  c.id2label = { 0: 'negative', 1: 'neutral', 2: 'positive' };
+  c.label2id = { negative: 0, neutral: 1, positive: 2 };
+};
+
+/** [family, task, head tensors (H = 32, V = 100), config edit] */
+const H = 32, V = 100;
+const FAMILY_HEADS = [
+  ['mpnet-a', 'text-classification', { 'classifier.dense.weight': [H, H], 'classifier.dense.bias': [H], 'classifier.out_proj.weight': [3, H], 'classifier.out_proj.bias': [3] },
+    (c) => { c.architectures = ['MPNetForSequenceClassification']; LABELS3(c); }],
+  ['mpnet-a', 'token-classification', { 'classifier.weight': [3, H], 'classifier.bias': [3] }, (c) => { c.architectures = ['MPNetForTokenClassification']; LABELS3(c); }],
+  ['mpnet-a', 'question-answering', { 'qa_outputs.weight': [2, H], 'qa_outputs.bias': [2] }, (c) => { c.architectures = ['MPNetForQuestionAnswering']; }],
+  ['mpnet-a', 'fill-mask', { 'lm_head.dense.weight': [H, H], 'lm_head.dense.bias': [H], 'lm_head.layer_norm.weight': [H], 'lm_head.layer_norm.bias': [H], 'lm_head.bias': [V], 'lm_head.decoder.weight': [V, H] },
+    (c) => { c.architectures = ['MPNetForMaskedLM']; c.tie_word_embeddings = false; }],
+  ['mpnet-b', 'fill-mask', { 'lm_head.dense.weight': [H, H], 'lm_head.dense.bias': [H], 'lm_head.layer_norm.weight': [H], 'lm_head.layer_norm.bias': [H], 'lm_head.bias': [V] },
+    (c) => { c.architectures = ['MPNetForMaskedLM']; }],
+  ['modernbert-a', 'text-classification', { 'head.dense.weight': [H, H], 'head.norm.weight': [H], 'classifier.weight': [3, H], 'classifier.bias': [3] },
+    (c) => { c.architectures = ['ModernBertForSequenceClassification']; c.classifier_pooling = 'mean'; LABELS3(c); }],
+  ['modernbert-b', 'text-classification', { 'head.dense.weight': [H, H], 'head.norm.weight': [H], 'classifier.weight': [3, H], 'classifier.bias': [3] },
+    (c) => { c.architectures = ['ModernBertForSequenceClassification']; c.classifier_pooling = 'cls'; LABELS3(c); }],
+  ['modernbert-a', 'token-classification', { 'head.dense.weight': [H, H], 'head.norm.weight': [H], 'classifier.weight': [3, H], 'classifier.bias': [3] },
+    (c) => { c.architectures = ['ModernBertForTokenClassification']; LABELS3(c); }],
+  ['modernbert-a', 'fill-mask', { 'head.dense.weight': [H, H], 'head.norm.weight': [H], 'decoder.bias': [V] }, (c) => { c.architectures = ['ModernBertForMaskedLM']; }],
+];
+
+const haveFamilies = existsSync(join(FAMILIES, 'modernbert-a', 'config.json')) && haveMpnet;
+
+test('webgpu: MPNet and ModernBERT heads (mean pooling, untied decoder) give WASM\'s logits on a padded batch', { skip: skip || (!haveFamilies && 'no hf-families fixtures') }, async () => {
+  const report = [];
+  for (const [family, task, head, edit] of FAMILY_HEADS) {
+    const files = headCheckpoint(family, head, edit);
+    const gpu = await rp.loadModel(files, { device: 'webgpu' });
+    const wasm = await rp.loadModel(files);
+    try {
+      assert.equal(gpu.info.device, 'webgpu', `${family} ${task}`);
+      assert.equal(gpu.head.task, task);
+      const inputs = { inputIds: [[0, 5, 6, 7, 8, 9, 2], [0, 11, 12, 2]] };
+      const options = [{ logits: true }];
+      if (task === 'fill-mask') options.push({ logits: true, logitsAt: [[1, 2], [0, 4], [0, 1]] });
+      let worst = 0;
+      for (const o of options) {
+        const [g, w] = [await gpu.forward(inputs, o), wasm.forward(inputs, o)];
+        for (const k of ['logits', 'startLogits', 'endLogits'].filter((x) => w[x])) {
+          assert.deepEqual(g[k].dims, w[k].dims, `${family} ${task} ${k}`);
+          worst = Math.max(worst, maxAbs(g[k].data, w[k].data));
+        }
+      }
+      assert.ok(worst <= TOL, `${family} ${task}: GPU vs WASM ${worst}`);
+      report.push(`${family} ${task} ${worst.toExponential(2)}`);
+      if (task === 'text-classification' && family === 'modernbert-a') {
+        // mean pooling over a sequence without a real token: the same Error as WASM
+        const empty = { inputIds: [[0, 5, 2], [0, 6, 2]], attentionMask: [[1, 1, 1], [0, 0, 0]] };
+        assert.throws(() => wasm.forward(empty, { logits: true }), /sequence 1 has no real token to mean-pool/);
+        await assert.rejects(gpu.forward(empty, { logits: true }), /sequence 1 has no real token to mean-pool/);
+      }
+    } finally {
+      gpu.dispose();
+      wasm.dispose();
+    }
+  }
+  console.log(`# GPU vs WASM logits: ${report.join('; ')}`);
 });

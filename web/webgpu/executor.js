@@ -18,8 +18,8 @@
 // add_rows of source 2 (positions that follow the padding, MPNet) → paddedPositions computes them from the
 // ids on the GPU, then the gather reads them; select_rows (a masked-LM head at the asked rows) → the
 // embedding gather over the activation with the "positions" input as ids; mean_rows → pooling 'mean';
-// output → a copy into a read-back buffer at that point (kind 3: the head's logits, read back alone
-// with the model's outputs — at the asked positions only for a masked-LM head).
+// output → a copy into a read-back buffer at that point (kind 3: the task head's logits; a masked-LM
+// head's only at the asked rows, so only those come back).
 // Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
 // row blocks) is one GPU buffer bound through views when every offset meets the device's storage
 // offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
@@ -146,14 +146,15 @@ export class PlanExecutor {
     const write = (kind, data) => {
       if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
     };
-    write('ids', ids);
-    write('mask', mask ?? new Int32Array(rows).fill(1));
-    write('token_types', types ?? new Int32Array(rows));
-    if (positions) write('positions', positions);
+    // the CPU head's check (ModernBERT's mean pooling): the GPU would average nothing into zeros
     if (mask && p.plan.ops.some((op) => op.op === 'mean_rows' && op.mask))
       for (let b = 0; b < batch; ++b)
         if (!mask.subarray(b * seq, (b + 1) * seq).some((m) => m))
           throw new Error(`text-classification head: sequence ${b} has no real token to mean-pool (classifier_pooling "mean"; its attention mask is all 0)`);
+    write('ids', ids);
+    write('mask', mask ?? new Int32Array(rows).fill(1));
+    write('token_types', types ?? new Int32Array(rows));
+    if (positions) write('positions', positions);
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
     const outputs = this.#record(p, encoder);
     queue.submit([encoder.finish()]);

@@ -66,6 +66,7 @@ const EXPECTED_FILES = [
   'web/webgpu/kernels/gemm.js',
   'web/webgpu/kernels/norm.js',
   'web/webgpu/kernels/pooling.js',
+  'web/webgpu/kernels/positions.js',
   'web/webgpu/kernels/rope.js',
   'web/weights.js',
 ];

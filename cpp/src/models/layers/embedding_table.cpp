@@ -78,9 +78,7 @@ void EmbeddingTable::add_row(int row, float* out) const {
 }
 
 void EmbeddingTable::project(int count, const float* x, float* y, const float* bias) const {
-  // Table rows per chunk. Up to kFewRows vectors, dot_rows_f32 streams each row once per 4 vectors;
-  // more (every token of a batch) pack the chunk's rows once and run the packed GEMM over all of them.
-  if (plan::Recorder* rec = plan::active()) {
+  if (plan::Recorder* rec = plan::active()) {  // one gemm: the table [rows, dim] is W [N, K]
     plan::Op& op = rec->op("gemm");
     rec->ref_attr(op, "a", x);
     rec->ref_attr(op, "c", y);
@@ -91,6 +89,8 @@ void EmbeddingTable::project(int count, const float* x, float* y, const float* b
     op.set("K", dim_);
     return;
   }
+  // Table rows per chunk. Up to kFewRows vectors, dot_rows_f32 streams each row once per 4 vectors;
+  // more (every token of a batch) pack the chunk's rows once and run the packed GEMM over all of them.
   constexpr parallel::Index kRows = 128;
   constexpr int kFewRows = 8;
   const bool gemm = count > kFewRows;

@@ -417,7 +417,7 @@ export interface Model {
     tokenTypeIds?: number[][];
   };
   /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. On a model with
-   * info.device 'webgpu' it returns a Promise of the result instead (outputAttentions and logits reject there). */
+   * info.device 'webgpu' it returns a Promise of the result instead (outputAttentions rejects there; logits and logitsAt work as on WASM). */
   forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
   /** forward() as a Promise, on either device. */
   forwardAsync(inputs: ForwardInputs, options?: ForwardOptions): Promise<ForwardResult>;

@@ -87,12 +87,13 @@ async function attachWebGpu(model, handle, options, dtype) {
   const W = await import('./webgpu/index.js');
   const ctx = await W.createContext({ gpu: options.gpu });
   const source = {
-    plan: (batch, seq, hiddenStates) => unwrap(handle.plan(batch, seq, hiddenStates)),
+    plan: (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions)),
     weightValues: (i) => unwrap(handle.weightValues(i)),
   };
   const executor = new W.PlanExecutor(ctx, source);
   try {
     executor.prepare(1, 1, false); // checks the plan and uploads every weight once
+    if (handle.head()) executor.prepare(1, 1, false, true, 0); // the task head's too
   } catch (e) {
     executor.destroy();
     ctx.destroy();
@@ -351,7 +352,7 @@ export class Model {
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
     const types = tokenTypeIds === undefined || tokenTypeIds === null ? null : tokenTypesOf(tokenTypeIds, inputIds, batch, seq);
     const positions = logitsPositions(options.logitsAt, logits, this.head, batch, seq);
-    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits });
+    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions });
     // Lower bound of the memory this call needs (outputs + one layer's activations), checked before
     // the call; the exact need is enforced in C++ (std::bad_alloc → RangeError).
     const { hiddenSize: h, numLayers: layers, numHeads: nh, intermediateSize: ff } = this.info;
@@ -394,15 +395,22 @@ export class Model {
     return this.forward(inputs, options);
   }
 
-  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits }) {
+  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions }) {
     if (outputAttentions) throw new Error('forward: outputAttentions is not available on WebGPU (the attention kernel never forms the L×L probabilities); load with device \'wasm\'');
-    if (logits) throw new Error('forward: logits: task heads are not on WebGPU yet; load with device \'wasm\'');
-    const out = await this.#gpu.executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates });
+    const at = positions ? Int32Array.from(positions) : null;
+    const out = await this.#gpu.executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at });
     this.#check('forward');
     const H = this.info.hiddenSize;
     const result = { lastHiddenState: { data: out.lastHiddenState, dims: [batch, seq, H] } };
     if (outputHiddenStates) result.hiddenStates = out.hiddenStates.map((data) => ({ data, dims: [batch, seq, H] }));
     if (out.poolerOutput) result.poolerOutput = { data: out.poolerOutput, dims: [batch, H] };
+    if (logits) {
+      // the binding's shapes (cpp/bindings/models.cpp forward), then the task's tensors as on WASM
+      const n = this.head.outputs, task = this.head.task;
+      const dims = task === 'text-classification' ? [batch, n] : task === 'fill-mask' ? [at ? at.length : batch * seq, n] : [batch, seq, n];
+      result.logits = { data: out.logits, dims };
+      shapeHeadOutputs(result, this.head, batch, seq, positions);
+    }
     result.inputIds = { data: new Int32Array(ids), dims: [batch, seq] };
     result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };
     if (tokens) result.tokens = tokens;

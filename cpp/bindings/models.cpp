@@ -21,9 +21,10 @@
 //     → { lastHiddenState: {data, dims}, hiddenStates?, attentions?, poolerOutput?, logits? } | Error
 //     logits by head: [batch, labels] · [batch, seq, labels] · [batch, seq, 2] · [positions or batch·seq, vocab]
 //     with fresh Float32Arrays (copies; nothing points into the heap)
-//   LoadedModel.plan(batch, seq, hiddenStates) → { batch, seq, buffers: [{ kind, elements }],
+//   LoadedModel.plan(batch, seq, hiddenStates, logits, positions) → { batch, seq, buffers: [{ kind, elements }],
 //     weights: [{ key }], constants: [Float32Array | Int32Array], ops: [{ op, kind, …attrs }] } | Error  the forward as a plan
-//     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life
+//     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life;
+//     logits: the task head follows (an output op of kind 3), positions > 0: a masked-LM head at that many rows
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
@@ -114,11 +115,10 @@ class LoadedModel {
     return out;
   }
 
-  val plan(int batch, int seq, bool hidden_states) {
+  val plan(int batch, int seq, bool hidden_states, bool logits, int positions) {
     return guarded([&] {
-      if (head_) fail_value("plan: task heads are not in the GPU plan yet (this checkpoint has a " +
-                            std::string(head_task_name(head_->task())) + " head)");
-      plan::Plan p = plan::build(*model_, batch, seq, hidden_states);
+      if (logits && !head_) fail_value("plan: logits: this checkpoint has no task head");
+      plan::Plan p = plan::build(*model_, batch, seq, hidden_states, logits ? head_.get() : nullptr, positions);
       val out = val::object();
       out.set("batch", p.batch);
       out.set("seq", p.seq);

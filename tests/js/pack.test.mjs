@@ -67,6 +67,7 @@ const EXPECTED_FILES = [
   'web/webgpu/kernels/mask_rows.js',
   'web/webgpu/kernels/norm.js',
   'web/webgpu/kernels/pooling.js',
+  'web/webgpu/kernels/positions.js',
   'web/webgpu/kernels/rope.js',
   'web/weights.js',
 ];

@@ -3,7 +3,8 @@
 //   - every public fixture of a family the GPU plan covers (shared/fixtures/hf, hf-families): the
 //     last hidden state, every hidden state and BERT's pooler output within 1e-4 of transformers on valid positions;
 //   - families it does not cover: device 'webgpu' rejects with the reason, 'auto' falls back to WASM
-//     with info.deviceReason; options the GPU cannot serve (outputAttentions, logits) reject clearly;
+//     with info.deviceReason; what the GPU cannot serve (outputAttentions) rejects clearly (task heads:
+//     webgpu-task-heads.test.mjs);
 //   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
@@ -57,12 +58,13 @@ const SUPPORTED = [
   [FAMILIES, 'nomic-bert-b'],
   [FAMILIES, 'modernbert-a'],
   [FAMILIES, 'modernbert-b'],
+  [FAMILIES, 'mpnet-a'],
+  [FAMILIES, 'mpnet-b'],
 ];
 
 /** Cases it does not, with the reason the plan gives. */
 const UNSUPPORTED = [
   [FIXTURES, 'transfo-xl', /position scheme 'transformer_xl' has no GPU description/],
-  [FAMILIES, 'mpnet-a', /mpnet's position ids depend on where the padding tokens are/],
 ];
 
 const have = (set, name) => existsSync(join(set, name, 'config.json'));

@@ -8,6 +8,7 @@
 //   - LayerNorm / RMSNorm, activations and GLUs, embedding gather, RoPE tables, t5Buckets / alibiSlopes
 //     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool(),
 //     maskRows against a JS twin.
+//     padded positions (MPNet) against their CPU twin.
 // Runs on Chromium's SwiftShader Vulkan driver through Dawn (npm `webgpu`) unless VK_ICD_FILENAMES is set
 // (~0.1 GFLOP/s: keep shapes small). No adapter: the suite fails under CI (process.env.CI), else skips.
 import assert from 'node:assert/strict';
@@ -537,6 +538,31 @@ describe('webgpu attention', { skip }, () => {
       }
       assert.ok(maxAbs(got, want) < 1e-6, `${layout} ${rotaryDim}: ${maxAbs(got, want)}`);
     }
+  });
+});
+
+// ---------- positions that follow the padding (MPNet's add_rows source 2) ----------
+describe('webgpu padded positions', { skip }, () => {
+  test('paddedPositions equals its CPU twin (padding_idx 1 and 0; left, inner and right pads; 2-D grid) and refuses bad shapes', async () => {
+    const cases = [
+      { batch: 3, seq: 7, pad: 1, ids: [1, 1, 0, 5, 6, 7, 2, 0, 9, 1, 8, 3, 2, 1, 0, 4, 4, 4, 4, 4, 2] },
+      { batch: 2, seq: 5, pad: 0, ids: [0, 3, 0, 3, 3, 7, 7, 7, 0, 0] },
+      { batch: 1, seq: 3, pad: 1, ids: [1, 1, 1] },
+    ];
+    // a long batch: more than one workgroup, pads at random places
+    const long = { batch: 5, seq: 131, pad: 1, ids: Array.from({ length: 5 * 131 }, (_, i) => ((i * 7919) % 13 === 0 ? 1 : 2 + ((i * 31) % 50))) };
+    for (const { batch, seq, pad, ids } of [...cases, long]) {
+      const out = ctx.empty(batch * seq * 4);
+      const got = await runRead((enc) => W.paddedPositions(ctx, enc, { ids: up(Int32Array.from(ids)), out, batch, seq, paddingIdx: pad }), out, batch * seq, Uint32Array);
+      const want = W.paddedPositionsCpu(ids, batch, seq, pad);
+      assert.deepEqual(got, want, `batch ${batch} seq ${seq} pad ${pad}`);
+    }
+    // the twin is the formula of relpos::padded_position_ids (MPNet: real tokens from padding_idx + 1)
+    assert.deepEqual(Array.from(W.paddedPositionsCpu([1, 1, 0, 5, 1, 2], 1, 6, 1)), [1, 1, 2, 3, 1, 4]);
+    const enc = ctx.device.createCommandEncoder();
+    const b = ctx.empty(16);
+    assert.throws(() => W.paddedPositions(ctx, enc, { ids: b, out: b, batch: 0, seq: 2, paddingIdx: 1 }), /batch: expected a positive integer, got 0/);
+    assert.throws(() => W.paddedPositions(ctx, enc, { ids: b, out: b, batch: 1, seq: 2, paddingIdx: -1 }), /paddingIdx: expected an integer ≥ 0/);
   });
 });
 

@@ -7,6 +7,7 @@
 //
 //   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
 //   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
+//   const { logits } = await ex.forward({ …, logits: true, positions });  // the task head too (positions: masked LM rows)
 //
 // Op → kernel: gemm → gemm (bias epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual); activate → activate; multiply → gated (split layout, no activation);
@@ -16,7 +17,11 @@
 // the plan) / rope (q and k copied, rotated by the plan's cos/sin tables, then plain attention) /
 // relative_vectors (rows by distance from the plan, its table and table2 weights: DeBERTa, BERT
 // relative_key(_query)); mask_rows → maskRows (x[r, :] = 0 where the mask is 0, DeBERTa's embeddings);
-// output → a copy into a read-back buffer at that point.
+// add_rows of source 2 (positions that follow the padding, MPNet) → paddedPositions computes them from the
+// ids on the GPU, then the gather reads them; select_rows (a masked-LM head at the asked rows) → the
+// embedding gather over the activation with the "positions" input as ids; mean_rows → pooling 'mean';
+// output → a copy into a read-back buffer at that point (kind 3: the task head's logits; a masked-LM
+// head's only at the asked rows, so only those come back).
 // Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
 // row blocks) is one GPU buffer bound through views when every offset meets the device's storage
 // offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
@@ -30,6 +35,8 @@ import { activate, gated, add } from './kernels/elementwise.js';
 import { embedding } from './kernels/embedding.js';
 import { attention } from './kernels/attention.js';
 import { maskRows } from './kernels/mask_rows.js';
+import { pooling } from './kernels/pooling.js';
+import { paddedPositions } from './kernels/positions.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
@@ -46,16 +53,19 @@ export class PlanExecutor {
   /** Prepared plans kept (their activation buffers stay on the GPU); the least recently used goes first. */
   static KEEP = 4;
 
-  /** Builds (or reuses) the plan for this shape, uploads the weights it names that are not on the GPU yet. */
-  prepare(batch, seq, hiddenStates = false) {
-    const key = `${batch}x${seq}:${hiddenStates}`;
+  /**
+   * Builds (or reuses) the plan for this shape, uploads the weights it names that are not on the GPU yet.
+   * logits: the task head follows the model; logitRows > 0: a masked-LM head at that many rows.
+   */
+  prepare(batch, seq, hiddenStates = false, logits = false, logitRows = 0) {
+    const key = `${batch}x${seq}:${hiddenStates}:${logits}:${logitRows}`;
     let p = this.prepared.get(key);
     if (p) {
       this.prepared.delete(key); // most recently used last
       this.prepared.set(key, p);
       return p;
     }
-    const plan = this.source.plan(batch, seq, hiddenStates);
+    const plan = this.source.plan(batch, seq, hiddenStates, logits, logitRows);
     checkPlan(plan);
     const ctx = this.ctx;
     const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / 4);
@@ -115,6 +125,7 @@ export class PlanExecutor {
       zeros: ctx.empty(4 * rows, 'zero ids'),
       scratch: ctx.empty(4 * largest, 'scratch'),
       rope: ropeFloats ? [ctx.empty(4 * ropeFloats, 'rope q'), ctx.empty(4 * ropeFloats, 'rope k')] : null,
+      padded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2) ? ctx.empty(4 * rows, 'padded positions') : null,
     };
     this.prepared.set(key, p);
     while (this.prepared.size > PlanExecutor.KEEP) {
@@ -128,28 +139,37 @@ export class PlanExecutor {
   /**
    * Runs one forward. ids, mask, types: Int32Array [batch·seq] (mask and types may be null: all 1 /
    * all 0). Returns { lastHiddenState: Float32Array, hiddenStates: [Float32Array] | undefined,
-   * poolerOutput: Float32Array | undefined (families with a pooler) }.
+   * poolerOutput: Float32Array | undefined (families with a pooler), logits: Float32Array | undefined }.
+   * logits: the task head's logits as well (flat, as TaskHead::logits); positions: Int32Array of flat
+   * rows b·seq + l (checked by the caller) where a masked-LM head computes them, or null (every token).
    */
-  async forward({ batch, seq, ids, mask, types, hiddenStates = false }) {
-    const p = this.prepare(batch, seq, hiddenStates);
+  async forward({ batch, seq, ids, mask, types, hiddenStates = false, logits = false, positions = null }) {
+    const p = this.prepare(batch, seq, hiddenStates, logits, positions ? positions.length : 0);
     const ctx = this.ctx, queue = ctx.device.queue, rows = batch * seq;
     const write = (kind, data) => {
       if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
     };
+    // the CPU head's check (ModernBERT's mean pooling): the GPU would average nothing into zeros
+    if (mask && p.plan.ops.some((op) => op.op === 'mean_rows' && op.mask))
+      for (let b = 0; b < batch; ++b)
+        if (!mask.subarray(b * seq, (b + 1) * seq).some((m) => m))
+          throw new Error(`text-classification head: sequence ${b} has no real token to mean-pool (classifier_pooling "mean"; its attention mask is all 0)`);
     write('ids', ids);
     write('mask', mask ?? new Int32Array(rows).fill(1));
     write('token_types', types ?? new Int32Array(rows));
+    if (positions) write('positions', positions);
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
     const outputs = this.#record(p, encoder);
     queue.submit([encoder.finish()]);
     await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ)));
-    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined };
+    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined };
     for (const o of outputs) {
       const data = new Float32Array(o.staging.getMappedRange().slice(0));
       o.staging.unmap();
       o.staging.destroy();
       if (o.kind === 1) result.lastHiddenState = data;
       else if (o.kind === 2) result.poolerOutput = data;
+      else if (o.kind === 3) result.logits = data;
       else result.hiddenStates.push(data);
     }
     return result;
@@ -251,7 +271,11 @@ export class PlanExecutor {
           const tables = [{ table: p.weights[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
           while (tables.length < 3 && ops[i + 1]?.op === 'add_rows' && same(ops[i + 1], 'out', op, 'out')) {
             const a = ops[++i];
-            const ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types].get(0) : p.zeros;
+            let ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types].get(0) : p.zeros;
+            if (a.source === 2) {
+              paddedPositions(ctx, encoder, { ids: p.buffers[p.inputs.ids].get(0), out: p.padded, batch: p.plan.batch, seq: p.plan.seq, paddingIdx: a.padding_idx });
+              ids = p.padded;
+            }
             tables.push({ table: p.weights[a.table], ids, rows: Math.floor(p.weights[a.table].size / 4 / a.dim) });
           }
           embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.dim, tables });
@@ -271,6 +295,16 @@ export class PlanExecutor {
             encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
           break;
         }
+        case 'select_rows':
+          // out[i] = x[positions[i]]: the embedding gather with the activation as its table
+          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.width, tables: [{ table: buf(op, 'x'), ids: p.buffers[p.inputs.positions].get(0), rows: op.limit }] });
+          break;
+        case 'mean_rows':
+          pooling(ctx, encoder, {
+            x: buf(op, 'x'), out: buf(op, 'out'), batch: op.batch, seqLen: op.seq, hidden: op.width, mode: 'mean',
+            mask: op.mask ? p.buffers[p.inputs.mask].get(0) : p.ones ??= ctx.upload(new Uint32Array(op.batch * op.seq).fill(1), 'ones'),
+          });
+          break;
         case 'output': {
           const floats = op.rows * op.width;
           const staging = ctx.device.createBuffer({ size: 4 * floats, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
@@ -358,7 +392,7 @@ function shapeOf(op) {
 
 /** Destroys a prepared plan's GPU buffers (not the weights, which the model keeps). */
 function release(p) {
-  for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? [])]) b.destroy();
+  for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? []), p.padded, p.ones]) b?.destroy();
 }
 
 /** Buffer references of an op with their lengths in elements; attention's are whole buffers (null). */
@@ -373,6 +407,8 @@ function accesses(op) {
     case 'output': return [['x', op.rows * op.width]];
     case 'glu': return [['x', 2 * op.rows * op.width], ['y', op.rows * op.width]];
     case 'first_rows': return [['x', op.batch * op.seq * op.width], ['out', op.batch * op.width]];
+    case 'mean_rows': return [['x', op.batch * op.seq * op.width], ['out', op.batch * op.width]];
+    case 'select_rows': return [['x', op.limit * op.width], ['out', op.rows * op.width]];
     case 'attention': return [['q', null], ['k', null], ['v', null], ['ctx', null]];
     default: return [];
   }
@@ -408,7 +444,7 @@ function splitBuffers(plan, align) {
 }
 
 /** Ops this executor knows; a plan with others is refused before anything is uploaded. */
-const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output', 'mask_rows']);
+const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output', 'mask_rows', 'select_rows', 'mean_rows']);
 const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket', 'relative_vectors']);
 
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */

@@ -13,6 +13,7 @@ export { norm } from './kernels/norm.js';
 export { activate, gated, add } from './kernels/elementwise.js';
 export { embedding, embeddingIds } from './kernels/embedding.js';
 export { pooling } from './kernels/pooling.js';
+export { paddedPositions, paddedPositionsCpu } from './kernels/positions.js';
 export { rope, ropeTables } from './kernels/rope.js';
 export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
 export { maskRows } from './kernels/mask_rows.js';

@@ -64,7 +64,7 @@ ModelOutput ModelBase::forward(int batch, int seq, const std::int32_t* input_ids
   return out;
 }
 
-plan::Plan ModelBase::plan(int batch, int seq, bool hidden_states) {
+plan::Plan ModelBase::plan(int batch, int seq, bool hidden_states, const TaskHead* head, int positions) {
   if (batch < 1 || seq < 1) fail_range("plan: batch and sequence length must be ≥ 1");
   const int limit = max_sequence();
   if (limit > 0 && seq > limit)
@@ -90,8 +90,40 @@ plan::Plan ModelBase::plan(int batch, int seq, bool hidden_states) {
   {
     plan::Scope scope(&recorder);
     run(r);
+    if (head) record_head(recorder, *head, batch, seq, positions);
   }
   return std::move(recorder.plan());
+}
+
+// The head's logits over the outputs run() recorded: placeholder tensors aliased to the plan's buffers
+// (last hidden state, pooler output, the attention mask as token_mask), positions as the input
+// buffer "positions", then an output op of kind 3 over the logits the head returns.
+void ModelBase::record_head(plan::Recorder& rec, const TaskHead& head, int batch, int seq, int positions) {
+  if (positions < 0) fail_range("plan: positions must be ≥ 0");
+  if (positions > 0 && head.task() != HeadTask::MaskedLM)
+    fail_value(std::string("plan: logits at positions are for masked-LM heads; this head is ") + head_task_name(head.task()));
+  const std::size_t rows = static_cast<std::size_t>(batch) * seq;
+  ModelOutput o;
+  const plan::Recorder::Output last = rec.output(1), pooled = rec.output(2);
+  if (!last.data) fail_value("plan: the family recorded no last hidden state for its head to read");
+  o.last_hidden_state.shape = {batch, seq, last.width};
+  o.last_hidden_state.data.resize(rows * last.width);
+  rec.add_alias(o.last_hidden_state.data.data(), sizeof(float) * o.last_hidden_state.data.size(), rec.ref(last.data));
+  if (pooled.data) {
+    o.pooler_output.shape = {batch, pooled.width};
+    o.pooler_output.data.resize(static_cast<std::size_t>(batch) * pooled.width);
+    rec.add_alias(o.pooler_output.data.data(), sizeof(float) * o.pooler_output.data.size(), rec.ref(pooled.data));
+  }
+  o.token_mask = key_mask_;
+  rec.add_alias(o.token_mask.data(), o.token_mask.size(), rec.ref(key_mask_.data()));
+  std::vector<int> at(static_cast<std::size_t>(positions), 0);
+  if (positions > 0) rec.add_input(at.data(), at.size(), sizeof(int) * at.size(), "positions");
+  const std::vector<float> logits = head.logits(o, at);
+  plan::Op& op = rec.op("output");
+  rec.ref_attr(op, "x", logits.data());
+  op.set("rows", static_cast<double>(logits.size() / head.outputs()));
+  op.set("width", head.outputs());
+  op.set("kind", 3);
 }
 
 bool ModelBase::Run::planning() const { return plan::active() != nullptr; }
@@ -128,6 +160,7 @@ void ModelBase::Run::set_pooler_output(const float* pooled, int width) const {
     op.set("rows", batch);
     op.set("width", width);
     op.set("kind", 2);
+    rec->set_output(2, pooled, width);
     return;
   }
   out->pooler_output.shape = {batch, width};
@@ -141,6 +174,7 @@ void ModelBase::Run::set_last_hidden(const float* h, int width) const {
     op.set("rows", rows());
     op.set("width", width);
     op.set("kind", 1);
+    rec->set_output(1, h, width);
     return;
   }
   out->last_hidden_state.shape = {batch, seq, width};

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "relpos/heads.h"
 #include "relpos/model.h"
 
 namespace relpos::plan {
 struct Plan;
+class Recorder;
 }
 
 namespace relpos::models {
@@ -39,8 +41,9 @@ class ModelBase : public Model {
   // The word-embedding table [vocab_size, embedding width] a tied masked-LM decoder reads
   // (heads/masked_lm.cpp); null for families without such a head.
   virtual const EmbeddingTable* word_embeddings() const { return nullptr; }
-  // The forward as a plan (plan/plan.h): run() in record-only mode over placeholder inputs.
-  plan::Plan plan(int batch, int seq, bool hidden_states);
+  // The forward as a plan (plan/plan.h): run() in record-only mode over placeholder inputs; with
+  // `head`, then head->logits in record-only mode over the recorded outputs (plan::build).
+  plan::Plan plan(int batch, int seq, bool hidden_states, const TaskHead* head = nullptr, int positions = 0);
 
  protected:
   // One forward call as a family sees it.
@@ -63,6 +66,7 @@ class ModelBase : public Model {
   ModelConfig cfg_;
 
  private:
+  void record_head(plan::Recorder& rec, const TaskHead& head, int batch, int seq, int positions);
   std::vector<std::uint8_t> key_mask_;
   WeightFormat dtype_ = WeightFormat::F32;
   std::size_t weight_bytes_ = 0;

@@ -71,9 +71,7 @@ class Mpnet final : public ModelBase {
     {
     RELPOS_PROFILE_SCOPE(Embeddings);  // bench-only (profile/profile.h)
     gather_rows(rows, r.ids, word_, cfg_.vocab_size, H, h);
-    if (r.planning()) fail_value("plan: mpnet's position ids depend on where the padding tokens are (not in the GPU plan yet)");
-    const std::vector<std::int32_t> pos = padded_position_ids(r.ids, r.batch, r.seq, kPaddingIdx);
-    for (int t = 0; t < rows; ++t) position_.add_row(pos[t], h + static_cast<std::size_t>(t) * H);  // pos ≤ seq + 1
+    add_padded_position_rows(r.batch, r.seq, r.ids, kPaddingIdx, position_, h);  // pos ≤ seq + 1
     emb_ln_.forward(rows, h, h);
     }
     r.record_hidden(h, H);

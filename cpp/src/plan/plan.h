@@ -5,8 +5,10 @@
 // add_table_rows, multi_head_attention) append one op each and compute nothing.
 //
 //   buffers  activations (registered where families allocate: models::grow) and inputs
-//            ("ids", "token_types", "mask": int32 [B, L]), in floats/ints; a pointer anywhere inside
-//            a registered range is (buffer id, offset in elements)
+//            ("ids", "token_types", "mask": int32 [B, L]; "positions": int32 [P], the flat rows a
+//            masked-LM head reads), in floats/ints; a pointer anywhere inside a registered range is
+//            (buffer id, offset in elements); an alias is a second range naming a buffer's elements
+//            (a task head reads the model's outputs through placeholder tensors aliased to them)
 //   weights  each Linear, EmbeddingTable or float table a primitive reads, by id; their float32 values
 //            come from weight_values() ([out, in] for a Linear, [rows, dim] for a table)
 //   ops      { name, attrs: [(key, number)] }: buffer references are `key` (buffer id) and `key_off`
@@ -27,6 +29,7 @@
 
 namespace relpos {
 struct SchemeDescription;
+class TaskHead;
 namespace models {
 class Linear;
 class EmbeddingTable;
@@ -78,6 +81,8 @@ class Recorder {
   // Activation range [p, p + n); registering the same start again keeps the larger n.
   void add_buffer(const float* p, std::size_t n);
   void add_input(const void* p, std::size_t elements, std::size_t bytes, const char* kind);
+  // [p, p + bytes) names the elements of `target` from its offset on (replaces a stale range at p).
+  void add_alias(const void* p, std::size_t bytes, Ref target);
   Ref ref(const void* p) const;  // Error when p is in no registered range
   bool is_input(const void* p, const char* kind) const;
   int weight(const float* p, std::size_t n);  // −1 for p == null
@@ -88,12 +93,22 @@ class Recorder {
   // Adds `key` and `key_off` for the buffer holding p.
   void ref_attr(Op& op, const std::string& key, const void* p) const;
   Plan& plan() { return plan_; }
+  // The model outputs the family set (kind 1 last hidden state, 2 pooler output): start and width.
+  struct Output {
+    const float* data = nullptr;
+    int width = 0;
+  };
+  void set_output(int kind, const float* data, int width) { outputs_[kind] = {data, width}; }
+  Output output(int kind) const;
 
  private:
   struct Range {
     std::size_t end;
     int id;
+    std::size_t base = 0;  // element offset of the range's start in buffer `id` (aliases)
   };
+  void drop_overlaps(std::uintptr_t begin, std::uintptr_t end);
+  std::map<int, Output> outputs_;
   std::map<std::uintptr_t, Range> ranges_;
   std::map<const void*, int> weight_ids_;
   Plan plan_;
@@ -115,8 +130,11 @@ class Scope {
 };
 
 // The plan of model.forward(batch, seq, …) with an attention mask and token types given (their
-// values do not change the plan); hidden_states: one "output" op per layer as well.
-Plan build(Model& model, int batch, int seq, bool hidden_states);
+// values do not change the plan); hidden_states: one "output" op per layer as well. With `head`, the
+// head's logits follow (its TaskHead::logits recorded over the model's outputs, then an "output" op of
+// kind 3); `positions` > 0: a masked-LM head's logits at that many flat rows, read from the input
+// buffer "positions" (int32 [positions]).
+Plan build(Model& model, int batch, int seq, bool hidden_states, const TaskHead* head = nullptr, int positions = 0);
 
 // The float32 values of a plan's weight.
 std::vector<float> weight_values(const Weight& weight);

@@ -8,14 +8,24 @@
 //   multiply    x, y, n: x[i] *= y[i]
 //   mask_rows   x, rows, width: x[r, :] = 0 where the attention mask of token r is 0
 //   first_rows  x [batch·seq, width], out [batch, width], batch, seq, width: out[b] = x[b·seq]
+//   select_rows x [limit, width], out [rows, width], rows, width, limit: out[i] = x[positions[i]] (the
+//               "positions" input; a masked-LM head at the asked rows)
+//   mean_rows   x [batch·seq, width], out [batch, width], batch, seq, width, mask (1: the attention mask):
+//               out[b] = Σ_l m[b,l]·x[b·seq + l] / Σ_l m[b,l] (ModernBERT's mean-pooled classifier)
 //   add         x, y, n: x[i] += y[i]
 //   gather      out, table, rows, dim, vocab: out[r] = table[ids[r]]
-//   add_rows    out, table, rows, dim, source (0 token_types, 1 position r % seq): out[r] += table[index]
+//   add_rows    out, table, rows, dim, source (0 token_types, 1 position r % seq, 2 padded position of the
+//               ids: padding_idx + #{l' ≤ l : ids[b, l'] ≠ padding_idx} for a real token, padding_idx
+//               for a pad, attr padding_idx; MPNet): out[r] += table[index]
 //   attention   batch, seq, heads, kv_heads, head_dim, q/k/v (+ _row, _head strides), ctx [B·L, heads·D],
 //               mask (1: the attention mask), causal, window, scale, kind (the scheme's SchemeDescription
 //               kind), scheme_* numbers, scheme_floats / scheme_ints (constant ids), scheme_table, scheme_table2 (weights)
-//   output      x, rows, width, kind (0 hidden state of a layer, 1 last hidden state, 2 pooler output)
+//   gemm        also a tied masked-LM decoder: w = the EmbeddingTable [V, E] read as [N, K]
+//   output      x, rows, width, kind (0 hidden state of a layer, 1 last hidden state, 2 pooler output,
+//               3 a task head's logits)
 #include "plan/plan.h"
+
+#include <iterator>
 
 #include "relpos/error.h"
 
@@ -34,6 +44,29 @@ Recorder::Recorder(int batch, int seq) {
   plan_.seq = seq;
 }
 
+// A new allocation cannot overlap a live one: a range it overlaps is stale (a freed temporary).
+void Recorder::drop_overlaps(std::uintptr_t begin, std::uintptr_t end) {
+  auto it = ranges_.lower_bound(begin);
+  if (it != ranges_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > begin) ranges_.erase(prev);
+  }
+  it = ranges_.upper_bound(begin);
+  while (it != ranges_.end() && it->first < end) it = ranges_.erase(it);
+}
+
+void Recorder::add_alias(const void* p, std::size_t bytes, Ref target) {
+  const auto key = reinterpret_cast<std::uintptr_t>(p);
+  ranges_.erase(key);
+  drop_overlaps(key, key + bytes);
+  ranges_[key] = {key + bytes, target.buffer, target.offset};
+}
+
+Recorder::Output Recorder::output(int kind) const {
+  auto it = outputs_.find(kind);
+  return it == outputs_.end() ? Output{} : it->second;
+}
+
 void Recorder::add_buffer(const float* p, std::size_t n) {
   const auto key = reinterpret_cast<std::uintptr_t>(p);
   auto it = ranges_.find(key);
@@ -45,12 +78,15 @@ void Recorder::add_buffer(const float* p, std::size_t n) {
     }
     return;
   }
+  drop_overlaps(key, key + n * sizeof(float));
   ranges_[key] = {key + n * sizeof(float), static_cast<int>(plan_.buffers.size())};
   plan_.buffers.push_back({"activation", n});
 }
 
 void Recorder::add_input(const void* p, std::size_t elements, std::size_t bytes, const char* kind) {
   const auto key = reinterpret_cast<std::uintptr_t>(p);
+  ranges_.erase(key);
+  drop_overlaps(key, key + bytes);
   ranges_[key] = {key + bytes, static_cast<int>(plan_.buffers.size())};
   plan_.buffers.push_back({kind, elements});
 }
@@ -60,7 +96,7 @@ Ref Recorder::ref(const void* p) const {
   auto it = ranges_.upper_bound(key);
   if (p && it != ranges_.begin()) {
     --it;
-    if (key < it->second.end) return {it->second.id, (key - it->first) / 4};
+    if (key < it->second.end) return {it->second.id, it->second.base + (key - it->first) / 4};
   }
   fail_value("plan: a layer reads or writes memory the plan does not know (an allocation outside models::grow)");
 }

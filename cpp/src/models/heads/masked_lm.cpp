@@ -12,8 +12,8 @@
 // tie_word_embeddings false brings its own cls.predictions.decoder.weight / vocab_projector.weight.
 // Only the rows asked for are transformed and projected: at the mask tokens of a fill-mask call the
 // vocabulary product (V·E per token; 98 M multiply-adds for DeBERTa-v3-base) is done for them alone.
-#include <cstring>
-
+// Every step is a layer primitive (select_rows, Linear, activate, LayerNorm, EmbeddingTable::project), so
+// a recorded plan (plan/plan.h) sees the head as well.
 #include "models/heads/head_support.h"
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -38,27 +38,24 @@ class MaskedLmHead final : public TaskHead {
     if (h.shape.size() != 3) fail_value("fill-mask head: the model output has no last_hidden_state");
     const int tokens = h.shape[0] * h.shape[1], H = h.shape[2];
     const int rows = positions.empty() ? tokens : static_cast<int>(positions.size());
-    // The rows to transform: every token in place, or the chosen positions gathered.
+    // The rows to transform: every token in place, or the chosen positions gathered (select_rows).
+    for (const int p : positions)
+      if (p < 0 || p >= tokens)
+        fail_range("fill-mask head: position " + std::to_string(p) + " is outside the " + std::to_string(tokens) +
+                   " tokens of the batch (flat index b·L + l)");
     const float* x = h.data.data();
-    std::vector<float> gathered;
+    std::vector<float> gathered, t, out;  // grow(): buffers of a recorded plan
     if (!positions.empty()) {
-      gathered.resize(static_cast<std::size_t>(rows) * H);
-      x = gathered.data();
-      for (int i = 0; i < rows; ++i) {
-        const int p = positions[i];
-        if (p < 0 || p >= tokens)
-          fail_range("fill-mask head: position " + std::to_string(p) + " is outside the " + std::to_string(tokens) +
-                     " tokens of the batch (flat index b·L + l)");
-        std::memcpy(gathered.data() + static_cast<std::size_t>(i) * H, h.data.data() + static_cast<std::size_t>(p) * H,
-                    sizeof(float) * H);
-      }
+      float* g = grow(gathered, static_cast<std::size_t>(rows) * H);
+      select_rows(rows, positions.data(), tokens, H, x, g);
+      x = g;
     }
     const int E = dense_.out();
-    std::vector<float> t(static_cast<std::size_t>(rows) * E);
+    grow(t, static_cast<std::size_t>(rows) * E);
     dense_.forward(rows, x, t.data());
     activate(act_, t.size(), t.data());
     norm_.forward(rows, t.data(), t.data());
-    std::vector<float> out(static_cast<std::size_t>(rows) * outputs_);
+    grow(out, static_cast<std::size_t>(rows) * outputs_);
     decoder_->project(rows, t.data(), out.data(), bias_.empty() ? nullptr : bias_.data());
     return out;
   }

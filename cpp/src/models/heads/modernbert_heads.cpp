@@ -5,10 +5,11 @@
 //                    forward's attention mask, all 1 when none was given);  logits_b = classifier(t(x_b))
 //   token            logits[b, l] = classifier(t(h[b, l]))
 // classifier [labels, H] with bias. h = last_hidden_state (after final_norm). The masked-LM head is in masked_lm.cpp.
-#include <cstring>
-
+// Pooling and every step go through the layer primitives (first_token_rows / mean_rows, Linear, …): a recorded
+// plan sees the head too.
 #include "models/heads/head_support.h"
 #include "models/layers/layers.h"
+#include "models/model_base.h"
 #include "relpos/error.h"
 
 namespace relpos::models::heads {
@@ -31,41 +32,34 @@ class ModernBertClassifier final : public TaskHead {
     if (H != dense_.in())
       fail_value(std::string(head_task_name(task_)) + " head: hidden size " + std::to_string(H) + ", the head expects " +
                  std::to_string(dense_.in()));
-    std::vector<float> pooled;
+    std::vector<float> pooled, t, out;  // grow(): buffers of a recorded plan
     const float* x = h.data.data();
     int rows = B * L;
     if (task_ == HeadTask::SequenceClassification) {
       rows = B;
-      pooled.assign(static_cast<std::size_t>(B) * H, 0.0f);
-      x = pooled.data();
+      float* p = grow(pooled, static_cast<std::size_t>(B) * H);
       const bool masked = !o.token_mask.empty();
       if (masked && o.token_mask.size() != static_cast<std::size_t>(B) * L)
         fail_value("text-classification head: the output's token mask does not match last_hidden_state");
-      for (int b = 0; b < B; ++b) {
-        float* out = pooled.data() + static_cast<std::size_t>(b) * H;
-        const float* hb = h.data.data() + static_cast<std::size_t>(b) * L * H;
-        if (!mean_) {
-          std::memcpy(out, hb, sizeof(float) * H);
-          continue;
+      if (mean_) {
+        for (int b = 0; b < B && masked; ++b) {
+          int count = 0;
+          for (int l = 0; l < L; ++l) count += o.token_mask[static_cast<std::size_t>(b) * L + l] != 0;
+          if (count == 0)
+            fail_value("text-classification head: sequence " + std::to_string(b) +
+                       " has no real token to mean-pool (classifier_pooling \"mean\"; its attention mask is all 0)");
         }
-        std::vector<double> sum(H, 0.0);
-        int count = 0;
-        for (int l = 0; l < L; ++l) {
-          if (masked && !o.token_mask[static_cast<std::size_t>(b) * L + l]) continue;
-          ++count;
-          for (int c = 0; c < H; ++c) sum[c] += hb[static_cast<std::size_t>(l) * H + c];
-        }
-        if (count == 0)
-          fail_value("text-classification head: sequence " + std::to_string(b) +
-                     " has no real token to mean-pool (classifier_pooling \"mean\"; its attention mask is all 0)");
-        for (int c = 0; c < H; ++c) out[c] = static_cast<float>(sum[c] / count);
+        mean_rows(B, L, H, h.data.data(), masked ? o.token_mask.data() : nullptr, p);
+      } else {
+        first_token_rows(B, L, H, h.data.data(), p);
       }
+      x = p;
     }
-    std::vector<float> t(static_cast<std::size_t>(rows) * H);
+    grow(t, static_cast<std::size_t>(rows) * H);
     dense_.forward(rows, x, t.data());
     activate(act_, t.size(), t.data());
     norm_.forward(rows, t.data(), t.data());
-    std::vector<float> out(static_cast<std::size_t>(rows) * classifier_.out());
+    grow(out, static_cast<std::size_t>(rows) * classifier_.out());
     classifier_.forward(rows, t.data(), out.data());
     return out;
   }

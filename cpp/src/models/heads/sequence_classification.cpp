@@ -2,25 +2,14 @@
 // Each reads the first token's final hidden state (BERT: the model's pooler output), applies the
 // family's dense + activation, then the classifier Linear; dropout is the identity.
 // MPNet (MPNetClassificationHead): classifier.out_proj(tanh(classifier.dense(h[:, 0]))).
-#include <cstring>
-
+// Written with the layer primitives (first_token_rows, Linear, activate): a recorded plan sees it too.
 #include "models/heads/head_support.h"
 #include "models/layers/layers.h"
+#include "models/model_base.h"
 #include "relpos/error.h"
 
 namespace relpos::models::heads {
 namespace {
-
-// Rows of the first token of every sequence: [B, H] out of [B, L, H].
-std::vector<float> first_tokens(const Tensor& hidden) {
-  if (hidden.shape.size() != 3) fail_value("sequence classifier: the model output has no last_hidden_state");
-  const int B = hidden.shape[0], L = hidden.shape[1], H = hidden.shape[2];
-  std::vector<float> out(static_cast<std::size_t>(B) * H);
-  for (int b = 0; b < B; ++b)
-    std::memcpy(out.data() + static_cast<std::size_t>(b) * H, hidden.data.data() + static_cast<std::size_t>(b) * L * H,
-                sizeof(float) * H);
-  return out;
-}
 
 // first token → [dense → act] → classifier. `dense` empty (in() == 0) = BERT (uses pooler_output).
 class Head final : public TaskHead {
@@ -33,25 +22,31 @@ class Head final : public TaskHead {
   }
 
   std::vector<float> logits(const ModelOutput& o, const std::vector<int>&) const override {
-    std::vector<float> x;
+    std::vector<float> first, y, out;  // grow(): buffers of a recorded plan
+    const float* x = nullptr;
     int batch = 0;
     if (use_pooler_) {
       if (o.pooler_output.shape.size() != 2)
         fail_value("sequence classifier: the model has no pooler output (bert pooler.dense weights missing)");
-      x = o.pooler_output.data;
+      x = o.pooler_output.data.data();
       batch = o.pooler_output.shape[0];
     } else {
-      x = first_tokens(o.last_hidden_state);
-      batch = o.last_hidden_state.shape[0];
+      const Tensor& h = o.last_hidden_state;
+      if (h.shape.size() != 3) fail_value("sequence classifier: the model output has no last_hidden_state");
+      const int L = h.shape[1], H = h.shape[2];
+      batch = h.shape[0];
+      float* rows = grow(first, static_cast<std::size_t>(batch) * H);
+      first_token_rows(batch, L, H, h.data.data(), rows);
+      x = rows;
     }
     if (dense_.in() > 0) {
-      std::vector<float> y(static_cast<std::size_t>(batch) * dense_.out());
-      dense_.forward(batch, x.data(), y.data());
-      activate(act_, y.size(), y.data());
-      x = std::move(y);
+      float* t = grow(y, static_cast<std::size_t>(batch) * dense_.out());
+      dense_.forward(batch, x, t);
+      activate(act_, y.size(), t);
+      x = t;
     }
-    std::vector<float> out(static_cast<std::size_t>(batch) * classifier_.out());
-    classifier_.forward(batch, x.data(), out.data());
+    grow(out, static_cast<std::size_t>(batch) * classifier_.out());
+    classifier_.forward(batch, x, out.data());
     return out;
   }
 

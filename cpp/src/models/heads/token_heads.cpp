@@ -3,6 +3,7 @@
 // over last_hidden_state in bert, deberta-v2, distilbert, roformer and mpnet; dropout is the identity.
 #include "models/heads/head_support.h"
 #include "models/layers/layers.h"
+#include "models/model_base.h"
 #include "relpos/error.h"
 
 namespace relpos::models::heads {
@@ -25,7 +26,8 @@ class PerTokenHead final : public TaskHead {
     const Tensor& h = o.last_hidden_state;
     if (h.shape.size() != 3) fail_value(std::string(head_task_name(task_)) + " head: the model output has no last_hidden_state");
     const int rows = h.shape[0] * h.shape[1];
-    std::vector<float> out(static_cast<std::size_t>(rows) * linear_.out());
+    std::vector<float> out;
+    grow(out, static_cast<std::size_t>(rows) * linear_.out());  // a buffer of a recorded plan
     linear_.forward(rows, h.data.data(), out.data());
     return out;
   }

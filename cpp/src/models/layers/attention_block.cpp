@@ -3,8 +3,10 @@
 //   → context [B, heads, L, d] → token-major ctx[(b·L + l), h·d + e].
 // Grouped-query attention: query head h reads key/value head h / (heads / kv_heads).
 // Gathers, scatters and element-wise helpers run in parallel pieces (parallel_rows.h).
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
@@ -68,6 +70,54 @@ void zero_masked_rows(int rows, int width, const std::uint8_t* key_mask, float* 
   }
   for (int r = 0; r < rows; ++r)
     if (!key_mask[r]) std::memset(x + static_cast<std::size_t>(r) * width, 0, sizeof(float) * static_cast<std::size_t>(width));
+}
+
+void select_rows(int count, const std::int32_t* rows, int limit, int width, const float* x, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (!rec->is_input(rows, "positions")) fail_value("plan: select_rows reads rows that are not the plan's positions input");
+    plan::Op& op = rec->op("select_rows");
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "out", out);
+    op.set("rows", count);
+    op.set("width", width);
+    op.set("limit", limit);
+    return;
+  }
+  for (int i = 0; i < count; ++i) {
+    if (rows[i] < 0 || rows[i] >= limit)
+      fail_range("select_rows: row " + std::to_string(rows[i]) + " is outside [0, " + std::to_string(limit) + ")");
+    std::memcpy(out + static_cast<std::size_t>(i) * width, x + static_cast<std::size_t>(rows[i]) * width,
+                sizeof(float) * static_cast<std::size_t>(width));
+  }
+}
+
+void mean_rows(int batch, int seq, int width, const float* x, const std::uint8_t* mask, float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (mask && !rec->is_input(mask, "mask")) fail_value("plan: mean_rows reads a mask that is not the forward's");
+    plan::Op& op = rec->op("mean_rows");
+    rec->ref_attr(op, "x", x);
+    rec->ref_attr(op, "out", out);
+    op.set("batch", batch);
+    op.set("seq", seq);
+    op.set("width", width);
+    op.set("mask", mask ? 1 : 0);
+    return;
+  }
+  std::vector<double> sum(static_cast<std::size_t>(width));
+  for (int b = 0; b < batch; ++b) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    const float* xb = x + static_cast<std::size_t>(b) * seq * width;
+    int count = 0;
+    for (int l = 0; l < seq; ++l) {
+      if (mask && !mask[static_cast<std::size_t>(b) * seq + l]) continue;
+      ++count;
+      for (int c = 0; c < width; ++c) sum[c] += xb[static_cast<std::size_t>(l) * width + c];
+    }
+    if (count == 0)
+      fail_value("mean_rows: sequence " + std::to_string(b) + " has no real token to average (its attention mask is all 0)");
+    float* ob = out + static_cast<std::size_t>(b) * width;
+    for (int c = 0; c < width; ++c) ob[c] = static_cast<float>(sum[c] / count);
+  }
 }
 
 void multiply_inplace(std::size_t n, float* x, const float* y) {

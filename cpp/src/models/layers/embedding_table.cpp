@@ -13,6 +13,7 @@
 #include "parallel/parallel_for.h"
 #include "plan/plan.h"
 #include "relpos/error.h"
+#include "relpos/positions.h"
 #include "relpos/threads.h"
 
 namespace relpos::models {
@@ -77,6 +78,17 @@ void EmbeddingTable::add_row(int row, float* out) const {
 }
 
 void EmbeddingTable::project(int count, const float* x, float* y, const float* bias) const {
+  if (plan::Recorder* rec = plan::active()) {  // one gemm: the table [rows, dim] is W [N, K]
+    plan::Op& op = rec->op("gemm");
+    rec->ref_attr(op, "a", x);
+    rec->ref_attr(op, "c", y);
+    op.set("w", rec->weight(*this));
+    op.set("bias", rec->weight(bias, bias ? static_cast<std::size_t>(rows_) : 0));
+    op.set("M", count);
+    op.set("N", rows_);
+    op.set("K", dim_);
+    return;
+  }
   // Table rows per chunk. Up to kFewRows vectors, dot_rows_f32 streams each row once per 4 vectors;
   // more (every token of a batch) pack the chunk's rows once and run the packed GEMM over all of them.
   constexpr parallel::Index kRows = 128;
@@ -151,6 +163,18 @@ void add_token_type_rows(int rows, const std::int32_t* types, const std::vector<
 void add_position_rows(int rows, int seq, const EmbeddingTable& table, float* out) {
   if (plan::Recorder* rec = plan::active()) return record_add_rows(*rec, rec->weight(table), 1, rows, table.dim(), out);
   for (int t = 0; t < rows; ++t) table.add_row(t % seq, out + static_cast<std::size_t>(t) * table.dim());
+}
+
+void add_padded_position_rows(int batch, int seq, const std::int32_t* ids, int padding_idx, const EmbeddingTable& table,
+                              float* out) {
+  if (plan::Recorder* rec = plan::active()) {
+    if (!rec->is_input(ids, "ids")) fail_value("plan: padded position rows read ids that are not the forward's input_ids");
+    record_add_rows(*rec, rec->weight(table), 2, batch * seq, table.dim(), out);
+    rec->plan().ops.back().set("padding_idx", padding_idx);
+    return;
+  }
+  const std::vector<std::int32_t> pos = padded_position_ids(ids, batch, seq, padding_idx);
+  for (int t = 0; t < batch * seq; ++t) table.add_row(pos[t], out + static_cast<std::size_t>(t) * table.dim());
 }
 
 void add_position_rows(int rows, int seq, const std::vector<float>& table, int dim, float* out) {

@@ -25,7 +25,8 @@ class EmbeddingTable {
   // for i < count, r < rows; x [count, dim], y [count, rows]. Split over fixed row ranges of the
   // table (parallel_for), so the result does not depend on the thread count; q8 rows are dequantized
   // exactly as gather() does. A few vectors (≤ 8, the masked positions) stream the table through
-  // kernels::dot_rows_f32; more go through the packed GEMM.
+  // kernels::dot_rows_f32; more go through the packed GEMM. Under a plan: one gemm op with the table
+  // as its [N, K] weight.
   void project(int count, const float* x, float* y, const float* bias) const;
   // The table [rows, dim] as float32 (q8 rows dequantized as gather() does), for the GPU plan.
   std::vector<float> values() const;
@@ -49,5 +50,9 @@ void gather_rows(int rows, const std::int32_t* ids, const EmbeddingTable& table,
 void add_token_type_rows(int rows, const std::int32_t* types, const std::vector<float>& table, int dim, float* out);
 void add_position_rows(int rows, int seq, const EmbeddingTable& table, float* out);
 void add_position_rows(int rows, int seq, const std::vector<float>& table, int dim, float* out);
+//   add_padded_position_rows: out[r, :] += table[pos[r], :], pos = padded_position_ids(ids, batch, seq,
+//                             padding_idx) (relpos/positions.h: positions follow the padding; MPNet)
+void add_padded_position_rows(int batch, int seq, const std::int32_t* ids, int padding_idx, const EmbeddingTable& table,
+                              float* out);
 
 }  // namespace relpos::models

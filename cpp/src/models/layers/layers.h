@@ -143,6 +143,12 @@ void add_inplace(std::size_t n, float* x, const float* y);
 void first_token_rows(int batch, int seq, int width, const float* x, float* out);
 // x[r, :] = 0 for r < rows where key_mask[r] == 0 (DeBERTa's embeddings · attention mask).
 void zero_masked_rows(int rows, int width, const std::uint8_t* key_mask, float* x);
+// out[i, :] = x[rows[i], :] for i < count, x [limit, width]: a masked-LM head's rows at the asked
+// positions; RangeError when rows[i] is outside [0, limit). A plan reads rows from its "positions" input.
+void select_rows(int count, const std::int32_t* rows, int limit, int width, const float* x, float* out);
+// Mean over each sequence's real tokens: out[b, c] = Σ_l m[b, l]·x[b·seq + l, c] / Σ_l m[b, l], summed in
+// double in l order (m = mask ≠ 0, all 1 when mask is null); Error when a sequence has no real token.
+void mean_rows(int batch, int seq, int width, const float* x, const std::uint8_t* mask, float* out);
 // x[i] *= y[i] for i < n (a gated feed-forward's product).
 void multiply_inplace(std::size_t n, float* x, const float* y);
 // out[r, :] = table[ids[r], :] for r < rows; RangeError if an id is outside [0, vocab).

@@ -3,10 +3,9 @@
 //   - forward(…, { logits }) gives Hugging Face's recorded head logits (../shared/fixtures/hf-tasks) within
 //     1e-4, and the WASM forward's shapes and values (≤ 1e-4) on a ragged batch, masked LM at chosen
 //     positions ([P, vocab], read back alone) and at every token ([B, L, vocab]);
-//   - every pipeline call of the hf-tasks cases the GPU plan covers (BERT, RoFormer, DistilBERT) gives HF's
+//   - every pipeline call of the hf-tasks cases (BERT, RoFormer, DistilBERT, DeBERTa-v2) gives HF's
 //     labels / answers / tokens and scores within 1e-4 (task-fixtures.mjs compareCall, as the WASM tests);
 //   - zero-shot-classification and feature-extraction on the GPU equal WASM's (≤ 1e-4);
-//   - DeBERTa-v2 cases are refused with the plan's reason and 'auto' falls back to WASM;
 //   - MPNet (positions that follow the padding, computed on the GPU) matches WASM on a left-padded batch;
 //   - every head of MPNet and ModernBERT (sequence classification incl. ModernBERT's mean pooling, token
 //     classification, QA, masked LM tied and untied), built on the hf-families fixtures with small
@@ -46,7 +45,8 @@ const TOL = 1e-4;
 const maxAbs = (a, b) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
 /** The hf-tasks cases whose families the GPU plan covers. */
-const GPU_CASES = ['bert-token-classification', 'bert-question-answering', 'bert-fill-mask', 'roformer-fill-mask', 'distilbert-fill-mask', 'bert-text-pair-classification'];
+const GPU_CASES = ['bert-token-classification', 'bert-question-answering', 'bert-fill-mask', 'roformer-fill-mask', 'distilbert-fill-mask', 'bert-text-pair-classification',
+  'deberta-v2-token-classification', 'deberta-v2-question-answering', 'deberta-v2-fill-mask', 'deberta-v2-text-pair-classification'];
 
 /** HF's recorded head logits, one sequence at a time, on the GPU. Returns the worst difference. */
 async function hfLogitsError(model, c) {
@@ -128,19 +128,6 @@ for (const name of GPU_CASES) {
   });
 }
 
-test("webgpu: DeBERTa-v2 task checkpoints are refused with the plan's reason; 'auto' runs their pipelines on WASM", { skip }, async () => {
-  const c = loadTaskCase('deberta-v2-text-pair-classification');
-  await assert.rejects(rp.loadModel(c.dir, { device: 'webgpu' }), /device 'webgpu'.*disentangled attention/);
-  const model = await rp.loadModel(c.dir, { device: 'auto' });
-  try {
-    assert.equal(model.info.device, 'wasm');
-    assert.match(model.info.deviceReason, /disentangled attention/);
-    const call = c.calls[1];
-    compareCall(c.task, await runCall(pipeline(c.task, model), c.task, call), call, 'auto → wasm');
-  } finally {
-    model.dispose();
-  }
-});
 
 /** The files of a hf-tasks folder as a map, config.json changed by `edit`. */
 function folderFiles(name, edit) {

@@ -152,8 +152,31 @@ export class GpuContext {
     });
   }
 
-  /** A uniform buffer with the given 32-bit words (u32/i32/f32 by the typed array kind of each entry). */
+  /**
+   * A uniform buffer with the given 32-bit words (u32/i32/f32 by the typed array kind of each entry).
+   * While a DispatchCache is active (ctx.cache, set by the plan executor around one recording), the n-th
+   * call of a recording returns the n-th buffer of the previous recording when its words are the same.
+   */
   uniforms(words) {
+    const cache = this.cache;
+    let key = null;
+    if (cache) {
+      key = words.map((w) => (w.f !== undefined ? `f${w.f}` : w.i !== undefined ? `i${w.i}` : w)).join(',');
+      const hit = cache.uniforms[cache.u];
+      if (hit && hit.key === key) {
+        cache.u++;
+        return hit.buffer;
+      }
+    }
+    const buffer = this.#newUniforms(words);
+    if (cache) {
+      if (cache.uniforms[cache.u]) cache.retired.push(cache.uniforms[cache.u].buffer);
+      cache.uniforms[cache.u++] = { key, buffer };
+    }
+    return buffer;
+  }
+
+  #newUniforms(words) {
     const size = Math.max(16, (words.length * 4 + 15) & ~15);
     const buffer = this.device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
     const range = buffer.getMappedRange();
@@ -202,10 +225,20 @@ export class GpuContext {
  * minStorageBufferOffsetAlignment).
  */
 export function dispatch(ctx, encoder, pipeline, buffers, groups, label = '') {
-  const bindGroup = ctx.device.createBindGroup({
-    layout: pipeline.getBindGroupLayout(0),
-    entries: buffers.map((b, binding) => ({ binding, resource: b.buffer && b.offset !== undefined ? b : { buffer: b } })),
-  });
+  const cache = ctx.cache;
+  let bindGroup = null;
+  if (cache) {
+    const hit = cache.groups[cache.g];
+    if (hit && hit.pipeline === pipeline && hit.buffers.length === buffers.length && hit.buffers.every((b, i) => sameBinding(b, buffers[i]))) bindGroup = hit.bindGroup;
+  }
+  if (!bindGroup) {
+    bindGroup = ctx.device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: buffers.map((b, binding) => ({ binding, resource: b.buffer && b.offset !== undefined ? b : { buffer: b } })),
+    });
+    if (cache) cache.groups[cache.g] = { pipeline, buffers: [...buffers], bindGroup };
+  }
+  if (cache) cache.g++;
   const pass = encoder.beginComputePass({ label });
   pass.setPipeline(pipeline);
   pass.setBindGroup(0, bindGroup);
@@ -219,4 +252,40 @@ export function grid(ctx, count) {
   if (count <= max) return [count, 1, 1];
   const y = Math.ceil(count / max);
   return [Math.ceil(count / y), y, 1];
+}
+
+/** Same bound resource: the same GPUBuffer, or views of the same buffer at the same offset and size. */
+function sameBinding(a, b) {
+  if (a === b) return true;
+  return !!a && !!b && a.buffer !== undefined && a.buffer === b.buffer && a.offset === b.offset && a.size === b.size;
+}
+
+/**
+ * The uniform buffers and bind groups of one recorded sequence of dispatches (a prepared plan's forward,
+ * web/webgpu/executor.js): while `ctx.cache` is set to it, the n-th ctx.uniforms() and the n-th dispatch()
+ * of a recording reuse those of the previous recording when they are equal (same words; same pipeline and
+ * bound buffers), so a forward after the first allocates no GPU objects. rewind() before each recording;
+ * destroy() with the plan.
+ */
+export class DispatchCache {
+  constructor() {
+    this.uniforms = [];
+    this.groups = [];
+    this.retired = [];
+    this.u = 0;
+    this.g = 0;
+  }
+
+  rewind() {
+    this.u = 0;
+    this.g = 0;
+  }
+
+  destroy() {
+    for (const e of this.uniforms) e.buffer.destroy();
+    for (const b of this.retired) b.destroy();
+    this.uniforms = [];
+    this.groups = [];
+    this.retired = [];
+  }
 }

@@ -3,7 +3,8 @@
 // ./kernels and records a whole forward into ONE command encoder. Weights go to the GPU once (by the
 // key the plan gives them, for the model's life); activations are one GPU buffer per plan buffer,
 // kept per (batch, seq, hidden states) for the PlanExecutor.KEEP most recent shapes; only the outputs
-// are copied back. Uniform buffers and bind groups are still made per dispatch, per forward.
+// are copied back. Uniform buffers and bind groups are made on a prepared plan's first forward and reused by
+// the next ones (device.js DispatchCache), so a forward after the first allocates no GPU objects but its read-backs.
 //
 //   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
 //   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
@@ -28,6 +29,7 @@
 // a split, or attention reading a split buffer whole, is refused). An output whose GPU buffer is also
 // an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
 // read-write binding of one buffer in a dispatch).
+import { DispatchCache } from './device.js';
 import { gemm } from './kernels/gemm.js';
 import { rope } from './kernels/rope.js';
 import { norm } from './kernels/norm.js';
@@ -115,6 +117,7 @@ export class PlanExecutor {
     }
     p = {
       plan,
+      cache: new DispatchCache(),
       weights,
       buffers,
       constants,
@@ -211,6 +214,17 @@ export class PlanExecutor {
 
   // onOp(i, encoder) → encoder: called before op i is recorded (a profile's cut points); onEnd(encoder) after the last.
   #record(p, encoder, onOp = null, onEnd = null) {
+    // The plan's uniform buffers and bind groups are made on its first recording and reused after.
+    p.cache.rewind();
+    this.ctx.cache = p.cache;
+    try {
+      return this.#recordOps(p, encoder, onOp, onEnd);
+    } finally {
+      this.ctx.cache = null;
+    }
+  }
+
+  #recordOps(p, encoder, onOp, onEnd) {
     const ctx = this.ctx, ops = p.plan.ops, outputs = [];
     const buf = (op, key) => p.buffers[op[key]].get(op[`${key}_off`]);
     const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
@@ -392,6 +406,7 @@ function shapeOf(op) {
 
 /** Destroys a prepared plan's GPU buffers (not the weights, which the model keeps). */
 function release(p) {
+  p.cache.destroy();
   for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? []), p.padded, p.ones]) b?.destroy();
 }
 

@@ -1,6 +1,6 @@
 // The relative_vectors attention terms (DeBERTa c2p / p2c, BERT relative_key_query) against the plain
 // and T5-bucket attention of the same shape, on whatever adapter Dawn finds (run it through run.sh's setup:
-//   sed 's#bench/gpu/bench.mjs#bench/gpu/relative_vectors.mjs#' bench/gpu/run.sh > bench/gpu/rv.sh; bash bench/gpu/rv.sh).
+//   bash bench/gpu/run.sh runs it after bench.mjs; alone: GPU_BENCH_KERNELS=0 GPU_BENCH_MODELS=0 bash bench/gpu/run.sh).
 // Shape 1 × 12 heads × L × 64, L = 512 and 4096, all keys visible; time = median over timed submits
 // (bench.mjs's method); rate = 4·H·L²·d flops of the content attention (the terms' extra dots not counted,
 // so a slower scheme shows as a lower rate); max |error| against float64 on sampled query rows.

@@ -9,7 +9,8 @@
 # Without .gpu/ it uses this machine's node and node_modules/webgpu. The device run of 2026-11-26 (H200):
 #   run(command='bash bench/gpu/run.sh', carry=['.gpu', 'web/dist'], timeout_s=420); results in bench/results/gpu/.
 # Results: $OUT/gpu-bench.json (written after every measurement), $OUT/wasm-peer.json, $OUT/models.json and
-# $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs; GPU_BENCH_KERNELS=0 skips bench.mjs and
+# $OUT/relative-vectors.json, $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs, GPU_BENCH_RELATIVE=0
+# relative_vectors.mjs; GPU_BENCH_KERNELS=0 skips bench.mjs and
 # wasm_peer.mjs (only the whole models).
 # GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
 # GPU_BENCH_SMALL=1 runs tiny sizes (a check of this script on SwiftShader:
@@ -112,6 +113,13 @@ if [ -f web/dist/relpos-simd.wasm ]; then
   timeout -k 10 240 "$NODE" --no-experimental-fetch bench/gpu/wasm_peer.mjs > "$OUT/wasm-peer.json" 2> "$OUT/wasm-peer.log"
   echo "== wasm peer exit $?"; cat "$OUT/wasm-peer.log"
 fi
+fi
+# The relative_vectors attention terms (DeBERTa c2p / p2c, BERT relative_key_query) against plain and T5-bucket
+# attention of the same shape (bench/gpu/relative_vectors.mjs → $OUT/relative-vectors.json).
+if [ "${GPU_BENCH_RELATIVE:-1}" = 1 ]; then
+  echo "== bench/gpu/relative_vectors.mjs"
+  OUT="$OUT" timeout -k 10 60 "$NODE" bench/gpu/relative_vectors.mjs
+  echo "== relative vectors exit $?"
 fi
 # Whole models through the public API, GPU against WASM on this machine (bench/gpu/models.mjs): the real MiniLM
 # that scripts/gpu-carry.sh pruned into .gpu/minilm, a DeBERTa-v3-base-shaped model at 512 tokens, a

@@ -61,8 +61,19 @@ export function webgpuResults(resultsDir) {
       };
     });
   }
+  // bench/gpu/relative_vectors.mjs: the relative_vectors attention terms against plain attention of the same shape.
+  let relative = null;
+  const rvFile = path.join(dir, 'relative-vectors.json');
+  if (fs.existsSync(rvFile)) {
+    const rv = JSON.parse(fs.readFileSync(rvFile, 'utf8'));
+    relative = rv.attention.map((a) => {
+      const none = rv.attention.find((b) => b.seqLen === a.seqLen && /^none/.test(b.scheme));
+      return { seq: a.seqLen, scheme: a.scheme, ms: +a.ms.toFixed(3), over_none: none ? +(a.ms / none.ms).toFixed(2) : null, err: a.maxAbsErrorSampledRows };
+    });
+  }
   return {
     whole_models: whole,
+    relative_attention: relative,
     run_dir: path.relative(path.resolve(resultsDir, '..', '..'), dir), device: r0.adapter.device, adapter: r0.adapter, cpu: peer.cpu, cores: peer.cores,
     runs: runs.length, date: r0.startedAt,
     gemm_4096_tflops: gemm4096.map((g) => +g.tflops.toFixed(2)), gemm_4096_variant: gemm4096[0]?.variant,
@@ -130,6 +141,12 @@ export function webgpuMarkdown(r, L) {
     L.push('');
     const errs = w.whole_models.flatMap((m) => [['fp32', m.gpu_error], ['fp16', m.fp16_error], ['q8', m.q8_error]].filter(([, e]) => e).map(([d, e]) => `${m.key} ${d}: ${e}`));
     if (errs.length) L.push('Rows not measured: ' + errs.join('; ') + '.', '');
+  }
+  if (w.relative_attention?.length) {
+    L.push('Relative-vector attention terms (bench/gpu/relative_vectors.mjs; 1 × 12 heads × L × 64, all keys visible):', '');
+    L.push('| tokens | scheme | ms | ÷ plain attention | max abs error |', '| ---: | --- | ---: | ---: | ---: |');
+    for (const a of w.relative_attention) L.push(`| ${a.seq} | ${a.scheme} | ${fmt(a.ms, 3)} | ${fmt(a.over_none, 2)}× | ${a.err != null ? a.err.toExponential(1) : '–'} |`);
+    L.push('');
   }
   L.push('| attention (12 heads, d 64) | ms | TFLOP/s |', '| --- | ---: | ---: |');
   for (const a of w.attention.filter((x) => x.bq === 64)) L.push(`| ${a.seq} tokens, ${a.scheme}, ${a.window < 0 ? 'global' : 'window ' + a.window} | ${fmt(a.ms, 3)} | ${fmt(a.tflops, 1)} |`);

@@ -1,19 +1,21 @@
-// Embedding gather, f32: the sum of up to three table rows per token (BERT: word + position + token type).
+// Embedding gather, f32 or f16 storage of tables and out (dtype.js; the sum in f32): the sum of up to three table rows per token (BERT: word + position + token type).
 //
 //   out[t, c] = Σ_s table_s[ids_s[t], c]     t < tokens, c < dim, s < tables (1 to 3)
 // tables: [rows_s, dim] row-major; ids_s: u32 [tokens]. Ids are checked on the CPU when given as typed
 // arrays (embeddingIds); in the shader an id ≥ rows_s reads row rows_s − 1 rather than another buffer.
 // One invocation per output element, 256 per workgroup.
 import { dispatch, grid } from '../device.js';
+import { storage, requireDtype } from './dtype.js';
 
 const THREADS = 256;
 
-export function embeddingWgsl(count) {
-  const L = ['struct Dims { tokens: u32, dim: u32, gx: u32, pad: u32, rows: vec4<u32> }',
+export function embeddingWgsl(count, dtype = 'f32') {
+  const S = storage(dtype);
+  const L = [`${S.enable}struct Dims { tokens: u32, dim: u32, gx: u32, pad: u32, rows: vec4<u32> }`,
     '@group(0) @binding(0) var<uniform> dims: Dims;',
-    '@group(0) @binding(1) var<storage, read_write> out: array<f32>;'];
+    `@group(0) @binding(1) var<storage, read_write> out: array<${S.E}>;`];
   for (let s = 0; s < count; ++s)
-    L.push(`@group(0) @binding(${2 + 2 * s}) var<storage, read> table${s}: array<f32>;`,
+    L.push(`@group(0) @binding(${2 + 2 * s}) var<storage, read> table${s}: array<${S.E}>;`,
       `@group(0) @binding(${3 + 2 * s}) var<storage, read> ids${s}: array<u32>;`);
   L.push(`@compute @workgroup_size(${THREADS})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -22,8 +24,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let t = i / dims.dim;
   let c = i % dims.dim;
   var v = 0.0;`);
-  for (let s = 0; s < count; ++s) L.push(`  v += table${s}[min(ids${s}[t], dims.rows[${s}] - 1u) * dims.dim + c];`);
-  L.push('  out[i] = v;\n}');
+  for (let s = 0; s < count; ++s) L.push(`  v += ${S.load(`table${s}[min(ids${s}[t], dims.rows[${s}] - 1u) * dims.dim + c]`)};`);
+  L.push(`  out[i] = ${S.store('v')};\n}`);
   return L.join('\n');
 }
 
@@ -39,8 +41,9 @@ export function embeddingIds(ids, rows, name = 'ids') {
   return out;
 }
 
-/** args: { out, tokens, dim, tables: [{ table, ids, rows }] (1 to 3) } — buffers; out is [tokens, dim]. */
-export function embedding(ctx, encoder, { out, tokens, dim, tables }) {
+/** args: { out, tokens, dim, tables: [{ table, ids, rows }] (1 to 3), dtype = 'f32' } — buffers; out is [tokens, dim]. */
+export function embedding(ctx, encoder, { out, tokens, dim, tables, dtype = 'f32' }) {
+  requireDtype(ctx, dtype, 'embedding');
   if (!Array.isArray(tables) || tables.length < 1 || tables.length > 3)
     throw new RangeError(`webgpu: embedding: tables: expected 1 to 3 { table, ids, rows }, got ${Array.isArray(tables) ? tables.length : typeof tables}`);
   if (!Number.isInteger(tokens) || tokens < 1 || !Number.isInteger(dim) || dim < 1)
@@ -50,8 +53,8 @@ export function embedding(ctx, encoder, { out, tokens, dim, tables }) {
     if (!Number.isInteger(t.rows) || t.rows < 1) throw new RangeError(`webgpu: embedding: tables[${s}].rows: expected a positive integer, got ${t.rows}`);
     rows[s] = t.rows;
   });
-  const key = `embedding:${tables.length}`;
-  const pipeline = ctx.pipeline(key, () => embeddingWgsl(tables.length));
+  const key = `embedding:${tables.length}${dtype === 'f32' ? '' : `:${dtype}`}`;
+  const pipeline = ctx.pipeline(key, () => embeddingWgsl(tables.length, dtype));
   const g = grid(ctx, Math.ceil((tokens * dim) / THREADS));
   const buffers = [ctx.uniforms([tokens, dim, g[0], 0, ...rows]), out];
   for (const t of tables) buffers.push(t.table, t.ids);

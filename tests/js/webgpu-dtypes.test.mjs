@@ -70,7 +70,7 @@ function randomQ8(N, K, seed) {
   let r = seed >>> 0;
   const next = () => (r = (Math.imul(r, 1664525) + 1013904223) >>> 0);
   for (let n = 0; n < N; ++n) {
-    f[0] = (1 + (next() % 1000)) * 1e-5; // row scale
+    f[0] = (1 + (next() % 1000)) * 1e-7; // row scale: |w| ≤ 1e-4 · 16 · 127 ≈ 0.2
     s[n * SW] = bits[0];
     const scale = f[0];
     const G = Math.ceil(K / 32), m = [];
@@ -169,9 +169,9 @@ test('webgpu q8: int8 linear weights on the GPU, within the q8 bounds of fp32 on
       assert.ok(vsFp32.cosine >= 0.999, msg);
       assert.ok(vsFp32.rel <= (bench ? 0.01 : 0.15), msg);
       // the same int8 weights as the CPU's q8; only the CPU's int16 activation rounding differs
-      assert.ok(vsCpuQ8.rel <= (bench ? 0.005 : 0.05), msg);
-      // linear weights ~1.02 bytes instead of 4; embeddings and norms stay fp32 (the bulk of a tiny fixture)
-      assert.ok(memory < (bench ? 0.5 : 0.95), msg);
+      assert.ok(vsCpuQ8.rel <= 2e-3, msg);
+      // linear weights ~1.02 bytes instead of 4; embedding tables, norms and biases stay fp32 on the GPU
+      assert.ok(memory < (bench ? 0.4 : 0.5), msg);
     } finally {
       for (const m of [fp32, cpu8, gpu8, gpu32]) m.dispose();
     }

@@ -91,6 +91,8 @@ fi
 echo "== VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-} VK_DRIVER_FILES=${VK_DRIVER_FILES:-} LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 | tee "$OUT/nvidia-smi.csv"
 
+rc=0
+if [ "${GPU_BENCH_ONLY:-}" != dtypes ]; then
 echo "== bench/gpu/bench.mjs (budget ${BUDGET_S} s)"
 OUT="$OUT" timeout -k 10 "$BUDGET_S" "$NODE" bench/gpu/bench.mjs
 rc=$?
@@ -107,6 +109,19 @@ if [ -f web/dist/relpos-simd.wasm ]; then
   echo "== bench/gpu/wasm_peer.mjs (relpos WASM on this CPU: 1, 2 and all threads)"
   timeout -k 10 240 "$NODE" --no-experimental-fetch bench/gpu/wasm_peer.mjs > "$OUT/wasm-peer.json" 2> "$OUT/wasm-peer.log"
   echo "== wasm peer exit $?"; cat "$OUT/wasm-peer.log"
+fi
+fi
+# Storage dtypes (bench/gpu/dtypes.mjs: GEMM fp32 / fp16 / q8 at 4096³, a MiniLM-shaped model in each, ≤ ~1.5 min;
+# needs web/dist for the model rows), then tests/js/webgpu-dtypes.test.mjs, whose f16 cases run only where the
+# adapter has 'shader-f16' (never on SwiftShader). GPU_BENCH_ONLY=dtypes runs just these two.
+echo "== bench/gpu/dtypes.mjs"
+OUT="$OUT" timeout -k 10 150 "$NODE" --no-experimental-fetch bench/gpu/dtypes.mjs
+drc=$?
+echo "== dtypes exit $drc"
+[ $rc -eq 0 ] && rc=$drc
+if [ -f web/dist/relpos-simd.wasm ]; then
+  echo "== tests/js/webgpu-dtypes.test.mjs"
+  RELPOS_WEBGPU="$RELPOS_WEBGPU" RELPOS_DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis timeout -k 10 150 "$NODE" --no-experimental-fetch --test tests/js/webgpu-dtypes.test.mjs 2>&1 | tee "$OUT/webgpu-dtypes-test.log" | grep -E '^(not )?ok|^# (pass|fail|skip)|SKIP' | head -40
 fi
 echo "== exit $rc; results in $OUT"
 exit $rc

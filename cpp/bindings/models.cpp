@@ -24,9 +24,10 @@
 //   LoadedModel.plan(batch, seq, hiddenStates) → { batch, seq, buffers: [{ kind, elements }],
 //     weights: [{ key }], constants: [Float32Array | Int32Array], ops: [{ op, kind, …attrs }] } | Error  the forward as a plan
 //     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life
-//     a q8 Linear's entry is { key, kind: 'q8', rows, cols } (rows = out features, cols = in features)
+//     a q8 Linear's entry is { key, kind: 'q8', rows, cols } (rows = out features, cols = in features), a q8
+//     embedding table's the same with rows, cols = its rows, dim
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32;
-//     for a q8 Linear { q: Uint32Array, scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values)
+//     for a q8 entry { q: Uint32Array, scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values)
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>

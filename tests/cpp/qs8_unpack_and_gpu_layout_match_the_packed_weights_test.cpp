@@ -1,8 +1,9 @@
 // kernels::unpack_qs8_nk reads back exactly the int8 weights and group multipliers pack_qs8_nk packed
 // (checked against the documented layout, qs8_packed_reader.h), and plan::q8_values' WebGPU words
 // (plan.h Q8Values: 4 int8 per u32, a row's float32 scale then its 4-bit multipliers) hold those same
-// numbers, so a GPU GEMM that decodes them multiplies by the CPU's q8 weights. Odd shapes: K not a
-// multiple of 4 or 32, N not a multiple of the panel width, more than 8 groups per row.
+// numbers, so a GPU GEMM that decodes them multiplies by the CPU's q8 weights; a q8 embedding table's words
+// (multipliers 1) decode to exactly the rows the CPU's q8 gather gives. Odd shapes: K not a multiple of 4
+// or 32, N not a multiple of the panel width, more than 8 groups per row.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -39,7 +40,19 @@ TEST_CASE("unpack_qs8_nk returns the packed int8 weights and group multipliers",
   }
 }
 
-TEST_CASE("q8_values holds a q8 Linear's weights in the WebGPU words, and fp32 Linears are not q8", "[plan][q8]") {
+namespace {
+// Row n, column k of Q8Values decoded as the WebGPU kernels do: s[n] · m[n][k / 32] · q[n][k] (in float32).
+float decode(const relpos::plan::Q8Values& v, int n, int k) {
+  const std::size_t words = (v.cols + 3) / 4, G = (v.cols + 31) / 32, swords = 1 + (G + 7) / 8;
+  float s;
+  std::memcpy(&s, &v.scales[n * swords], sizeof s);
+  const int q = static_cast<std::int8_t>((v.q[n * words + k / 4] >> (8 * (k % 4))) & 255u);
+  const int m = static_cast<int>((v.scales[n * swords + 1 + k / 32 / 8] >> (4 * (k / 32 % 8))) & 15u) + 1;
+  return s * static_cast<float>(m) * static_cast<float>(q);
+}
+}  // namespace
+
+TEST_CASE("q8_values holds a q8 model's Linear and table weights in the WebGPU words; fp32 weights are not q8", "[plan][q8]") {
   const std::string dir = relpos_test::fixture_dir("bert-absolute");
   const auto weights = relpos::SafeTensors::read_file(dir + "model.safetensors");
   const std::string config = relpos_test::read_text(dir + "config.json");
@@ -50,12 +63,25 @@ TEST_CASE("q8_values holds a q8 Linear's weights in the WebGPU words, and fp32 L
   const auto plan32 = relpos::plan::build(*fp32, 1, 3, false);
   const auto plan8 = relpos::plan::build(*quant, 1, 3, false);
   REQUIRE(plan32.weights.size() == plan8.weights.size());
-  int linears = 0;
+  int linears = 0, tables = 0;
   for (std::size_t i = 0; i < plan8.weights.size(); ++i) {
     const auto& w8 = plan8.weights[i];
     CHECK_FALSE(relpos::plan::is_q8(plan32.weights[i]));
-    if (w8.kind != relpos::plan::Weight::Kind::Linear) {
+    if (w8.kind == relpos::plan::Weight::Kind::Floats) {
       CHECK_FALSE(relpos::plan::is_q8(w8));
+      continue;
+    }
+    if (w8.kind == relpos::plan::Weight::Kind::Table) {
+      int rows = 0, cols = 0;
+      REQUIRE(relpos::plan::is_q8(w8, &rows, &cols));
+      const auto v = relpos::plan::q8_values(w8);
+      const auto dequantized = relpos::plan::weight_values(w8);  // the CPU's q8 gather rows
+      REQUIRE(dequantized.size() == static_cast<std::size_t>(rows) * cols);
+      int mismatches = 0;
+      for (int n = 0; n < rows; ++n)
+        for (int k = 0; k < cols; ++k) mismatches += decode(v, n, k) != dequantized[static_cast<std::size_t>(n) * cols + k];
+      CHECK(mismatches == 0);
+      ++tables;
       continue;
     }
     ++linears;
@@ -86,4 +112,5 @@ TEST_CASE("q8_values holds a q8 Linear's weights in the WebGPU words, and fp32 L
     CHECK(worst <= 1.0 + 1e-3);  // float rounding of the scale and its inverse
   }
   CHECK(linears > 0);
+  CHECK(tables > 0);
 }

@@ -18,6 +18,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 
 import { randomArray } from './helpers.mjs';
@@ -28,10 +29,19 @@ if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD
 
 const W = await import('../../web/webgpu/index.js');
 
+// On a GPU machine without node_modules (bench/gpu/run.sh): RELPOS_WEBGPU is the `webgpu` package's index.js,
+// RELPOS_DAWN_FLAGS Dawn instance flags (e.g. enable-dawn-features=allow_unsafe_apis).
+let gpu;
+if (process.env.RELPOS_WEBGPU) {
+  const dawn = await import(pathToFileURL(process.env.RELPOS_WEBGPU).href);
+  for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
+  gpu = dawn.create((process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean));
+}
+
 let ctx = null;
 let noGpu = null;
 try {
-  ctx = await W.createContext();
+  ctx = await W.createContext({ gpu });
 } catch (e) {
   noGpu = e;
 }
@@ -126,6 +136,21 @@ describe('webgpu q8 GEMM equals dequantize-then-multiply', { skip }, () => {
   test('scalar path (K = 37: a ragged last word and group), bias + gelu; no bias', async () => {
     await check({ M: 5, N: 13, K: 37, activation: 'gelu', seed: 5 });
     await check({ M: 3, N: 6, K: 5, bias: false, seed: 7 });
+  });
+  test('q8 embedding gather: an int8 table (row scale, group multipliers) summed with a float table equals the decoded rows', async () => {
+    const vocab = 7, dim = 44, tokens = 5; // dim: a ragged last word, two groups
+    const { q, s, w } = randomQ8(vocab, dim, 21);
+    const pos = randomArray(tokens * dim, 22);
+    const ids = new Uint32Array([6, 0, 3, 3, 9]); // 9 ≥ vocab reads the last row (the kernel's clamp)
+    const out = ctx.empty(4 * tokens * dim);
+    const got = await runRead(ctx, (enc) => W.embedding(ctx, enc, { out, tokens, dim, tables: [
+      { table: ctx.upload(q), scales: ctx.upload(s), ids: ctx.upload(ids), rows: vocab },
+      { table: ctx.upload(pos), ids: ctx.upload(new Uint32Array([0, 1, 2, 3, 4])), rows: tokens },
+    ] }), out, tokens * dim);
+    let worst = 0;
+    for (let t = 0; t < tokens; ++t)
+      for (let c = 0; c < dim; ++c) worst = Math.max(worst, Math.abs(got[t * dim + c] - (w[Math.min(ids[t], vocab - 1) * dim + c] + pos[t * dim + c])));
+    assert.ok(worst <= 1e-6, `max |error| ${worst}`);
   });
   test('q8 arguments are checked', () => {
     const a = ctx.empty(64), enc = ctx.device.createCommandEncoder();
@@ -336,7 +361,7 @@ describe('webgpu fp16 on an adapter with shader-f16', { skip: noF16 }, () => {
   test('a fixture model in fp16 stays at cosine ≥ 0.999 of fp32', { skip: !haveQ8 && 'no fixtures' }, async () => {
     const dir = caseDir('bert-absolute');
     const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
-    const rows = await W.compareGpuDtypes(rp, () => dir, { inputIds: input.input_ids, attentionMask: input.attention_mask }, { dtypes: ['fp32', 'fp16'], reps: 1 });
+    const rows = await W.compareGpuDtypes(rp, () => dir, { inputIds: input.input_ids, attentionMask: input.attention_mask }, { dtypes: ['fp32', 'fp16'], reps: 1, gpu });
     assert.ok(rows[1].cosine >= 0.999, JSON.stringify(rows));
   });
 });

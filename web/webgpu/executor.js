@@ -18,8 +18,9 @@
 // Element type (options.dtype): 'f32', or 'f16' (ctx.shaderF16): activation buffers and float weights held
 // as f16, every kernel generated for f16 storage with f32 arithmetic (kernels/dtype.js), outputs widened
 // to float32 on read-back; inputs (ids, mask, types), positions and the plan's constants stay 32-bit.
-// q8 weights (a plan weight of kind 'q8': an nn.Linear loaded with dtype 'q8') stay int8 on the GPU, in
-// the q8 GEMM's words (kernels/gemm.js; cpp/src/plan/plan.h Q8Values): ~1 byte per weight.
+// q8 weights (a plan weight of kind 'q8': an nn.Linear or embedding table loaded with dtype 'q8') stay int8
+// on the GPU, in the q8 words of kernels/gemm.js and kernels/embedding.js (cpp/src/plan/plan.h Q8Values):
+// ~1 byte per weight.
 // Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
 // row blocks) is one GPU buffer bound through views when every offset meets the device's storage
 // offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
@@ -239,11 +240,12 @@ export class PlanExecutor {
           break;
         }
         case 'gather': {
-          const tables = [{ table: p.weights[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
+          const tables = [{ table: p.weights[op.table], scales: p.scales[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
           while (tables.length < 3 && ops[i + 1]?.op === 'add_rows' && same(ops[i + 1], 'out', op, 'out')) {
             const a = ops[++i];
             const ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types].get(0) : p.zeros;
-            tables.push({ table: p.weights[a.table], ids, rows: Math.floor(p.weights[a.table].size / eb / a.dim) });
+            const w = p.plan.weights[a.table];
+            tables.push({ table: p.weights[a.table], scales: p.scales[a.table], ids, rows: w.kind === 'q8' ? w.rows : Math.floor(p.weights[a.table].size / eb / a.dim) });
           }
           embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.dim, tables, dtype });
           break;
@@ -386,8 +388,8 @@ export function checkPlan(plan) {
   for (const op of plan.ops) {
     if (!KNOWN.has(op.op)) throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel`);
     for (const [key, value] of Object.entries(op))
-      if (q8(value) && ['table', 'gamma', 'beta', 'scheme_table', 'bias'].includes(key))
-        throw new Error(`webgpu plan: op '${op.op}' reads q8 weight ${value} as floats (${key}); only a gemm's w may be q8`);
+      if (q8(value) && ['gamma', 'beta', 'scheme_table', 'bias'].includes(key))
+        throw new Error(`webgpu plan: op '${op.op}' reads q8 weight ${value} as floats (${key}); only a gemm's w and an embedding table may be q8`);
     if (op.op === 'attention') {
       if (!SCHEMES.has(op.kind)) throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
       if (op.kv_heads !== op.heads) throw new Error('webgpu plan: grouped-query attention (kv_heads < heads) has no WebGPU kernel yet');

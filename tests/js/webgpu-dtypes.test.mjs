@@ -310,6 +310,69 @@ describe('webgpu fp16: the f16 WGSL is the f32 generator with f16 storage', { sk
   });
 });
 
+/**
+ * A GPU object whose adapter and device claim 'shader-f16' without having it: every shader module's code is
+ * recorded (`modules`) and compiled with f16 spelled f32. A model loaded through it with dtype 'fp16' runs
+ * the executor's whole f16 path (f16 uploads and 2-byte buffers, every op's dtype) on any device; its
+ * numbers are meaningless (f32 programs over f16 bits), what it checks is that every kernel it dispatches
+ * was generated for f16 and that the bindings validate.
+ */
+function claimsF16(real) {
+  const modules = [];
+  const wrap = (target, overrides) => new Proxy(target, {
+    get(t, key) {
+      if (key in overrides) return overrides[key];
+      const v = Reflect.get(t, key, t);
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+  });
+  const gpuObject = {
+    modules,
+    requestAdapter: async (options) => {
+      const adapter = await real.requestAdapter(options);
+      return wrap(adapter, {
+        features: new Set([...adapter.features, 'shader-f16']),
+        requestDevice: async (desc = {}) => {
+          const device = await adapter.requestDevice({ ...desc, requiredFeatures: (desc.requiredFeatures ?? []).filter((f) => f !== 'shader-f16') });
+          return wrap(device, {
+            features: new Set([...device.features, 'shader-f16']),
+            createShaderModule: (d) => {
+              modules.push(d.code);
+              return device.createShaderModule({ ...d, code: d.code.startsWith('enable f16;\n') ? asF32(d.code) : d.code });
+            },
+          });
+        },
+      });
+    },
+  };
+  return gpuObject;
+}
+
+test("webgpu fp16: a model's whole forward dispatches only f16 kernels (every op, every scheme: none, rope, alibi, buckets, GLU)", { skip: skip || (!haveQ8 && 'no fixtures') }, async () => {
+  const real = (await W.findGpu({ gpu })).gpu;
+  const modernbert = join(FIXTURES, '..', 'hf-families', 'modernbert-a'); // the GLU pair layout
+  for (const name of ['bert-absolute', 'roformer-rotary', 'bloom-alibi', 't5-b-v1_1-gated-gelu', ...(existsSync(modernbert) ? [modernbert] : [])]) {
+    const fake = claimsF16(real);
+    const dir = name.includes('/') ? name : caseDir(name);
+    const model = await rp.loadModel(dir, { device: 'webgpu', dtype: 'fp16', gpu: fake });
+    try {
+      assert.equal(model.info.device, 'webgpu');
+      assert.equal(model.info.dtype, 'fp16');
+      const out = await model.forward({ inputIds: [[2, 3, 4, 5, 6], [7, 8, 9, 2, 3]], attentionMask: [[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]] }, { outputHiddenStates: true });
+      assert.deepEqual(out.lastHiddenState.dims, [2, 5, model.info.hiddenSize]);
+      assert.ok(fake.modules.length >= 4, `${name}: ${fake.modules.length} shader modules`);
+      const f32 = fake.modules.filter((code) => !code.startsWith('enable f16;\n'));
+      assert.deepEqual(f32.map((c) => c.split('\n')[0]), [], `${name}: kernels generated for f32`);
+      // weights upload as f16: 2 bytes per value (no q8 here)
+      const fp32 = await rp.loadModel(dir, { device: 'webgpu' });
+      assert.equal(model.info.gpuWeightBytes * 2 - fp32.info.gpuWeightBytes <= 4 * 64, true, `${name}: ${model.info.gpuWeightBytes} vs ${fp32.info.gpuWeightBytes}`);
+      fp32.dispose();
+    } finally {
+      model.dispose();
+    }
+  }
+});
+
 describe('webgpu fp16 on an adapter without shader-f16', { skip: hasF16 }, () => {
   const dir = caseDir('bert-absolute');
   test("device 'webgpu' rejects naming shader-f16; 'auto' falls back to fp32 on WASM with the reason; 'wasm' rejects fp16", { skip: !haveQ8 && 'no fixtures' }, async () => {

@@ -11,6 +11,8 @@
 //   fp16 - every WGSL generator's f16 program is its f32 program with f16 storage: with `f16` spelled `f32`
 //          it compiles on any device and gives bitwise the f32 kernel's results (the f16 branch's bindings,
 //          indexing and conversions are exercised in CI, where SwiftShader has no 'shader-f16');
+//        - a model loaded with dtype 'fp16' through a GPU object that claims 'shader-f16' (programs compiled
+//          with f16 spelled f32) dispatches only f16 programs over its whole forward, and holds 2-byte weights;
 //        - where the adapter has 'shader-f16', the f16 programs compile, GEMM matches float64 within f16
 //          rounding, and a fixture model in fp16 stays at cosine ≥ 0.999 of fp32 (else skipped, saying so);
 //        - where it has not: device 'webgpu' rejects naming 'shader-f16', 'auto' falls back to fp32 on WASM

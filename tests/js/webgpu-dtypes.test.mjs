@@ -54,7 +54,7 @@ if (noGpu && process.env.CI) {
   });
 }
 const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : false;
-const noF16 = skip || (!ctx.shaderF16 && `this adapter (${ctx.info.description || ctx.info.vendor}) has no 'shader-f16' (SwiftShader never has): the f16 WGSL runs on a real GPU (bench/gpu/bench.mjs)`);
+const noF16 = skip || (!ctx.shaderF16 && `this adapter (${ctx.info.description || ctx.info.vendor}) has no 'shader-f16' (SwiftShader never has): the f16 cases run where an adapter has it (bench/gpu/run.sh runs this file on its GPU)`);
 const hasF16 = skip || (ctx.shaderF16 && 'this adapter has shader-f16: the no-f16 rejection cannot be observed');
 
 const { init } = await import('../../web/index.js');

@@ -157,6 +157,8 @@ const cases = [
   ...taskRows(),
   ...sentenceTransformersRows(),
   ...familyRows(),
+  ['argument value', "loadModel(src, { dtype: 'fp16' }) on device 'wasm' (the default)", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 'fp16' }),
+   'webgpu-dtypes.test.mjs', "device 'webgpu' rejects naming shader-f16; 'auto' falls back to fp32 on WASM with the reason; 'wasm' rejects fp16"],
 ];
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.

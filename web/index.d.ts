@@ -282,7 +282,10 @@ export interface LoadModelOptions {
   tokenizers?: { Tokenizer: new (tokenizerJson: object, tokenizerConfig: object) => HfTokenizer };
   /** How the weights are held: 'fp32' (default) or 'q8' — every linear layer's weight quantized to int8
    * (a scale per output channel times a 4-bit multiplier per 32 inputs) and the word embeddings to int8 as
-   * they are read; about 4× less memory, a small measured accuracy cost (README). */
+   * they are read; about 4× less memory, a small measured accuracy cost (README). On WebGPU the linear layers'
+   * weights stay int8 there too (dequantized inside the GEMM; activations f32). 'fp16': WebGPU only — weights
+   * and activations stored as f16 on the GPU, sums in f32; needs the adapter feature 'shader-f16' (device
+   * 'webgpu' rejects without it, 'auto' falls back to fp32 on WASM with info.deviceReason; device 'wasm' rejects). */
   dtype?: WeightDtype;
   /** Hugging Face's variant: 'fp16' reads model.fp16.safetensors (or model.safetensors.index.fp16.json,
    * pytorch_model.fp16.bin) instead of model.safetensors. */
@@ -296,7 +299,7 @@ export interface LoadModelOptions {
   gpu?: unknown;
 }
 
-export type WeightDtype = 'fp32' | 'q8';
+export type WeightDtype = 'fp32' | 'q8' | 'fp16';
 
 /** The part of @huggingface/tokenizers' Tokenizer that relpos uses. */
 export interface HfTokenizer {
@@ -382,7 +385,7 @@ export interface ModelInfo {
   /** Longest sequence forward() takes: max_position_embeddings for absolute positions, 0 = no limit (relative positions). */
   maxSequence: number;
   hiddenAct: string;
-  /** How the weights are held (LoadModelOptions.dtype). */
+  /** How the weights are held (LoadModelOptions.dtype; 'fp16' only on WebGPU, an 'auto' fallback says 'fp32'). */
   dtype: WeightDtype;
   /** Bytes of weights held in the WebAssembly heap (model + classification head). */
   weightBytes: number;
@@ -392,6 +395,8 @@ export interface ModelInfo {
   device: 'wasm' | 'webgpu';
   /** With device 'auto': why the model stayed on WASM (no adapter, a family or scheme not on the GPU yet); else null. */
   deviceReason: string | null;
+  /** On WebGPU: bytes of weights held on the GPU (q8: linear layers int8 plus scales; fp16: 2 bytes per value). */
+  gpuWeightBytes?: number;
   /** On WebGPU: the adapter (vendor, architecture, device, description). */
   adapter?: { vendor: string; architecture: string; device: string; description: string; backend: 'webgpu'; source: string };
 }

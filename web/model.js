@@ -60,12 +60,12 @@ async function readJson(src, name, report, { required }) {
   return { text, value };
 }
 
-const DTYPES = ['fp32', 'q8'];
-/** options.dtype: 'fp32' (default) or 'q8' (8-bit linear-layer weights). */
+const DTYPES = ['fp32', 'q8', 'fp16'];
+/** options.dtype: 'fp32' (default), 'q8' (8-bit linear-layer weights) or 'fp16' (WebGPU only, shader-f16). */
 function checkDtype(dtype) {
   if (dtype === undefined || dtype === null) return 'fp32';
-  if (typeof dtype !== 'string') throw new TypeError(`loadModel: dtype: expected one of 'fp32', 'q8', got ${describe(dtype)}`);
-  if (!DTYPES.includes(dtype)) throw new RangeError(`loadModel: dtype: expected one of 'fp32', 'q8', got '${dtype}'`);
+  if (typeof dtype !== 'string') throw new TypeError(`loadModel: dtype: expected one of 'fp32', 'q8', 'fp16', got ${describe(dtype)}`);
+  if (!DTYPES.includes(dtype)) throw new RangeError(`loadModel: dtype: expected one of 'fp32', 'q8', 'fp16', got '${dtype}'`);
   return dtype;
 }
 
@@ -83,14 +83,17 @@ function checkDevice(device) {
  * run by PlanExecutor, weights uploaded now. Throws an Error with the reason when it cannot.
  */
 async function attachWebGpu(model, handle, options, dtype) {
-  if (dtype !== 'fp32') throw new Error(`webgpu: dtype '${dtype}' runs on WebAssembly only (the GPU plan holds fp32 weights)`);
   const W = await import('./webgpu/index.js');
   const ctx = await W.createContext({ gpu: options.gpu });
+  if (dtype === 'fp16' && !ctx.shaderF16) {
+    ctx.destroy();
+    throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have`);
+  }
   const source = {
     plan: (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions)),
-    weightValues: (i) => unwrap(handle.weightValues(i)),
+    weightValues: (i) => unwrap(handle.weightValues(i)), // q8 Linears: { q, scales } (int8 on the GPU)
   };
-  const executor = new W.PlanExecutor(ctx, source);
+  const executor = new W.PlanExecutor(ctx, source, { dtype: dtype === 'fp16' ? 'f16' : 'f32' });
   try {
     executor.prepare(1, 1, false); // checks the plan and uploads every weight once
     if (handle.head()) executor.prepare(1, 1, false, true, 0); // the task head's too
@@ -99,7 +102,10 @@ async function attachWebGpu(model, handle, options, dtype) {
     ctx.destroy();
     throw e;
   }
-  return { executor, ctx, adapter: ctx.info };
+  // bytes of weights on the GPU (q8 Linears: int8 words and their scale words; fp16: 2 per value)
+  let weightBytes = 0;
+  for (const b of [...executor.weights.values(), ...executor.scales.values()]) weightBytes += b.size;
+  return { executor, ctx, adapter: ctx.info, weightBytes };
 }
 
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
@@ -110,6 +116,8 @@ export async function loadModel(mod, source, options = {}) {
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
   const dtype = checkDtype(options.dtype);
   const device = checkDevice(options.device);
+  if (dtype === 'fp16' && device === 'wasm')
+    throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
   const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
@@ -137,7 +145,8 @@ export async function loadModel(mod, source, options = {}) {
   const files = await readCheckpoint(mod, src, onProgress, variant);
   let handle;
   try {
-    handle = unwrap(mod.loadModel(config.text, files, { dtype }));
+    // fp16: the CPU model is fp32 (the 'auto' fallback, and the plan's weights, halved on upload)
+    handle = unwrap(mod.loadModel(config.text, files, { dtype: dtype === 'fp16' ? 'fp32' : dtype }));
   } finally {
     files.forEach((f) => f.buffer.delete());
   }
@@ -286,7 +295,8 @@ export class Model {
   /** @internal loadModel: the model runs on WebGPU from now on. */
   _useWebGpu(gpu) {
     this.#gpu = gpu;
-    this.info = Object.freeze({ ...this.info, device: 'webgpu', deviceReason: null, adapter: gpu.adapter });
+    const dtype = gpu.executor.dtype === 'f16' ? 'fp16' : this.info.dtype;
+    this.info = Object.freeze({ ...this.info, device: 'webgpu', deviceReason: null, adapter: gpu.adapter, dtype, gpuWeightBytes: gpu.weightBytes });
   }
 
   /** @internal loadModel with device 'auto': stays on WebAssembly, for `reason`. */

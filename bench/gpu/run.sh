@@ -10,7 +10,7 @@
 #   run(command='bash bench/gpu/run.sh', carry=['.gpu', 'web/dist'], timeout_s=420); results in bench/results/gpu/.
 # Results: $OUT/gpu-bench.json (written after every measurement), $OUT/wasm-peer.json, $OUT/models.json and
 # $OUT/relative-vectors.json, $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs, GPU_BENCH_RELATIVE=0
-# relative_vectors.mjs; GPU_BENCH_KERNELS=0 skips bench.mjs and
+# relative_vectors.mjs, GPU_BENCH_DTYPES=0 dtypes.mjs and its test; GPU_BENCH_KERNELS=0 skips bench.mjs and
 # wasm_peer.mjs (only the whole models).
 # GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
 # GPU_BENCH_SMALL=1 runs tiny sizes (a check of this script on SwiftShader:
@@ -95,7 +95,7 @@ echo "== VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-} VK_DRIVER_FILES=${VK_DRIVER_FILE
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 | tee "$OUT/nvidia-smi.csv"
 
 rc=0
-if [ "${GPU_BENCH_KERNELS:-1}" = 1 ]; then
+if [ "${GPU_BENCH_KERNELS:-1}" = 1 ] && [ "${GPU_BENCH_ONLY:-}" != dtypes ]; then
 echo "== bench/gpu/bench.mjs (budget ${BUDGET_S} s)"
 OUT="$OUT" timeout -k 10 "$BUDGET_S" "$NODE" bench/gpu/bench.mjs
 rc=$?
@@ -116,7 +116,7 @@ fi
 fi
 # The relative_vectors attention terms (DeBERTa c2p / p2c, BERT relative_key_query) against plain and T5-bucket
 # attention of the same shape (bench/gpu/relative_vectors.mjs → $OUT/relative-vectors.json).
-if [ "${GPU_BENCH_RELATIVE:-1}" = 1 ]; then
+if [ "${GPU_BENCH_RELATIVE:-1}" = 1 ] && [ "${GPU_BENCH_ONLY:-}" != dtypes ]; then
   echo "== bench/gpu/relative_vectors.mjs"
   OUT="$OUT" timeout -k 10 60 "$NODE" bench/gpu/relative_vectors.mjs
   echo "== relative vectors exit $?"
@@ -124,10 +124,24 @@ fi
 # Whole models through the public API, GPU against WASM on this machine (bench/gpu/models.mjs): the real MiniLM
 # that scripts/gpu-carry.sh pruned into .gpu/minilm, a DeBERTa-v3-base-shaped model at 512 tokens, a
 # ModernBERT-base-shaped 8192-token document.
-if [ -f web/dist/relpos-simd.wasm ] && [ "${GPU_BENCH_MODELS:-1}" = 1 ]; then
+if [ -f web/dist/relpos-simd.wasm ] && [ "${GPU_BENCH_MODELS:-1}" = 1 ] && [ "${GPU_BENCH_ONLY:-}" != dtypes ]; then
   echo "== bench/gpu/models.mjs (whole models: WebGPU and WASM on this machine)"
   OUT="$OUT" timeout -k 10 "${GPU_BENCH_MODELS_BUDGET_S:-240}" "$NODE" --no-experimental-fetch bench/gpu/models.mjs
   echo "== models exit $?"
+fi
+# Storage dtypes (bench/gpu/dtypes.mjs: GEMM fp32 / fp16 / q8 at 4096³, a MiniLM-shaped model in each, ≤ ~1.5 min;
+# needs web/dist for the model rows), then tests/js/webgpu-dtypes.test.mjs, whose f16 cases run only where the
+# adapter has 'shader-f16' (never on SwiftShader). GPU_BENCH_ONLY=dtypes runs just these two.
+if [ "${GPU_BENCH_DTYPES:-1}" = 1 ]; then
+echo "== bench/gpu/dtypes.mjs"
+OUT="$OUT" timeout -k 10 150 "$NODE" --no-experimental-fetch bench/gpu/dtypes.mjs
+drc=$?
+echo "== dtypes exit $drc"
+[ $rc -eq 0 ] && rc=$drc
+if [ -f web/dist/relpos-simd.wasm ]; then
+  echo "== tests/js/webgpu-dtypes.test.mjs"
+  RELPOS_WEBGPU="$RELPOS_WEBGPU" RELPOS_DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis timeout -k 10 150 "$NODE" --no-experimental-fetch --test tests/js/webgpu-dtypes.test.mjs 2>&1 | tee "$OUT/webgpu-dtypes-test.log" | grep -E '^(not )?ok|^# (pass|fail|skip)|SKIP' | head -40
+fi
 fi
 echo "== exit $rc; results in $OUT"
 exit $rc

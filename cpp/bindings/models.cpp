@@ -24,8 +24,11 @@
 //   LoadedModel.plan(batch, seq, hiddenStates, logits, positions) → { batch, seq, buffers: [{ kind, elements }],
 //     weights: [{ key }], constants: [Float32Array | Int32Array], ops: [{ op, kind, …attrs }] } | Error  the forward as a plan
 //     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life;
-//     logits: the task head follows (an output op of kind 3), positions > 0: a masked-LM head at that many rows
-//   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32
+//     logits: the task head follows (an output op of kind 3), positions > 0: a masked-LM head at that many rows;
+//     a q8 Linear's entry is { key, kind: 'q8', rows, cols } (rows = out features, cols = in features), a q8
+//     embedding table's the same with rows, cols = its rows, dim
+//   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32;
+//     for a q8 entry { q: Uint32Array, scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values)
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>
@@ -134,6 +137,12 @@ class LoadedModel {
       for (const auto& w : p.weights) {
         val o = val::object();
         o.set("key", static_cast<double>(reinterpret_cast<std::uintptr_t>(w.source)));
+        int rows = 0, cols = 0;
+        if (plan::is_q8(w, &rows, &cols)) {
+          o.set("kind", std::string("q8"));
+          o.set("rows", rows);
+          o.set("cols", cols);
+        }
         weights.call<void>("push", o);
       }
       out.set("weights", weights);
@@ -159,6 +168,13 @@ class LoadedModel {
       if (index < 0 || static_cast<std::size_t>(index) >= weights_.size())
         fail_range("weightValues: index " + std::to_string(index) + " is outside the latest plan's " +
                    std::to_string(weights_.size()) + " weights");
+      if (plan::is_q8(weights_[index])) {
+        const plan::Q8Values q = plan::q8_values(weights_[index]);
+        val out = val::object();
+        out.set("q", to_typed_array("Uint32Array", q.q));
+        out.set("scales", to_typed_array("Uint32Array", q.scales));
+        return out;
+      }
       return to_js(plan::weight_values(weights_[index]));
     });
   }

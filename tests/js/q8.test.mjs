@@ -4,7 +4,7 @@
 // on the tiny fixtures (hidden 32) and ≤ 0.01 × on the bench models; model.info reports dtype and
 // weightBytes, q8 ≤ 0.27× fp32 on the bench models (DeBERTa ≤ 0.40: its projected relative tables stay fp32),
 // and the WebAssembly heap holding four q8 copies stays well under the one holding four fp32 copies.
-// A dtype other than 'fp32' / 'q8' is a TypeError / RangeError naming the allowed values.
+// A dtype other than 'fp32' / 'q8' / 'fp16' is a TypeError / RangeError naming the allowed values.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';

@@ -23,6 +23,12 @@
 // embedding gather over the activation with the "positions" input as ids; mean_rows → pooling 'mean';
 // output → a copy into a read-back buffer at that point (kind 3: the task head's logits; a masked-LM
 // head's only at the asked rows, so only those come back).
+// Element type (options.dtype): 'f32', or 'f16' (ctx.shaderF16): activation buffers and float weights held
+// as f16, every kernel generated for f16 storage with f32 arithmetic (kernels/dtype.js), outputs widened
+// to float32 on read-back; inputs (ids, mask, types, positions) and the plan's constants stay 32-bit.
+// q8 weights (a plan weight of kind 'q8': an nn.Linear or embedding table loaded with dtype 'q8') stay int8
+// on the GPU, in the q8 words of kernels/gemm.js and kernels/embedding.js (cpp/src/plan/plan.h Q8Values):
+// ~1 byte per weight.
 // Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
 // row blocks) is one GPU buffer bound through views when every offset meets the device's storage
 // offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
@@ -39,16 +45,24 @@ import { attention } from './kernels/attention.js';
 import { maskRows } from './kernels/mask_rows.js';
 import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
+import { requireDtype, toHalf, fromHalf } from './kernels/dtype.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
 
 export class PlanExecutor {
-  /** source: { plan(batch, seq, hiddenStates) → plan object, weightValues(index) → Float32Array }. */
-  constructor(ctx, source) {
+  /**
+   * source: { plan(batch, seq, hiddenStates, logits, logitRows) → plan object, weightValues(index) → Float32Array,
+   * or { q, scales } (Uint32Arrays) for a weight of kind 'q8' }. options: { dtype: 'f32' (default) | 'f16' }.
+   */
+  constructor(ctx, source, options = {}) {
     this.ctx = ctx;
     this.source = source;
+    this.dtype = options.dtype ?? 'f32';
+    requireDtype(ctx, this.dtype, 'PlanExecutor');
+    this.eb = this.dtype === 'f16' ? 2 : 4; // bytes per activation / float weight element
     this.weights = new Map(); // key → GPUBuffer, for the model's life
+    this.scales = new Map(); // key → GPUBuffer of a q8 weight's scale words
     this.prepared = new Map(); // `${batch}x${seq}:${hs}` → prepared plan, most recently used last
   }
 
@@ -70,30 +84,40 @@ export class PlanExecutor {
     const plan = this.source.plan(batch, seq, hiddenStates, logits, logitRows);
     checkPlan(plan);
     const ctx = this.ctx;
-    const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / 4);
+    const eb = this.eb, bpe = (i) => (plan.buffers[i].kind === 'activation' ? eb : 4);
+    const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / eb);
     const weights = plan.weights.map((w, i) => {
       let buffer = this.weights.get(w.key);
       if (!buffer) {
-        buffer = ctx.upload(this.source.weightValues(i), `weight ${i}`);
+        const values = this.source.weightValues(i);
+        if (w.kind === 'q8') {
+          if (!(values?.q instanceof Uint32Array) || !(values?.scales instanceof Uint32Array))
+            throw new Error(`webgpu plan: weight ${i} is q8 but weightValues gave no { q, scales } Uint32Arrays`);
+          this.scales.set(w.key, ctx.upload(values.scales, `weight ${i} q8 scales`));
+          buffer = ctx.upload(values.q, `weight ${i} q8`);
+        } else {
+          buffer = ctx.upload(this.dtype === 'f16' ? toHalf(values) : values, `weight ${i}`);
+        }
         this.weights.set(w.key, buffer);
       }
       return buffer;
     });
+    const scales = plan.weights.map((w) => this.scales.get(w.key));
     let largest = 0;
     const owned = [];
     // per plan buffer: offset → GPUBuffer or view { buffer, offset, size }
     const buffers = segments.map(({ views, parts }, i) => {
       const kind = plan.buffers[i].kind, map = new Map();
       if (views) {
-        const elements = plan.buffers[i].elements;
+        const elements = plan.buffers[i].elements, e = bpe(i);
         largest = Math.max(largest, elements);
-        const b = ctx.empty(4 * elements, `${kind} ${i}`);
+        const b = ctx.empty(e * elements, `${kind} ${i}`);
         owned.push(b);
-        for (const [off] of parts) map.set(off, off ? { buffer: b, offset: 4 * off, size: 4 * (elements - off) } : b);
+        for (const [off] of parts) map.set(off, off ? { buffer: b, offset: e * off, size: e * (elements - off) } : b);
       } else {
         for (const [off, len] of parts) {
           largest = Math.max(largest, len);
-          const b = ctx.empty(4 * len, `${kind} ${i}@${off}`);
+          const b = ctx.empty(bpe(i) * len, `${kind} ${i}@${off}`);
           owned.push(b);
           map.set(off, b);
         }
@@ -119,6 +143,7 @@ export class PlanExecutor {
       plan,
       cache: new DispatchCache(),
       weights,
+      scales,
       buffers,
       constants,
       ropeTables,
@@ -126,8 +151,8 @@ export class PlanExecutor {
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
       positions: ctx.upload(positions, 'positions'),
       zeros: ctx.empty(4 * rows, 'zero ids'),
-      scratch: ctx.empty(4 * largest, 'scratch'),
-      rope: ropeFloats ? [ctx.empty(4 * ropeFloats, 'rope q'), ctx.empty(4 * ropeFloats, 'rope k')] : null,
+      scratch: ctx.empty(eb * largest, 'scratch'),
+      rope: ropeFloats ? [ctx.empty(eb * ropeFloats, 'rope q'), ctx.empty(eb * ropeFloats, 'rope k')] : null,
       padded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2) ? ctx.empty(4 * rows, 'padded positions') : null,
     };
     this.prepared.set(key, p);
@@ -167,7 +192,8 @@ export class PlanExecutor {
     await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ)));
     const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined };
     for (const o of outputs) {
-      const data = new Float32Array(o.staging.getMappedRange().slice(0));
+      const bytes = o.staging.getMappedRange().slice(0);
+      const data = this.dtype === 'f16' ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes);
       o.staging.unmap();
       o.staging.destroy();
       if (o.kind === 1) result.lastHiddenState = data;
@@ -225,14 +251,19 @@ export class PlanExecutor {
   }
 
   #recordOps(p, encoder, onOp, onEnd) {
-    const ctx = this.ctx, ops = p.plan.ops, outputs = [];
+    const ctx = this.ctx, ops = p.plan.ops, outputs = [], dtype = this.dtype, eb = this.eb;
+    // Bytes of n activation elements for a copy (WebGPU copies whole 4-byte words).
+    const bytes = (n) => {
+      if ((eb * n) % 4) throw new Error(`webgpu plan: an f16 copy of ${n} elements (odd) cannot be a whole number of 4-byte words`);
+      return eb * n;
+    };
     const buf = (op, key) => p.buffers[op[key]].get(op[`${key}_off`]);
     const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
     const isView = (b) => b.buffer !== undefined && b.offset !== undefined;
     const under = (op, key) => { const b = buf(op, key); return isView(b) ? b.buffer : b; };
     const offsetOf = (op, key) => { const b = buf(op, key); return isView(b) ? b.offset : 0; };
     // Writes `floats` from the scratch buffer to op[key] (after a dispatch that wrote the scratch).
-    const copyBack = (op, key, floats) => encoder.copyBufferToBuffer(p.scratch, 0, under(op, key), offsetOf(op, key), 4 * floats);
+    const copyBack = (op, key, floats) => encoder.copyBufferToBuffer(p.scratch, 0, under(op, key), offsetOf(op, key), bytes(floats));
     for (let i = 0; i < ops.length; ++i) {
       const op = ops[i];
       if (onOp) encoder = onOp(i, encoder);
@@ -241,7 +272,7 @@ export class PlanExecutor {
           const alias = under(op, 'a') === under(op, 'c');
           gemm(ctx, encoder, {
             a: buf(op, 'a'), c: alias ? p.scratch : buf(op, 'c'), b: p.weights[op.w],
-            bias: op.bias >= 0 ? p.weights[op.bias] : undefined, M: op.M, N: op.N, K: op.K,
+            bias: op.bias >= 0 ? p.weights[op.bias] : undefined, M: op.M, N: op.N, K: op.K, dtype, scales: p.scales[op.w],
           });
           if (alias) copyBack(op, 'c', op.M * op.N);
           break;
@@ -253,7 +284,7 @@ export class PlanExecutor {
             this.#norm(p, encoder, next, { x: buf(op, 'x'), residual: buf(op, 'y'), y: p.scratch });
             ++i;
           } else {
-            add(ctx, encoder, { a: buf(op, 'x'), b: buf(op, 'y'), y: p.scratch, n });
+            add(ctx, encoder, { a: buf(op, 'x'), b: buf(op, 'y'), y: p.scratch, n, dtype });
           }
           copyBack(op, 'x', n);
           break;
@@ -269,20 +300,20 @@ export class PlanExecutor {
           break;
         }
         case 'activate':
-          activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act] });
+          activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
           break;
         case 'multiply':
-          gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: p.scratch, rows: 1, width: op.n, activation: 'none' });
+          gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: p.scratch, rows: 1, width: op.n, activation: 'none', dtype });
           copyBack(op, 'x', op.n);
           break;
         case 'glu': {
           const alias = under(op, 'x') === under(op, 'y');
-          gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0 });
+          gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0, dtype });
           if (alias) copyBack(op, 'y', op.rows * op.width);
           break;
         }
         case 'gather': {
-          const tables = [{ table: p.weights[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
+          const tables = [{ table: p.weights[op.table], scales: p.scales[op.table], ids: p.buffers[p.inputs.ids].get(0), rows: op.vocab }];
           while (tables.length < 3 && ops[i + 1]?.op === 'add_rows' && same(ops[i + 1], 'out', op, 'out')) {
             const a = ops[++i];
             let ids = a.source === 1 ? p.positions : p.inputs.token_types !== undefined ? p.buffers[p.inputs.token_types].get(0) : p.zeros;
@@ -290,20 +321,21 @@ export class PlanExecutor {
               paddedPositions(ctx, encoder, { ids: p.buffers[p.inputs.ids].get(0), out: p.padded, batch: p.plan.batch, seq: p.plan.seq, paddingIdx: a.padding_idx });
               ids = p.padded;
             }
-            tables.push({ table: p.weights[a.table], ids, rows: Math.floor(p.weights[a.table].size / 4 / a.dim) });
+            const w = p.plan.weights[a.table];
+            tables.push({ table: p.weights[a.table], scales: p.scales[a.table], ids, rows: w.kind === 'q8' ? w.rows : Math.floor(p.weights[a.table].size / eb / a.dim) });
           }
-          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.dim, tables });
+          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.dim, tables, dtype });
           break;
         }
         case 'attention':
           this.#attention(p, encoder, op);
           break;
         case 'mask_rows':
-          maskRows(ctx, encoder, { x: buf(op, 'x'), mask: p.buffers[p.inputs.mask].get(0), rows: op.rows, width: op.width });
+          maskRows(ctx, encoder, { x: buf(op, 'x'), mask: p.buffers[p.inputs.mask].get(0), rows: op.rows, width: op.width, dtype });
           break;
         case 'first_rows': {
           // out[b] = x[b·seq]: one copy per sequence
-          const row = 4 * op.width;
+          const row = bytes(op.width);
           if (under(op, 'x') === under(op, 'out')) throw new Error('webgpu plan: first_rows within one buffer');
           for (let b = 0; b < op.batch; ++b)
             encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
@@ -311,19 +343,19 @@ export class PlanExecutor {
         }
         case 'select_rows':
           // out[i] = x[positions[i]]: the embedding gather with the activation as its table
-          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.width, tables: [{ table: buf(op, 'x'), ids: p.buffers[p.inputs.positions].get(0), rows: op.limit }] });
+          embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.width, tables: [{ table: buf(op, 'x'), ids: p.buffers[p.inputs.positions].get(0), rows: op.limit }], dtype });
           break;
         case 'mean_rows':
           pooling(ctx, encoder, {
-            x: buf(op, 'x'), out: buf(op, 'out'), batch: op.batch, seqLen: op.seq, hidden: op.width, mode: 'mean',
+            x: buf(op, 'x'), out: buf(op, 'out'), batch: op.batch, seqLen: op.seq, hidden: op.width, mode: 'mean', dtype,
             mask: op.mask ? p.buffers[p.inputs.mask].get(0) : p.ones ??= ctx.upload(new Uint32Array(op.batch * op.seq).fill(1), 'ones'),
           });
           break;
         case 'output': {
           const floats = op.rows * op.width;
-          const staging = ctx.device.createBuffer({ size: 4 * floats, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-          encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x'), staging, 0, 4 * floats);
-          outputs.push({ kind: op.kind, staging });
+          const staging = ctx.device.createBuffer({ size: bytes(floats), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+          encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x'), staging, 0, bytes(floats));
+          outputs.push({ kind: op.kind, staging, floats });
           break;
         }
         default:
@@ -337,7 +369,7 @@ export class PlanExecutor {
   #norm(p, encoder, op, bufs) {
     norm(this.ctx, encoder, {
       kind: op.kind === 1 ? 'rmsnorm' : 'layernorm', ...bufs, gamma: p.weights[op.gamma],
-      beta: op.beta >= 0 ? p.weights[op.beta] : undefined, rows: op.rows, dim: op.dim, eps: op.eps,
+      beta: op.beta >= 0 ? p.weights[op.beta] : undefined, rows: op.rows, dim: op.dim, eps: op.eps, dtype: this.dtype,
     });
   }
 
@@ -356,7 +388,7 @@ export class PlanExecutor {
       for (const [x, s] of [[rq, 'q'], [rk, 'k']])
         rope(this.ctx, encoder, {
           x, cos, sin, rows: B * L * H, seqLen: L,
-          headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: H, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`],
+          headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: H, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`], dtype: this.dtype,
         });
       q = rq;
       k = rk;
@@ -375,7 +407,7 @@ export class PlanExecutor {
     attention(this.ctx, encoder, {
       q, k, v, out: p.buffers[op.ctx].get(0), batch: B, heads: H, seqLen: L, headDim: D,
       mask: op.mask ? p.buffers[p.inputs.mask].get(0) : undefined,
-      window: op.window, causal: !!op.causal, scale: op.scale, scheme,
+      window: op.window, causal: !!op.causal, scale: op.scale, scheme, dtype: this.dtype,
       strides: {
         in: { b: L * op.q_row, h: op.q_head, l: op.q_row, off: { q: op.q_off, k: op.k_off, v: op.v_off } },
         out: { b: L * H * D, h: D, l: H * D, off: op.ctx_off },
@@ -386,8 +418,10 @@ export class PlanExecutor {
   /** Releases the GPU buffers (weights and activations); the context stays. */
   destroy() {
     for (const b of this.weights.values()) b.destroy();
+    for (const b of this.scales.values()) b.destroy();
     for (const p of this.prepared.values()) release(p);
     this.weights.clear();
+    this.scales.clear();
     this.prepared.clear();
   }
 }
@@ -464,8 +498,12 @@ const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket', 'relative_vectors'])
 
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */
 export function checkPlan(plan) {
+  const q8 = (i) => i >= 0 && plan.weights[i]?.kind === 'q8';
   for (const op of plan.ops) {
     if (!KNOWN.has(op.op)) throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel`);
+    for (const [key, value] of Object.entries(op))
+      if (q8(value) && ['gamma', 'beta', 'scheme_table', 'scheme_table2', 'bias'].includes(key))
+        throw new Error(`webgpu plan: op '${op.op}' reads q8 weight ${value} as floats (${key}); only a gemm's w and an embedding table may be q8`);
     if (op.op === 'attention') {
       if (!SCHEMES.has(op.kind)) throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
       if (op.kv_heads !== op.heads) throw new Error('webgpu plan: grouped-query attention (kv_heads < heads) has no WebGPU kernel yet');

@@ -8,13 +8,15 @@
 // Each kernel records into a GPUCommandEncoder, so a forward pass is one command buffer; see
 // docs/architecture.md for the executor that will drive them from the C++ model's plan.
 export { createContext, findGpu, GpuContext, dispatch } from './device.js';
-export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, gemmSharedBytes } from './kernels/gemm.js';
-export { norm } from './kernels/norm.js';
-export { activate, gated, add } from './kernels/elementwise.js';
-export { embedding, embeddingIds } from './kernels/embedding.js';
-export { pooling } from './kernels/pooling.js';
+export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, gemmSharedBytes, q8RowWords } from './kernels/gemm.js';
+export { DTYPES, storage, toHalf, fromHalf } from './kernels/dtype.js';
+export { compareGpuDtypes, compareHidden } from './compare.js';
+export { norm, normWgsl } from './kernels/norm.js';
+export { activate, gated, add, elementwiseWgsl } from './kernels/elementwise.js';
+export { embedding, embeddingIds, embeddingWgsl } from './kernels/embedding.js';
+export { pooling, poolingWgsl } from './kernels/pooling.js';
 export { paddedPositions, paddedPositionsCpu } from './kernels/positions.js';
-export { rope, ropeTables } from './kernels/rope.js';
+export { rope, ropeTables, ropeWgsl } from './kernels/rope.js';
 export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
 export { maskRows } from './kernels/mask_rows.js';
 export { ACTIVATIONS, activationName } from './kernels/activation_wgsl.js';

@@ -339,6 +339,21 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
   return static_cast<int>(std::clamp(static_cast<long long>(INT_MAX) / std::max(1LL, l1_max), 1LL, 32767LL));
 }
 
+void unpack_qs8_nk(int K, int N, const std::int8_t* packed, std::int8_t* q, std::uint8_t* m) {
+  const int K2 = pairs(K), G = groups(K);
+  for (int n = 0; n < N; ++n) {
+    const std::int8_t* panel = packed + static_cast<std::size_t>(n / NR) * panel_bytes(K);
+    const auto* nibbles = reinterpret_cast<const std::uint8_t*>(panel) + static_cast<std::size_t>(K2) * NR * 2;
+    const int c = n % NR;
+    for (int k = 0; k < K; ++k)
+      q[static_cast<std::size_t>(n) * K + k] = panel[(static_cast<std::size_t>(k / 2) * NR + c) * 2 + (k & 1)];
+    for (int g = 0; g < G; ++g) {
+      const std::size_t at = static_cast<std::size_t>(g) * NR + c;
+      m[static_cast<std::size_t>(n) * G + g] = static_cast<std::uint8_t>(((nibbles[at / 2] >> (4 * (at & 1))) & 15) + 1);
+    }
+  }
+}
+
 int qs8_activation_max(int K) {
   const long long per_unit = 127LL * kQs8MaxMultiplier * 2 * std::max(1, pairs(K));
   return static_cast<int>(std::clamp(static_cast<long long>(INT_MAX) / per_unit, 1LL, 32767LL));

@@ -50,6 +50,12 @@ std::size_t packed_qs8_bytes(int K, int N);
 // Contract: K, N ≥ 0; W finite; packed holds packed_qs8_bytes(K, N) bytes, scales N floats.
 int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* packed, float* scales);
 
+// The inverse of pack_qs8_nk's layout, for W [N][K] as packed: q[n·K + k] (int8, in [−127, 127]) and the
+// group multipliers m[n·G + g] ∈ [1, 16], G = ceil(K / 32), so W[n][k] ≈ scales[n] · m[n·G + k/32] · q[n·K + k]
+// exactly as gemm_qs8_packed multiplies (the WebGPU q8 layout is built from these, plan/weights.cpp).
+// Contract: packed from pack_qs8_nk(K, N, …); q holds N·K, m N·G entries.
+void unpack_qs8_nk(int K, int N, const std::int8_t* packed, std::int8_t* q, std::uint8_t* m);
+
 // The activation range that is exact for every matrix packed with inner dimension K (the bound
 // pack_qs8_nk's own range never goes below): min(32767, (2³¹ − 1) / (127 · 16 · 2·K2)); ≥ 127 for K ≤ 8320.
 int qs8_activation_max(int K);

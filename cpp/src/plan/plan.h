@@ -15,7 +15,7 @@
 //            (element offset); weights are ids, −1 = none. See recorder.cpp for each op's attrs.
 //   constants  shape-only tables a scheme computes for this seq (SchemeDescription floats / ints)
 // A forward the plan cannot describe (a scheme without SchemeDescription, a primitive that has no
-// op, int8 weights) fails with a relpos::Error naming the reason.
+// op) fails with a relpos::Error naming the reason. A Linear loaded as q8 stays int8: is_q8 / q8_values.
 #pragma once
 
 #include <cstddef>
@@ -136,7 +136,24 @@ class Scope {
 // buffer "positions" (int32 [positions]).
 Plan build(Model& model, int batch, int seq, bool hidden_states, const TaskHead* head = nullptr, int positions = 0);
 
-// The float32 values of a plan's weight.
+// The float32 values of a plan's weight; Error for a q8 Linear (q8_values).
 std::vector<float> weight_values(const Weight& weight);
+
+// A q8 Linear's weights in the WebGPU q8 GEMM's layout (web/webgpu/kernels/gemm.js, quant 'q8'), for
+// W [rows = out, cols = in], G = ceil(cols / 32) groups of 32 inputs per row; a q8 EmbeddingTable
+// [rows, cols = dim] in the same words with every multiplier 1 (its per-row scale; kernels/embedding.js):
+//   q       rows · ceil(cols / 4) words: byte b of word (n, w) is int8 q[n][4w + b] (0 past cols)
+//   scales  rows · (1 + ceil(G / 8)) words: word 0 of row n holds the float32 bits of the row's scale s[n],
+//           the group multiplier m − 1 (4 bits, m ∈ [1, 16]) of group g sits at word 1 + g / 8, bits 4·(g % 8)
+//   W[n][k] ≈ s[n] · m[n][k / 32] · q[n][k]: the weights the CPU's q8 GEMM multiplies by (gemm_qs8.h).
+// ~1.02 bytes per weight (fp32: 4).
+struct Q8Values {
+  int rows = 0, cols = 0;
+  std::vector<std::uint32_t> q, scales;
+};
+// True for a q8 Linear or EmbeddingTable; then *rows / *cols (when given) are its out / in features (a
+// table's rows / dim).
+bool is_q8(const Weight& weight, int* rows = nullptr, int* cols = nullptr);
+Q8Values q8_values(const Weight& weight);  // Error when !is_q8(weight)
 
 }  // namespace relpos::plan

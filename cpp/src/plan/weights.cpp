@@ -1,9 +1,14 @@
 // plan::weight_values: the float32 values of a plan's weight, materialised on request (the executor
 // uploads them once and drops them): a Linear's W [out, in] unpacked from its GEMM panels, an
-// EmbeddingTable [rows, dim], or a float table as the model holds it. int8 (q8) weights → Error.
+// EmbeddingTable [rows, dim], or a float table as the model holds it. A q8 Linear → q8_values: its int8
+// weights, multipliers and scales in the WebGPU q8 words (plan.h), never widened to float32; a q8
+// EmbeddingTable the same words with multipliers 1 (its per-row scale), for the GPU's q8 gather.
+#include <cstring>
+
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
 #include "plan/plan.h"
+#include "relpos/error.h"
 
 namespace relpos::plan {
 
@@ -19,6 +24,63 @@ std::vector<float> weight_values(const Weight& w) {
       return std::vector<float>(p, p + w.elements);
     }
   }
+}
+
+bool is_q8(const Weight& w, int* rows, int* cols) {
+  int r = 0, c = 0;
+  if (w.kind == Weight::Kind::Linear) {
+    const models::QuantizedMatrix* m = static_cast<const models::Linear*>(w.source)->q8();
+    if (!m) return false;
+    r = m->out();
+    c = m->in();
+  } else if (w.kind == Weight::Kind::Table) {
+    const auto* t = static_cast<const models::EmbeddingTable*>(w.source);
+    if (!t->is_q8()) return false;
+    r = t->rows();
+    c = t->dim();
+  } else {
+    return false;
+  }
+  if (rows) *rows = r;
+  if (cols) *cols = c;
+  return true;
+}
+
+namespace {
+// The words of Q8Values (plan.h) from int8 q [rows · cols], multipliers m [rows · G] (1–16) and row scales.
+Q8Values pack_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) {
+  Q8Values out;
+  out.rows = rows;
+  out.cols = cols;
+  const std::size_t K = static_cast<std::size_t>(cols), words = (K + 3) / 4;
+  const std::size_t G = (K + 31) / 32, swords = 1 + (G + 7) / 8;
+  out.q.assign(static_cast<std::size_t>(rows) * words, 0u);
+  out.scales.assign(static_cast<std::size_t>(rows) * swords, 0u);
+  for (std::size_t n = 0; n < static_cast<std::size_t>(rows); ++n) {
+    for (std::size_t k = 0; k < K; ++k)
+      out.q[n * words + k / 4] |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(q[n * K + k])) << (8 * (k % 4));
+    std::uint32_t bits;
+    std::memcpy(&bits, &scales[n], sizeof bits);
+    out.scales[n * swords] = bits;
+    if (mult)
+      for (std::size_t g = 0; g < G; ++g)
+        out.scales[n * swords + 1 + g / 8] |= static_cast<std::uint32_t>(mult[n * G + g] - 1) << (4 * (g % 8));
+  }
+  return out;
+}
+}  // namespace
+
+Q8Values q8_values(const Weight& w) {
+  if (!is_q8(w)) fail_value("plan: q8_values: this weight is not a q8 Linear or table (weight_values gives its float32 values)");
+  if (w.kind == Weight::Kind::Table) {  // one scale per row, multipliers 1
+    const auto& t = *static_cast<const models::EmbeddingTable*>(w.source);
+    return pack_words(t.rows(), t.dim(), t.q8().data(), nullptr, t.scales().data());
+  }
+  const models::QuantizedMatrix& m = *static_cast<const models::Linear*>(w.source)->q8();
+  std::vector<std::int8_t> q;
+  std::vector<std::uint8_t> mult;
+  m.unpack(q, mult);
+  return pack_words(m.out(), m.in(), q.data(), mult.data(), m.scales().data());
 }
 
 }  // namespace relpos::plan

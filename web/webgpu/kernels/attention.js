@@ -1,4 +1,6 @@
-// Flash-style multi-head attention, f32: online softmax over key tiles, no L×L tensor in memory.
+// Flash-style multi-head attention, f32 or f16 storage of q, k, v, out, a bucket table and relative-vector tables
+// (dtype.js; scores, softmax and sums in f32, K/V tiles widened to f32 in shared memory): online softmax over key
+// tiles, no L×L tensor in memory.
 //
 //   logit(i, j) = scale · q_i·k_j + bias_h(i, j)
 //   bias: none | ALiBi m_h·(j − i) (symmetric: −m_h·|i − j|) | bucket: table[bucket(j − i), h]
@@ -27,15 +29,17 @@
 // score is discarded anyway; the first rescale is exp(−3e38 − m) = 0),
 // and probabilities below e^−87 (the float32 normal range) are flushed to 0 rather than left subnormal.
 import { dispatch } from '../device.js';
+import { storage, requireDtype } from './dtype.js';
 
 const NEG = '-3.0e38';
 
-export function attentionWgsl({ D, BQ, BKV, scheme, hasMask, hasTable = false, hasTable2 = false }) {
+export function attentionWgsl({ D, BQ, BKV, scheme, hasMask, hasTable = false, hasTable2 = false, dtype = 'f32' }) {
+  const S = storage(dtype);
   if (D % 4) throw new RangeError(`webgpu: attention: headDim must be a multiple of 4, got ${D}`);
   const D4 = D / 4;
   const L = [];
   const rel = scheme === 'relative_vectors';
-  L.push(`// relpos attention D=${D} BQ=${BQ} BKV=${BKV} scheme=${scheme} mask=${hasMask}${rel ? ` table=${hasTable} table2=${hasTable2}` : ''}
+  L.push(`${S.enable}// relpos attention D=${D} BQ=${BQ} BKV=${BKV} scheme=${scheme} mask=${hasMask}${rel ? ` table=${hasTable} table2=${hasTable2}` : ''}
 struct Params {
   B: u32, H: u32, L: u32, window: i32,
   scale: f32, causal: u32, symmetric: u32, p0: u32,
@@ -45,19 +49,19 @@ struct Params {
   tq: f32, tk: f32, tH: u32, t2H: u32,
 }
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> k: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> v: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;`);
+@group(0) @binding(1) var<storage, read> q: array<${S.V}>;
+@group(0) @binding(2) var<storage, read> k: array<${S.V}>;
+@group(0) @binding(3) var<storage, read> v: array<${S.V}>;
+@group(0) @binding(4) var<storage, read_write> out: array<${S.V}>;`);
   let bind = 5;
   if (hasMask) L.push(`@group(0) @binding(${bind++}) var<storage, read> mask: array<u32>;`);
   if (scheme === 'alibi') L.push(`@group(0) @binding(${bind++}) var<storage, read> slopes: array<f32>;`);
   if (scheme === 'bucket')
-    L.push(`@group(0) @binding(${bind++}) var<storage, read> buckets: array<i32>;`, `@group(0) @binding(${bind++}) var<storage, read> table: array<f32>;`);
+    L.push(`@group(0) @binding(${bind++}) var<storage, read> buckets: array<i32>;`, `@group(0) @binding(${bind++}) var<storage, read> table: array<${S.E}>;`);
   if (rel) {
     L.push(`@group(0) @binding(${bind++}) var<storage, read> rows: array<i32>;`);
-    if (hasTable) L.push(`@group(0) @binding(${bind++}) var<storage, read> T: array<vec4<f32>>;`);
-    if (hasTable2) L.push(`@group(0) @binding(${bind++}) var<storage, read> T2: array<vec4<f32>>;`);
+    if (hasTable) L.push(`@group(0) @binding(${bind++}) var<storage, read> T: array<${S.V}>;`);
+    if (hasTable2) L.push(`@group(0) @binding(${bind++}) var<storage, read> T2: array<${S.V}>;`);
   }
   L.push(`var<workgroup> Ks: array<vec4<f32>, ${BKV * D4}>;
 var<workgroup> Vs: array<vec4<f32>, ${BKV * D4}>;`);
@@ -76,7 +80,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let kb = (P.kOff + b * P.sB + h * P.sH) / 4u;
   let vb = (P.vOff + b * P.sB + h * P.sH) / 4u;
   let sl = P.sL / 4u;`);
-  for (let c = 0; c < D4; ++c) L.push(`  let qr${c} = q[qb + ${c}u] * P.scale;`);
+  for (let c = 0; c < D4; ++c) L.push(`  let qr${c} = ${S.loadV(`q[qb + ${c}u]`)} * P.scale;`);
   for (let c = 0; c < D4; ++c) L.push(`  var o${c} = vec4<f32>(0.0);`);
   if (scheme === 'alibi') L.push('  let slope = slopes[h];');
   if (rel && hasTable) L.push('  let tb = h * P.tH;');
@@ -95,8 +99,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   for (var k0 = kBegin; k0 < kEnd; k0 += ${BKV}u) {
     for (var e = tid; e < ${BKV * D4}u; e += ${BQ}u) {
       let j = min(k0 + e / ${D4}u, P.L - 1u);
-      Ks[e] = k[kb + j * sl + e % ${D4}u];
-      Vs[e] = v[vb + j * sl + e % ${D4}u];
+      Ks[e] = ${S.loadV(`k[kb + j * sl + e % ${D4}u]`)};
+      Vs[e] = ${S.loadV(`v[vb + j * sl + e % ${D4}u]`)};
     }`);
   if (hasMask)
     L.push(`    for (var e = tid; e < ${BKV}u; e += ${BQ}u) {
@@ -107,7 +111,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
     L.push(`    for (var e = tid; e < ${BQ + BKV - 1}u; e += ${BQ}u) {
       let d = i32(k0) - i32(q0) - ${BQ - 1} + i32(e);
       let at = clamp(d + i32(P.L) - 1, 0, 2 * i32(P.L) - 2);
-      Rb[e] = table[u32(buckets[at]) * P.H + h];
+      Rb[e] = ${S.load('table[u32(buckets[at]) * P.H + h]')};
     }`);
   if (rel)
     L.push(`    for (var e = tid; e < ${BQ + BKV - 1}u; e += ${BQ}u) {
@@ -131,12 +135,12 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
       const terms = [];
       if (hasTable) {
         const t = [];
-        for (let x = 0; x < D4; ++x) t.push(`dot(qr${x}, T[tb + r${c} + ${x}u])`);
+        for (let x = 0; x < D4; ++x) t.push(`dot(qr${x}, ${S.loadV(`T[tb + r${c} + ${x}u]`)})`);
         terms.push(`(${t.join(' + ')}) * P.tq`);
       }
       if (hasTable2) {
         const t = [];
-        for (let x = 0; x < D4; ++x) t.push(`dot(Ks[${row} + ${x}u], T2[t2b + r${c} + ${x}u])`);
+        for (let x = 0; x < D4; ++x) t.push(`dot(Ks[${row} + ${x}u], ${S.loadV(`T2[t2b + r${c} + ${x}u]`)})`);
         terms.push(`(${t.join(' + ')}) * P.tk`);
       }
       L.push(`      s${c} += ${terms.join(' + ')};`);
@@ -162,7 +166,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   if (i < P.L) {
     let inv = select(0.0, 1.0 / l, l > 0.0);
     let ob = (P.oOff + b * P.oB + h * P.oH + i * P.oL) / 4u;`);
-  for (let x = 0; x < D4; ++x) L.push(`    out[ob + ${x}u] = o${x} * inv;`);
+  for (let x = 0; x < D4; ++x) L.push(`    out[ob + ${x}u] = ${S.storeV(`o${x} * inv`)};`);
   L.push('  }\n}');
   return L.join('\n');
 }
@@ -186,7 +190,8 @@ const int = (v, name, min = 1) => {
  *         { type: 'bucket', buckets (i32 buffer [2·seqLen − 1]), table (buffer [numBuckets, heads]) } |
  *         { type: 'relative_vectors', rows (i32 buffer [2·seqLen − 1]), table? (with q), table2? (with k):
  *           buffers of headDim rows, tableHead / table2Head (floats between heads, default 0), termScale },
- * strides?: { q/k/v: { off: {q, k, v}, b, h, l } , out: { off, b, h, l } } (floats), bq = 64, bkv? }.
+ * strides?: { q/k/v: { off: {q, k, v}, b, h, l } , out: { off, b, h, l } } (elements), bq = 64, bkv?,
+ * dtype = 'f32' (of q, k, v, out, a bucket table and relative-vector tables; slopes and row indices stay f32 / i32) }.
  */
 export function attention(ctx, encoder, args) {
   const B = int(args.batch, 'batch'), H = int(args.heads, 'heads'), Lq = int(args.seqLen, 'seqLen'), D = int(args.headDim, 'headDim');
@@ -218,8 +223,10 @@ export function attention(ctx, encoder, args) {
   if (all.some((x) => !Number.isInteger(x) || x < 0 || x % 4)) throw new RangeError(`webgpu: attention: strides and offsets must be non-negative multiples of 4 floats, got ${all.join(', ')}`);
   const hasMask = !!args.mask;
   const hasTable = rel && !!scheme.table, hasTable2 = rel && !!scheme.table2;
-  const opts = { D, BQ, BKV, scheme: type, hasMask, hasTable, hasTable2 };
-  const key = `attention:${D}:${BQ}:${BKV}:${type}:${hasMask}${rel ? `:${hasTable}:${hasTable2}` : ''}`;
+  const dtype = args.dtype ?? 'f32';
+  requireDtype(ctx, dtype, 'attention');
+  const opts = { D, BQ, BKV, scheme: type, hasMask, hasTable, hasTable2, dtype };
+  const key = `attention:${D}:${BQ}:${BKV}:${type}:${hasMask}${rel ? `:${hasTable}:${hasTable2}` : ''}${dtype === 'f32' ? '' : `:${dtype}`}`;
   const pipeline = ctx.pipeline(key, () => attentionWgsl(opts));
   const u = ctx.uniforms([
     B, H, Lq, { i: window },

@@ -1,4 +1,4 @@
-// Element-wise kernels, f32, one invocation per element (256 per workgroup, 2-D grid past 65535 groups).
+// Element-wise kernels, f32 or f16 storage (dtype.js; arithmetic in f32), one invocation per element (256 per workgroup, 2-D grid past 65535 groups).
 //
 //   activate: y[i] = act(x[i])                          (y omitted: in place on x)
 //   gated:    y[r, i] = act(g[r, i]) · u[r, i], i < F    (GeGLU: act = gelu; SwiGLU: act = silu)
@@ -9,11 +9,12 @@
 // act ∈ none, relu, gelu (erf), gelu_tanh, silu — the formulas of activation_wgsl.js.
 import { dispatch, grid } from '../device.js';
 import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
+import { storage, requireDtype } from './dtype.js';
 
 const THREADS = 256;
 
-function header(n) {
-  return `struct Dims { n: u32, f: u32, half: u32, gx: u32 }
+function header(n, S) {
+  return `${S.enable}struct Dims { n: u32, f: u32, half: u32, gx: u32 }
 @group(0) @binding(0) var<uniform> dims: Dims;
 ${n}
 @compute @workgroup_size(${THREADS})
@@ -22,33 +23,34 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (i >= dims.n) { return; }`;
 }
 
-export function elementwiseWgsl({ op, activation, inPlace, layout }) {
+export function elementwiseWgsl({ op, activation, inPlace, layout, dtype = 'f32' }) {
+  const S = storage(dtype), E = S.E, ld = S.load, st = S.store;
   const act = activation ? activationWgsl(activation, 'f32', 's') : '';
   if (op === 'activate') {
     if (inPlace)
-      return header(`@group(0) @binding(1) var<storage, read_write> x: array<f32>;\n${act}`) + '\n  x[i] = act_s(x[i]);\n}';
-    return header(`@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;\n${act}`) + '\n  y[i] = act_s(x[i]);\n}';
+      return header(`@group(0) @binding(1) var<storage, read_write> x: array<${E}>;\n${act}`, S) + `\n  x[i] = ${st(`act_s(${ld('x[i]')})`)};\n}`;
+    return header(`@group(0) @binding(1) var<storage, read> x: array<${E}>;
+@group(0) @binding(2) var<storage, read_write> y: array<${E}>;\n${act}`, S) + `\n  y[i] = ${st(`act_s(${ld('x[i]')})`)};\n}`;
   }
   if (op === 'gated') {
     if (layout === 'pair')
-      return header(`@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;\n${act}`) + `
+      return header(`@group(0) @binding(1) var<storage, read> x: array<${E}>;
+@group(0) @binding(2) var<storage, read_write> y: array<${E}>;\n${act}`, S) + `
   let r = i / dims.f;
   let c = i % dims.f;
   let base = r * 2u * dims.f + c;
-  let g = x[base + dims.half * dims.f];
-  let u = x[base + (1u - dims.half) * dims.f];
-  y[i] = act_s(g) * u;
+  let g = ${ld('x[base + dims.half * dims.f]')};
+  let u = ${ld('x[base + (1u - dims.half) * dims.f]')};
+  y[i] = ${st('act_s(g) * u')};
 }`;
-    return header(`@group(0) @binding(1) var<storage, read> gate: array<f32>;
-@group(0) @binding(2) var<storage, read> up: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;\n${act}`) + '\n  y[i] = act_s(gate[i]) * up[i];\n}';
+    return header(`@group(0) @binding(1) var<storage, read> gate: array<${E}>;
+@group(0) @binding(2) var<storage, read> up: array<${E}>;
+@group(0) @binding(3) var<storage, read_write> y: array<${E}>;\n${act}`, S) + `\n  y[i] = ${st(`act_s(${ld('gate[i]')}) * ${ld('up[i]')}`)};\n}`;
   }
   if (op === 'add')
-    return header(`@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;`) + '\n  y[i] = a[i] + b[i];\n}';
+    return header(`@group(0) @binding(1) var<storage, read> a: array<${E}>;
+@group(0) @binding(2) var<storage, read> b: array<${E}>;
+@group(0) @binding(3) var<storage, read_write> y: array<${E}>;`, S) + `\n  y[i] = ${st(`${ld('a[i]')} + ${ld('b[i]')}`)};\n}`;
   throw new Error(`webgpu: elementwise: unknown op '${op}'`);
 }
 
@@ -59,23 +61,25 @@ function checkCount(n, where, name = 'n') {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`webgpu: ${where}: ${name}: expected a positive integer, got ${n}`);
 }
 
-function launch(ctx, encoder, key, opts, n, f, half, buffers) {
-  const pipeline = ctx.pipeline(key, () => elementwiseWgsl(opts));
+function launch(ctx, encoder, key, opts, n, f, half, buffers, dtype = 'f32') {
+  requireDtype(ctx, dtype, opts.op);
+  if (dtype !== 'f32') key += `:${dtype}`;
+  const pipeline = ctx.pipeline(key, () => elementwiseWgsl({ ...opts, dtype }));
   const g = grid(ctx, Math.ceil(n / THREADS));
   dispatch(ctx, encoder, pipeline, [ctx.uniforms([n, f, half, g[0]]), ...buffers], g, key);
 }
 
-/** y = act(x) over n elements; without y, in place on x. args: { x, y?, n, activation }. */
-export function activate(ctx, encoder, { x, y, n, activation }) {
+/** y = act(x) over n elements; without y, in place on x. args: { x, y?, n, activation, dtype = 'f32' }. */
+export function activate(ctx, encoder, { x, y, n, activation, dtype }) {
   checkAct(activation, 'activate');
   checkCount(n, 'activate');
   const inPlace = !y;
-  launch(ctx, encoder, `activate:${activation}:${inPlace}`, { op: 'activate', activation, inPlace }, n, 0, 0, inPlace ? [x] : [x, y]);
+  launch(ctx, encoder, `activate:${activation}:${inPlace}`, { op: 'activate', activation, inPlace }, n, 0, 0, inPlace ? [x] : [x, y], dtype);
 }
 
 /**
  * Gated linear unit. Pair layout: { x, y, rows, width: F, activation, actHalf = 0 }; split layout:
- * { gate, up, y, rows, width: F, activation }. y is [rows, F].
+ * { gate, up, y, rows, width: F, activation }. y is [rows, F]. Either takes dtype = 'f32'.
  */
 export function gated(ctx, encoder, args) {
   const { y, rows, width, activation } = args;
@@ -86,15 +90,15 @@ export function gated(ctx, encoder, args) {
   if (args.x) {
     const half = args.actHalf ?? 0;
     if (half !== 0 && half !== 1) throw new RangeError(`webgpu: gated: actHalf: expected 0 or 1, got ${half}`);
-    launch(ctx, encoder, `gated:pair:${activation}`, { op: 'gated', activation, layout: 'pair' }, n, width, half, [args.x, y]);
+    launch(ctx, encoder, `gated:pair:${activation}`, { op: 'gated', activation, layout: 'pair' }, n, width, half, [args.x, y], args.dtype);
   } else {
     if (!args.gate || !args.up) throw new Error('webgpu: gated: expected either x ([rows, 2·width]) or gate and up ([rows, width] each)');
-    launch(ctx, encoder, `gated:split:${activation}`, { op: 'gated', activation, layout: 'split' }, n, width, 0, [args.gate, args.up, y]);
+    launch(ctx, encoder, `gated:split:${activation}`, { op: 'gated', activation, layout: 'split' }, n, width, 0, [args.gate, args.up, y], args.dtype);
   }
 }
 
-/** y = a + b over n elements. */
-export function add(ctx, encoder, { a, b, y, n }) {
+/** y = a + b over n elements (dtype = 'f32'). */
+export function add(ctx, encoder, { a, b, y, n, dtype }) {
   checkCount(n, 'add');
-  launch(ctx, encoder, 'add', { op: 'add' }, n, 0, 0, [a, b, y]);
+  launch(ctx, encoder, 'add', { op: 'add' }, n, 0, 0, [a, b, y], dtype);
 }

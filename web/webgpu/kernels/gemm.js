@@ -1,4 +1,4 @@
-// GEMM with a fused bias + activation epilogue, register-tiled, fp32.
+// GEMM with a fused bias + activation epilogue, register-tiled; f32 or f16 storage, f32 arithmetic.
 //
 //   transB = true  (nn.Linear):  C[M, N] = act(A[M, K] · W[N, K]ᵀ + bias[N])
 //   transB = false (plain):      C[M, N] = act(A[M, K] · B[K, N]  + bias[N])
@@ -20,8 +20,17 @@
 // Vector path when K % 4 == 0 and N % 4 == 0 (buffers bound as array<vec4<f32>>), else a scalar path
 // with the same tiling. Global loads are bounds-checked (zero fill) and stores guarded: a few integer ops
 // per tile load, so one pipeline serves every shape (fewer shader compiles).
+// Storage (dtype.js): dtype 'f32' (default) or 'f16' for A, C, bias and float weights; tiles in shared memory
+// and the accumulators are f32 either way (an f16 load is widened once, on its way into shared memory).
+// q8 weights (transB only: an nn.Linear loaded with dtype 'q8', cpp/src/plan/plan.h Q8Values): W is
+//   wq  u32 [N · ceil(K/4)]: byte b of word (n, w) = int8 q[n][4w + b]
+//   ws  u32 [N · (1 + ceil(G/8))], G = ceil(K/32): word 0 of row n = bits of the f32 row scale s[n], then the
+//       4-bit group multipliers m − 1 (group g at word 1 + g/8, bits 4·(g % 8))
+//   W[n][k] = s[n] · m[n][k/32] · q[n][k], dequantized in the tile load (4 k of one row share one word and
+//   one group), so the GEMM reads ~1 byte per weight instead of 4; everything after the load is the f32 path.
 import { dispatch } from '../device.js';
 import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
+import { storage, requireDtype } from './dtype.js';
 
 export const GEMM_VARIANTS = Object.freeze({
   '128x128': { BM: 128, BN: 128, BK: 8, TM: 8, TN: 8 },
@@ -45,8 +54,13 @@ export function defaultGemmVariant(ctx, M, N) {
   return '64x64';
 }
 
-/** WGSL source for one (variant, transB, vector, bias, activation) combination. */
-export function gemmWgsl({ variant, transB, vector, bias, activation }) {
+/** Words per row of a q8 weight [N, K]: { q: ceil(K/4), s: 1 + ceil(ceil(K/32)/8) } (the header's layout). */
+export function q8RowWords(K) {
+  return { q: Math.ceil(K / 4), s: 1 + Math.ceil(Math.ceil(K / 32) / 8) };
+}
+
+/** WGSL source for one (variant, transB, vector, bias, activation, dtype, weights) combination. */
+export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float' }) {
   const cfg = GEMM_VARIANTS[variant];
   if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
   const { BM, BN, BK, TM, TN } = cfg;
@@ -55,15 +69,32 @@ export function gemmWgsl({ variant, transB, vector, bias, activation }) {
   const GM = TM / 4, GN = TN / 4; // vec4 groups per thread along m and n
   const SM = BM / GM, SN = BN / GN; // row / column stride between a thread's groups
   const AS = (BK * BM) / 4, BS = (BK * BN) / 4; // vec4s per shared buffer
-  const T = vector ? 'vec4<f32>' : 'f32';
+  const q8 = weights === 'q8';
+  if (weights !== 'float' && !q8) throw new Error(`webgpu: gemm: weights '${weights}' (expected 'float' or 'q8')`);
+  if (q8 && !transB) throw new Error('webgpu: gemm: q8 weights are nn.Linear rows (transB = true)');
+  const S = storage(dtype);
+  const T = vector ? S.V : S.E;
+  const ld = vector ? S.loadV : S.load; // storage → f32 (identity for f32)
   const L = [];
-  L.push(`// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation}`);
+  L.push(`${S.enable}// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation} dtype=${dtype} weights=${weights}`);
   L.push('struct Dims { M: u32, N: u32, K: u32, pad: u32 }');
   L.push(`@group(0) @binding(0) var<storage, read> A: array<${T}>;`);
-  L.push(`@group(0) @binding(1) var<storage, read> B: array<${T}>;`);
+  L.push(`@group(0) @binding(1) var<storage, read> B: array<${q8 ? 'u32' : T}>;`);
   L.push(`@group(0) @binding(2) var<storage, read_write> C: array<${T}>;`);
   L.push('@group(0) @binding(3) var<uniform> dims: Dims;');
   if (bias) L.push(`@group(0) @binding(4) var<storage, read> bias: array<${T}>;`);
+  if (q8) {
+    L.push(`@group(0) @binding(${bias ? 5 : 4}) var<storage, read> Bs8: array<u32>;`);
+    // W[n][k..k+3] (k a multiple of 4) dequantized; 0 outside [N, K].
+    L.push(`fn wq(n: u32, k: u32) -> vec4<f32> {
+  if (n >= dims.N || k >= dims.K) { return vec4<f32>(0.0); }
+  let w = bitcast<i32>(B[n * ((dims.K + 3u) / 4u) + k / 4u]);
+  let g = k / 32u;
+  let sb = n * (1u + (dims.K + 255u) / 256u);
+  let s = bitcast<f32>(Bs8[sb]) * f32(((Bs8[sb + 1u + g / 8u] >> ((g % 8u) * 4u)) & 15u) + 1u);
+  return vec4<f32>(f32(extractBits(w, 0u, 8u)), f32(extractBits(w, 8u, 8u)), f32(extractBits(w, 16u, 8u)), f32(extractBits(w, 24u, 8u))) * s;
+}`);
+  }
   L.push(`var<workgroup> As: array<vec4<f32>, ${2 * AS}>;`);
   L.push(`var<workgroup> Bs: array<vec4<f32>, ${2 * BS}>;`);
   L.push(activationWgsl(activation, 'vec4<f32>', 'v'));
@@ -73,14 +104,15 @@ export function gemmWgsl({ variant, transB, vector, bias, activation }) {
   const slotsA = (BM * BK) / 4, slotsB = (BN * BK) / 4;
   const nA = Math.ceil(slotsA / THREADS), nB = Math.ceil(slotsB / THREADS);
   // load4(buf, rowExpr, colExpr, rows, cols, ld): a vec4 at (row, col..col+3) of a row-major [rows, cols] matrix.
-  const load4 = (buf, row, col, rows, cols, ld) => {
+  const load4 = (buf, row, col, rows, cols, ldm) => {
+    if (q8 && buf === 'B') return `wq(${row}, ${col})`;
     if (vector) {
-      const idx = `((${row}) * ${ld} + (${col})) / 4u`;
-      return `select(vec4<f32>(0.0), ${buf}[min(${idx}, arrayLength(&${buf}) - 1u)], (${row}) < ${rows} && (${col}) < ${cols})`;
+      const idx = `((${row}) * ${ldm} + (${col})) / 4u`;
+      return `select(vec4<f32>(0.0), ${ld(`${buf}[min(${idx}, arrayLength(&${buf}) - 1u)]`)}, (${row}) < ${rows} && (${col}) < ${cols})`;
     }
     const one = (c) => {
       const r = `(${row})`, k = `(${col}) + ${c}u`;
-      return `select(0.0, ${buf}[min(${r} * ${ld} + ${k}, arrayLength(&${buf}) - 1u)], ${r} < ${rows} && ${k} < ${cols})`;
+      return `select(0.0, ${ld(`${buf}[min(${r} * ${ldm} + ${k}, arrayLength(&${buf}) - 1u)]`)}, ${r} < ${rows} && ${k} < ${cols})`;
     };
     return `vec4<f32>(${one(0)}, ${one(1)}, ${one(2)}, ${one(3)})`;
   };
@@ -156,13 +188,13 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
       if (${inside}) {`);
         if (vector) {
           L.push(`        var v = c${g}_${r}_${h};`);
-          if (bias) L.push('        v = v + bias[col / 4u];');
-          L.push(`        C[(row * dims.N + col) / 4u] = act_v(v);`);
+          if (bias) L.push(`        v = v + ${ld('bias[col / 4u]')};`);
+          L.push(`        C[(row * dims.N + col) / 4u] = ${S.storeV('act_v(v)')};`);
         } else {
           L.push(`        var v = c${g}_${r}_${h};`);
-          if (bias) L.push(`        v = v + vec4<f32>(bias[col], bias[min(col + 1u, dims.N - 1u)], bias[min(col + 2u, dims.N - 1u)], bias[min(col + 3u, dims.N - 1u)]);`);
+          if (bias) L.push(`        v = v + vec4<f32>(${['bias[col]', 'bias[min(col + 1u, dims.N - 1u)]', 'bias[min(col + 2u, dims.N - 1u)]', 'bias[min(col + 3u, dims.N - 1u)]'].map(ld).join(', ')});`);
           L.push('        v = act_v(v);');
-          for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[row * dims.N + col + ${c}u] = v[${c}]; }`);
+          for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[row * dims.N + col + ${c}u] = ${S.store(`v[${c}]`)}; }`);
         }
         L.push('      }\n    }');
       }
@@ -174,11 +206,17 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
 
 /**
  * Records C = act(A·Wᵀ + bias) (transB, default) or act(A·B + bias) into `encoder`.
- * args: { a, b, c, bias?, M, N, K, transB = true, activation = 'none', variant? } — a, b, c, bias GPUBuffers.
+ * args: { a, b, c, bias?, M, N, K, transB = true, activation = 'none', variant?, dtype = 'f32' ('f16':
+ * a, b, c, bias hold f16; needs ctx.shaderF16), scales? } — GPUBuffers. With `scales`, b holds q8 weights
+ * (the header's wq words, transB only) and scales their ws words.
  */
 export function gemm(ctx, encoder, args) {
   const { a, b, c, M, N, K } = args;
   const transB = args.transB ?? true;
+  const dtype = args.dtype ?? 'f32';
+  requireDtype(ctx, dtype, 'gemm');
+  const q8 = !!args.scales;
+  if (q8 && !transB) throw new Error('webgpu: gemm: q8 weights (scales given) need transB = true (nn.Linear rows)');
   const activation = args.activation ?? 'none';
   if (!ACTIVATIONS.includes(activation)) throw new Error(`webgpu: gemm: activation '${activation}' (expected ${ACTIVATIONS.join(', ')})`);
   for (const [name, v] of [['M', M], ['N', N], ['K', K]])
@@ -189,16 +227,20 @@ export function gemm(ctx, encoder, args) {
   const shared = gemmSharedBytes(variant);
   const limit = ctx.limits.maxComputeWorkgroupStorageSize ?? 16384;
   if (shared > limit) throw new RangeError(`webgpu: gemm: variant '${variant}' needs ${shared} bytes of workgroup memory, this device allows ${limit}`);
-  const need = [['a', a, M * K], ['b', b, N * K], ['c', c, M * N]];
-  if (args.bias) need.push(['bias', args.bias, N]);
-  for (const [name, buf, floats] of need)
-    if (!buf || buf.size < floats * 4) throw new RangeError(`webgpu: gemm: ${name}: expected a GPUBuffer of at least ${floats * 4} bytes (${floats} floats), got ${buf ? buf.size + ' bytes' : buf}`);
+  const eb = dtype === 'f16' ? 2 : 4, words = q8RowWords(K);
+  const need = [['a', a, M * K, eb, dtype], ['c', c, M * N, eb, dtype]];
+  if (q8) need.push(['b', b, N * words.q, 4, 'u32 (q8 words)'], ['scales', args.scales, N * words.s, 4, 'u32 (q8 scale words)']);
+  else need.push(['b', b, N * K, eb, dtype]);
+  if (args.bias) need.push(['bias', args.bias, N, eb, dtype]);
+  for (const [name, buf, n, bytes, type] of need)
+    if (!buf || buf.size < n * bytes) throw new RangeError(`webgpu: gemm: ${name}: expected a GPUBuffer of at least ${n * bytes} bytes (${n} ${type}), got ${buf ? buf.size + ' bytes' : buf}`);
   const vector = K % 4 === 0 && N % 4 === 0;
-  const opts = { variant, transB, vector, bias: !!args.bias, activation };
-  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${activation}`;
+  const opts = { variant, transB, vector, bias: !!args.bias, activation, dtype, weights: q8 ? 'q8' : 'float' };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}`;
   const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
   const buffers = [a, b, c, ctx.uniforms([M, N, K, 0])];
   if (args.bias) buffers.push(args.bias);
+  if (q8) buffers.push(args.scales);
   const gx = Math.ceil(N / cfg.BN), gy = Math.ceil(M / cfg.BM);
   dispatch(ctx, encoder, pipeline, buffers, [gx, gy, 1], key);
 }

@@ -1,4 +1,5 @@
-// LayerNorm and RMSNorm over the rows of [rows, dim], optionally of a residual sum, f32.
+// LayerNorm and RMSNorm over the rows of [rows, dim], optionally of a residual sum; f32 or f16 storage
+// (dtype.js: x, y, gamma, beta, residual, sum), f32 statistics.
 //
 //   s = x + residual (residual optional; `sum` optional: s is also written there, for pre-LN stacks)
 //   layernorm: y = (s − μ) / sqrt(σ² + eps) · γ + β,  μ = mean(s), σ² = mean((s − μ)²) (biased), β optional
@@ -7,21 +8,23 @@
 // two passes for LayerNorm (mean, then the centred squares), so eps = 1e-12 is not lost against σ².
 // One workgroup (256 threads) per row; rows beyond 65535 wrap into workgroup_id.y.
 import { dispatch, grid } from '../device.js';
+import { storage, requireDtype } from './dtype.js';
 
 const THREADS = 256;
 
-export function normWgsl({ kind, residual, sum, beta }) {
+export function normWgsl({ kind, residual, sum, beta, dtype = 'f32' }) {
+  const S = storage(dtype), E = S.E;
   const L = [];
-  L.push(`// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}`);
+  L.push(`${S.enable}// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}${dtype === 'f32' ? '' : ` dtype=${dtype}`}`);
   L.push('struct Dims { rows: u32, dim: u32, eps: f32, gx: u32 }');
-  L.push('@group(0) @binding(0) var<storage, read> x: array<f32>;');
-  L.push('@group(0) @binding(1) var<storage, read_write> y: array<f32>;');
+  L.push(`@group(0) @binding(0) var<storage, read> x: array<${E}>;`);
+  L.push(`@group(0) @binding(1) var<storage, read_write> y: array<${E}>;`);
   L.push('@group(0) @binding(2) var<uniform> dims: Dims;');
-  L.push('@group(0) @binding(3) var<storage, read> gamma: array<f32>;');
+  L.push(`@group(0) @binding(3) var<storage, read> gamma: array<${E}>;`);
   let b = 4;
-  if (beta) L.push(`@group(0) @binding(${b++}) var<storage, read> beta: array<f32>;`);
-  if (residual) L.push(`@group(0) @binding(${b++}) var<storage, read> res: array<f32>;`);
-  if (sum) L.push(`@group(0) @binding(${b++}) var<storage, read_write> sum: array<f32>;`);
+  if (beta) L.push(`@group(0) @binding(${b++}) var<storage, read> beta: array<${E}>;`);
+  if (residual) L.push(`@group(0) @binding(${b++}) var<storage, read> res: array<${E}>;`);
+  if (sum) L.push(`@group(0) @binding(${b++}) var<storage, read_write> sum: array<${E}>;`);
   L.push(`var<workgroup> part: array<f32, ${THREADS}>;
 fn reduce(tid: u32, v: f32) -> f32 {
   part[tid] = v;
@@ -34,7 +37,7 @@ fn reduce(tid: u32, v: f32) -> f32 {
   workgroupBarrier();
   return total;
 }
-fn value(at: u32) -> f32 { return x[at]${residual ? ' + res[at]' : ''}; }
+fn value(at: u32) -> f32 { return ${S.load('x[at]')}${residual ? ` + ${S.load('res[at]')}` : ''}; }
 @compute @workgroup_size(${THREADS})
 fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
   let row = wg.y * dims.gx + wg.x;
@@ -50,8 +53,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let inv = inverseSqrt(reduce(tid, sq) / n + dims.eps);
   for (var i = tid; i < dims.dim; i += ${THREADS}u) {
     let s = value(base + i);
-    ${sum ? 'sum[base + i] = s;' : ''}
-    y[base + i] = (s - mean) * inv * gamma[i]${beta ? ' + beta[i]' : ''};
+    ${sum ? `sum[base + i] = ${S.store('s')};` : ''}
+    y[base + i] = ${S.store(`(s - mean) * inv * ${S.load('gamma[i]')}${beta ? ` + ${S.load('beta[i]')}` : ''}`)};
   }`);
   } else {
     L.push(`  var sq = 0.0;
@@ -59,8 +62,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let inv = inverseSqrt(reduce(tid, sq) / n + dims.eps);
   for (var i = tid; i < dims.dim; i += ${THREADS}u) {
     let s = value(base + i);
-    ${sum ? 'sum[base + i] = s;' : ''}
-    y[base + i] = s * inv * gamma[i];
+    ${sum ? `sum[base + i] = ${S.store('s')};` : ''}
+    y[base + i] = ${S.store(`s * inv * ${S.load('gamma[i]')}`)};
   }`);
   }
   L.push('}');
@@ -69,7 +72,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
 
 /**
  * Records y = norm(x [+ residual]) into `encoder`. args: { kind: 'layernorm' | 'rmsnorm', x, y, gamma,
- * beta?, residual?, sum?, rows, dim, eps }. The early return of rows ≥ `rows` is uniform per workgroup.
+ * beta?, residual?, sum?, rows, dim, eps, dtype = 'f32' }. The early return of rows ≥ `rows` is uniform per workgroup.
  */
 export function norm(ctx, encoder, args) {
   const kind = args.kind ?? 'layernorm';
@@ -80,8 +83,10 @@ export function norm(ctx, encoder, args) {
     throw new RangeError(`webgpu: norm: rows and dim: expected positive integers, got ${rows}, ${dim}`);
   if (!(eps >= 0)) throw new RangeError(`webgpu: norm: eps: expected a number ≥ 0, got ${eps}`);
   if (kind === 'rmsnorm' && args.beta) throw new Error('webgpu: norm: rmsnorm has no beta');
-  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta };
-  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}`;
+  const dtype = args.dtype ?? 'f32';
+  requireDtype(ctx, dtype, 'norm');
+  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta, dtype };
+  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}${dtype === 'f32' ? '' : `:${dtype}`}`;
   const pipeline = ctx.pipeline(key, () => normWgsl(opts));
   const g = grid(ctx, rows);
   const buffers = [x, y, ctx.uniforms([rows, dim, { f: eps }, g[0]]), gamma];

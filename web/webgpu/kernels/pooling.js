@@ -6,15 +6,17 @@
 // x: [batch, seqLen, hidden]; mask: u32 [batch, seqLen]; out: [batch, hidden].
 // One workgroup of 256 threads per batch row; threads stride over hidden; the norm is a tree reduction.
 import { dispatch } from '../device.js';
+import { storage, requireDtype } from './dtype.js';
 
 const THREADS = 256;
 
-export function poolingWgsl({ mode, normalize }) {
-  return `// relpos pooling ${mode} normalize=${normalize}
+export function poolingWgsl({ mode, normalize, dtype = 'f32' }) {
+  const S = storage(dtype);
+  return `${S.enable}// relpos pooling ${mode} normalize=${normalize}
 struct Dims { batch: u32, seq: u32, hidden: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> dims: Dims;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read> x: array<${S.E}>;
+@group(0) @binding(2) var<storage, read_write> out: array<${S.E}>;
 ${mode === 'mean' ? '@group(0) @binding(3) var<storage, read> mask: array<u32>;' : ''}
 var<workgroup> part: array<f32, ${THREADS}>;
 @compute @workgroup_size(${THREADS})
@@ -27,10 +29,10 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   for (var c = tid; c < dims.hidden; c += ${THREADS}u) {
     ${mode === 'mean' ? `var acc = 0.0;
     for (var l = 0u; l < dims.seq; l++) {
-      if (mask[b * dims.seq + l] != 0u) { acc += x[(b * dims.seq + l) * dims.hidden + c]; }
+      if (mask[b * dims.seq + l] != 0u) { acc += ${S.load('x[(b * dims.seq + l) * dims.hidden + c]')}; }
     }
-    let v = acc * inv;` : 'let v = x[b * dims.seq * dims.hidden + c];'}
-    out[b * dims.hidden + c] = v;
+    let v = acc * inv;` : `let v = ${S.load('x[b * dims.seq * dims.hidden + c]')};`}
+    out[b * dims.hidden + c] = ${S.store('v')};
     ss += v * v;
   }
   ${normalize ? `part[tid] = ss;
@@ -40,11 +42,11 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
     workgroupBarrier();
   }
   let scale = 1.0 / max(sqrt(part[0]), 1e-12);
-  for (var c = tid; c < dims.hidden; c += ${THREADS}u) { out[b * dims.hidden + c] = out[b * dims.hidden + c] * scale; }` : ''}
+  for (var c = tid; c < dims.hidden; c += ${THREADS}u) { out[b * dims.hidden + c] = ${S.store(`${S.load('out[b * dims.hidden + c]')} * scale`)}; }` : ''}
 }`;
 }
 
-/** args: { x, out, mask (u32 buffer, for 'mean'), batch, seqLen, hidden, mode: 'mean' | 'cls', normalize = false }. */
+/** args: { x, out, mask (u32 buffer, for 'mean'), batch, seqLen, hidden, mode: 'mean' | 'cls', normalize = false, dtype = 'f32' (x, out) }. */
 export function pooling(ctx, encoder, args) {
   const mode = args.mode ?? 'mean';
   if (mode !== 'mean' && mode !== 'cls') throw new Error(`webgpu: pooling: mode '${mode}' (expected 'mean' or 'cls')`);
@@ -53,8 +55,10 @@ export function pooling(ctx, encoder, args) {
   for (const [n, v] of [['batch', batch], ['seqLen', seqLen], ['hidden', hidden]])
     if (!Number.isInteger(v) || v < 1) throw new RangeError(`webgpu: pooling: ${n}: expected a positive integer, got ${v}`);
   if (mode === 'mean' && !args.mask) throw new Error("webgpu: pooling: 'mean' needs mask (u32 [batch, seqLen])");
-  const key = `pooling:${mode}:${normalize}`;
-  const pipeline = ctx.pipeline(key, () => poolingWgsl({ mode, normalize }));
+  const dtype = args.dtype ?? 'f32';
+  requireDtype(ctx, dtype, 'pooling');
+  const key = `pooling:${mode}:${normalize}${dtype === 'f32' ? '' : `:${dtype}`}`;
+  const pipeline = ctx.pipeline(key, () => poolingWgsl({ mode, normalize, dtype }));
   const buffers = [ctx.uniforms([batch, seqLen, hidden, 0]), args.x, args.out];
   if (mode === 'mean') buffers.push(args.mask);
   dispatch(ctx, encoder, pipeline, buffers, [batch, 1, 1], key);

@@ -1,4 +1,5 @@
-// Rotary position embedding, in place, on x [batch, heads, seqLen, headDim] f32 (a pre-pass on q and k
+// Rotary position embedding, in place, on x [batch, heads, seqLen, headDim] f32 or f16 (dtype.js; the
+// cos/sin tables stay f32, the rotation is computed in f32) (a pre-pass on q and k
 // before attention), the twin of cpp/src/kernels/rope_rotate_f32:
 //   half (LLaMA rotate_half):  (x[i], x[i + h])   ← (x[i]·c − x[i + h]·s,  x[i + h]·c + x[i]·s)
 //   interleaved (RoFormer):    (x[2i], x[2i + 1]) ← (x[2i]·c − x[2i + 1]·s, x[2i + 1]·c + x[2i]·s)
@@ -9,6 +10,7 @@
 // `heads` > 1 or strides given, row r is head r % heads of token t = r / heads, at position t % seqLen,
 // starting at float offset + t·rowStride + (r % heads)·headStride.
 import { dispatch, grid } from '../device.js';
+import { storage, requireDtype } from './dtype.js';
 
 const THREADS = 256;
 
@@ -28,12 +30,13 @@ export function ropeTables(seqLen, rotaryDim, theta = 10000) {
   return { cos, sin };
 }
 
-export function ropeWgsl(layout) {
+export function ropeWgsl(layout, dtype = 'f32') {
+  const S = storage(dtype);
   const [a, b] = layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
-  return `// relpos rope ${layout}
+  return `${S.enable}// relpos rope ${layout}
 struct Dims { rows: u32, seq: u32, dim: u32, h: u32, gx: u32, heads: u32, rowStride: u32, headStride: u32, offset: u32, p0: u32, p1: u32, p2: u32 }
 @group(0) @binding(0) var<uniform> dims: Dims;
-@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> x: array<${S.E}>;
 @group(0) @binding(2) var<storage, read> cosT: array<f32>;
 @group(0) @binding(3) var<storage, read> sinT: array<f32>;
 @compute @workgroup_size(${THREADS})
@@ -47,16 +50,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cosT[p * dims.h + i];
   let s = sinT[p * dims.h + i];
   let base = dims.offset + token * dims.rowStride + (row % dims.heads) * dims.headStride;
-  let x0 = x[base + ${a}];
-  let x1 = x[base + ${b}];
-  x[base + ${a}] = x0 * c - x1 * s;
-  x[base + ${b}] = x1 * c + x0 * s;
+  let x0 = ${S.load(`x[base + ${a}]`)};
+  let x1 = ${S.load(`x[base + ${b}]`)};
+  x[base + ${a}] = ${S.store('x0 * c - x1 * s')};
+  x[base + ${b}] = ${S.store('x1 * c + x0 * s')};
 }`;
 }
 
 /**
  * args: { x, cos, sin (buffers [seqLen, rotaryDim/2]), rows: batch·heads·seqLen, seqLen, headDim, rotaryDim,
- * layout, heads = 1, rowStride = headDim, headStride = 0, offset = 0 (floats; token-major layout above) }.
+ * layout, heads = 1, rowStride = headDim, headStride = 0, offset = 0 (elements; token-major layout above),
+ * dtype = 'f32' (of x) }.
  */
 export function rope(ctx, encoder, args) {
   const layout = args.layout ?? 'half';
@@ -68,8 +72,10 @@ export function rope(ctx, encoder, args) {
   if (rows % (seqLen * heads)) throw new RangeError(`webgpu: rope: rows ${rows} is not a multiple of seqLen ${seqLen} × heads ${heads}`);
   const rowStride = args.rowStride ?? headDim, headStride = args.headStride ?? 0, offset = args.offset ?? 0;
   const h = rotaryDim / 2;
-  const key = `rope:${layout}`;
-  const pipeline = ctx.pipeline(key, () => ropeWgsl(layout));
+  const dtype = args.dtype ?? 'f32';
+  requireDtype(ctx, dtype, 'rope');
+  const key = `rope:${layout}${dtype === 'f32' ? '' : `:${dtype}`}`;
+  const pipeline = ctx.pipeline(key, () => ropeWgsl(layout, dtype));
   const g = grid(ctx, Math.ceil((rows * h) / THREADS));
   dispatch(ctx, encoder, pipeline, [ctx.uniforms([rows, seqLen, headDim, h, g[0], heads, rowStride, headStride, offset, 0, 0, 0]), args.x, args.cos, args.sin], g, key);
 }

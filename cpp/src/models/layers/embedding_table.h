@@ -30,6 +30,10 @@ class EmbeddingTable {
   void project(int count, const float* x, float* y, const float* bias) const;
   // The table [rows, dim] as float32 (q8 rows dequantized as gather() does), for the GPU plan.
   std::vector<float> values() const;
+  // Held as int8 (q8 load): q8() [rows · dim] and scales() [rows], row r = scales()[r] · q8()[r·dim + c].
+  bool is_q8() const { return !q8_.empty(); }
+  const std::vector<std::int8_t>& q8() const { return q8_; }
+  const std::vector<float>& scales() const { return scales_; }
   int rows() const { return rows_; }
   int dim() const { return dim_; }
 

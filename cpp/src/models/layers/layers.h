@@ -36,6 +36,8 @@ class Linear {
   // GPU plan (plan/plan.h); Error for int8 weights.
   std::vector<float> weight_f32() const;
   const std::vector<float>& bias() const { return bias_; }
+  // The int8 weights when loaded as q8 (for the GPU plan's q8 layout), else null.
+  const QuantizedMatrix* q8() const { return q8_.empty() ? nullptr : &q8_; }
   int in() const { return in_; }
   int out() const { return out_; }
 

@@ -38,7 +38,7 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
 }
 
 std::vector<float> Linear::weight_f32() const {
-  if (!q8_.empty()) fail_value("plan: int8 (q8) linear weights have no float32 form here; load the model with dtype fp32");
+  if (!q8_.empty()) fail_value("plan: int8 (q8) linear weights have no float32 form (plan::q8_values gives their int8 layout)");
   std::vector<float> w(static_cast<std::size_t>(in_) * out_);
   kernels::unpack_b_nk(in_, out_, packed_.data(), w.data());
   return w;

@@ -34,6 +34,12 @@ QuantizedMatrix::QuantizedMatrix(int in, int out, const float* weight) : in_(in)
   activation_max_ = kernels::pack_qs8_nk(in, out, weight, static_cast<std::size_t>(in), packed_.data(), scales_.data());
 }
 
+void QuantizedMatrix::unpack(std::vector<std::int8_t>& q, std::vector<std::uint8_t>& m) const {
+  q.assign(static_cast<std::size_t>(in_) * out_, 0);
+  m.assign(static_cast<std::size_t>((in_ + kernels::kQs8Group - 1) / kernels::kQs8Group) * out_, 1);
+  kernels::unpack_qs8_nk(in_, out_, packed_.data(), q.data(), m.data());
+}
+
 void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* bias) const {
   if (rows <= 0) return;
   thread_local std::vector<std::int16_t> xq;

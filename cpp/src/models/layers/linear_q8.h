@@ -19,6 +19,12 @@ class QuantizedMatrix {
   std::size_t bytes() const { return packed_.size() + scales_.size() * sizeof(float); }
   // y[rows, out] = x[rows, in] · Wᵀ (+ bias[out] when not null), W the quantized weight.
   void forward(int rows, const float* x, float* y, const float* bias) const;
+  int in() const { return in_; }
+  int out() const { return out_; }
+  // The quantized weights as kernels::unpack_qs8_nk gives them: q [out·in], m [out·ceil(in / 32)],
+  // and the per-row scales [out]: W[n][k] ≈ scales[n] · m[n][k / 32] · q[n][k].
+  void unpack(std::vector<std::int8_t>& q, std::vector<std::uint8_t>& m) const;
+  const std::vector<float>& scales() const { return scales_; }
 
  private:
   int in_ = 0, out_ = 0;

@@ -45,8 +45,13 @@ export function webgpuResults(resultsDir) {
   }
   // bench/gpu/models.mjs (newer runs): whole models, WebGPU (fp32 / fp16 / q8) and WASM on the same machine, same inputs.
   let whole = null;
-  const modelsFile = path.join(dir, 'models.json');
-  if (fs.existsSync(modelsFile)) {
+  // Later runs may measure only some parts: each file comes from the newest committed run that has it.
+  const newest = (file) => {
+    const d = fs.readdirSync(root).filter((x) => fs.existsSync(path.join(root, x, file))).sort();
+    return d.length ? path.join(root, d[d.length - 1], file) : null;
+  };
+  const modelsFile = newest('models.json');
+  if (modelsFile) {
     const mj = JSON.parse(fs.readFileSync(modelsFile, 'utf8'));
     whole = [...new Set(mj.rows.map((x) => x.key))].map((key) => {
       const rows = mj.rows.filter((x) => x.key === key);
@@ -63,17 +68,26 @@ export function webgpuResults(resultsDir) {
   }
   // bench/gpu/relative_vectors.mjs: the relative_vectors attention terms against plain attention of the same shape.
   let relative = null;
-  const rvFile = path.join(dir, 'relative-vectors.json');
-  if (fs.existsSync(rvFile)) {
+  const rvFile = newest('relative-vectors.json');
+  if (rvFile) {
     const rv = JSON.parse(fs.readFileSync(rvFile, 'utf8'));
     relative = rv.attention.map((a) => {
       const none = rv.attention.find((b) => b.seqLen === a.seqLen && /^none/.test(b.scheme));
       return { seq: a.seqLen, scheme: a.scheme, ms: +a.ms.toFixed(3), over_none: none ? +(a.ms / none.ms).toFixed(2) : null, err: a.maxAbsErrorSampledRows };
     });
   }
+  // bench/gpu/dtypes.mjs: GEMM 4096³ per storage dtype (fp32, q8; fp16 where the adapter has shader-f16).
+  let dtypes = null;
+  const dtFile = newest('gpu-dtypes.json');
+  if (dtFile) {
+    const dt = JSON.parse(fs.readFileSync(dtFile, 'utf8'));
+    dtypes = { run_dir: path.relative(path.resolve(resultsDir, '..', '..'), path.dirname(dtFile)), gemm: (dt.gemm ?? []).map((g) => ({ dtype: g.dtype, n: g.M ?? g.n, tflops: g.tflops != null ? +g.tflops.toFixed(2) : null, skipped: g.skipped ?? g.error ?? null })) };
+  }
   return {
     whole_models: whole,
+    whole_models_dir: modelsFile ? path.relative(path.resolve(resultsDir, '..', '..'), path.dirname(modelsFile)) : null,
     relative_attention: relative,
+    dtypes,
     run_dir: path.relative(path.resolve(resultsDir, '..', '..'), dir), device: r0.adapter.device, adapter: r0.adapter, cpu: peer.cpu, cores: peer.cores,
     runs: runs.length, date: r0.startedAt,
     gemm_4096_tflops: gemm4096.map((g) => +g.tflops.toFixed(2)), gemm_4096_variant: gemm4096[0]?.variant,
@@ -134,13 +148,18 @@ export function webgpuMarkdown(r, L) {
     L.push('');
   }
   if (w.whole_models?.length) {
-    L.push('Whole models through the public API (`bench/gpu/models.mjs`: `rp.loadModel(files, { device })`, median of repeated forwards after a warm-up, same inputs; agreement = the GPU\'s last hidden state against WASM fp32):', '');
+    L.push(`Whole models through the public API (\`bench/gpu/models.mjs\`, committed in \`${w.whole_models_dir}\`: \`rp.loadModel(files, { device })\`, median of repeated forwards after a warm-up, same inputs; agreement = the GPU's last hidden state against WASM fp32):`, '');
     L.push('| model | WebGPU fp32 ms | WebGPU fp16 ms | WASM 2 threads ms | WASM all cores ms | WebGPU ÷ WASM 2 threads | ÷ all cores | fp32 GPU vs WASM: max abs diff, min token cosine | fp16: min token cosine |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
     for (const m of w.whole_models)
       L.push(`| ${m.name} | ${m.gpu_ms != null ? fmt(m.gpu_ms, 2) : 'failed'} | ${m.fp16_ms != null ? fmt(m.fp16_ms, 2) : '–'} | ${fmt(m.wasm_2_ms, 0)} | ${m.wasm_all_ms != null ? `${fmt(m.wasm_all_ms, 0)} (${m.cores})` : '–'} | **${fmt(m.gpu_over_wasm_2, 0)}×** | ${fmt(m.gpu_over_wasm_all, 0)}× | ${m.vs_wasm ? `${m.vs_wasm.maxAbs}, ${m.vs_wasm.minTokenCosine}` : '–'} | ${m.fp16_vs_wasm ? m.fp16_vs_wasm.minTokenCosine : '–'} |`);
     L.push('');
     const errs = w.whole_models.flatMap((m) => [['fp32', m.gpu_error], ['fp16', m.fp16_error], ['q8', m.q8_error]].filter(([, e]) => e).map(([d, e]) => `${m.key} ${d}: ${e}`));
     if (errs.length) L.push('Rows not measured: ' + errs.join('; ') + '.', '');
+  }
+  if (w.dtypes?.gemm?.length) {
+    const best = (d) => w.dtypes.gemm.filter((g) => g.dtype === d && g.tflops != null).reduce((a, b) => (!a || b.tflops > a.tflops ? b : a), null);
+    const cells = ['fp32', 'q8', 'fp16'].map((d) => `${d} ${best(d) ? `${fmt(best(d).tflops, 1)} TFLOP/s` : 'not measured (' + (w.dtypes.gemm.find((g) => g.dtype === d)?.skipped ?? 'no row') + ')'}`);
+    L.push(`GEMM 4096³ by storage dtype (bench/gpu/dtypes.mjs, committed in \`${w.dtypes.run_dir}\`): ${cells.join('; ')}.`, '');
   }
   if (w.relative_attention?.length) {
     L.push('Relative-vector attention terms (bench/gpu/relative_vectors.mjs; 1 × 12 heads × L × 64, all keys visible):', '');

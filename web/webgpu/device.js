@@ -168,7 +168,7 @@ export class GpuContext {
         return hit.buffer;
       }
     }
-    const buffer = this.#newUniforms(words);
+    const buffer = newUniforms(this.device, words);
     if (cache) {
       if (cache.uniforms[cache.u]) cache.retired.push(cache.uniforms[cache.u].buffer);
       cache.uniforms[cache.u++] = { key, buffer };
@@ -176,19 +176,7 @@ export class GpuContext {
     return buffer;
   }
 
-  #newUniforms(words) {
-    const size = Math.max(16, (words.length * 4 + 15) & ~15);
-    const buffer = this.device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
-    const range = buffer.getMappedRange();
-    const u = new Uint32Array(range), i = new Int32Array(range), f = new Float32Array(range);
-    words.forEach((w, at) => {
-      if (w.f !== undefined) f[at] = w.f;
-      else if (w.i !== undefined) i[at] = w.i;
-      else u[at] = w;
-    });
-    buffer.unmap();
-    return buffer;
-  }
+
 
   /** Copies `count` elements of `Type` (Float32Array by default) from a buffer to the CPU. */
   async read(buffer, count, Type = Float32Array, byteOffset = 0) {
@@ -252,6 +240,21 @@ export function grid(ctx, count) {
   if (count <= max) return [count, 1, 1];
   const y = Math.ceil(count / max);
   return [Math.ceil(count / y), y, 1];
+}
+
+/** A mapped-at-creation uniform buffer holding `words` (GpuContext.uniforms). */
+function newUniforms(device, words) {
+  const size = Math.max(16, (words.length * 4 + 15) & ~15);
+  const buffer = device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
+  const range = buffer.getMappedRange();
+  const u = new Uint32Array(range), i = new Int32Array(range), f = new Float32Array(range);
+  words.forEach((w, at) => {
+    if (w.f !== undefined) f[at] = w.f;
+    else if (w.i !== undefined) i[at] = w.i;
+    else u[at] = w;
+  });
+  buffer.unmap();
+  return buffer;
 }
 
 /** Same bound resource: the same GPUBuffer, or views of the same buffer at the same offset and size. */

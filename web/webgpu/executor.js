@@ -498,7 +498,7 @@ const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket', 'relative_vectors'])
 
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */
 export function checkPlan(plan) {
-  const q8 = (i) => i >= 0 && plan.weights[i]?.kind === 'q8';
+  const q8 = (i) => i >= 0 && plan.weights?.[i]?.kind === 'q8';
   for (const op of plan.ops) {
     if (!KNOWN.has(op.op)) throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel`);
     for (const [key, value] of Object.entries(op))

@@ -149,9 +149,9 @@ export function webgpuMarkdown(r, L) {
   }
   if (w.whole_models?.length) {
     L.push(`Whole models through the public API (\`bench/gpu/models.mjs\`, committed in \`${w.whole_models_dir}\`: \`rp.loadModel(files, { device })\`, median of repeated forwards after a warm-up, same inputs; agreement = the GPU's last hidden state against WASM fp32):`, '');
-    L.push('| model | WebGPU fp32 ms | WebGPU fp16 ms | WASM 2 threads ms | WASM all cores ms | WebGPU ÷ WASM 2 threads | ÷ all cores | fp32 GPU vs WASM: max abs diff, min token cosine | fp16: min token cosine |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+    L.push('| model | WebGPU fp32 ms | WebGPU q8 ms | WASM 2 threads ms | WASM all cores ms | WebGPU ÷ WASM 2 threads | ÷ all cores | fp32 GPU vs WASM: max abs diff, min token cosine | q8 GPU vs WASM fp32: min token cosine |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |');
     for (const m of w.whole_models)
-      L.push(`| ${m.name} | ${m.gpu_ms != null ? fmt(m.gpu_ms, 2) : 'failed'} | ${m.fp16_ms != null ? fmt(m.fp16_ms, 2) : '–'} | ${fmt(m.wasm_2_ms, 0)} | ${m.wasm_all_ms != null ? `${fmt(m.wasm_all_ms, 0)} (${m.cores})` : '–'} | **${fmt(m.gpu_over_wasm_2, 0)}×** | ${fmt(m.gpu_over_wasm_all, 0)}× | ${m.vs_wasm ? `${m.vs_wasm.maxAbs}, ${m.vs_wasm.minTokenCosine}` : '–'} | ${m.fp16_vs_wasm ? m.fp16_vs_wasm.minTokenCosine : '–'} |`);
+      L.push(`| ${m.name} | ${m.gpu_ms != null ? fmt(m.gpu_ms, 2) : 'failed'} | ${m.q8_ms != null ? fmt(m.q8_ms, 2) : '–'} | ${fmt(m.wasm_2_ms, 0)} | ${m.wasm_all_ms != null ? `${fmt(m.wasm_all_ms, 0)} (${m.cores})` : '–'} | **${fmt(m.gpu_over_wasm_2, 0)}×** | ${fmt(m.gpu_over_wasm_all, 0)}× | ${m.vs_wasm ? `${m.vs_wasm.maxAbs}, ${m.vs_wasm.minTokenCosine}` : '–'} | ${m.q8_vs_wasm ? m.q8_vs_wasm.minTokenCosine : '–'} |`);
     L.push('');
     const errs = w.whole_models.flatMap((m) => [['fp32', m.gpu_error], ['fp16', m.fp16_error], ['q8', m.q8_error]].filter(([, e]) => e).map(([d, e]) => `${m.key} ${d}: ${e}`));
     if (errs.length) L.push('Rows not measured: ' + errs.join('; ') + '.', '');

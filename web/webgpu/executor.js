@@ -10,7 +10,8 @@
 //   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
 //   const { logits } = await ex.forward({ …, logits: true, positions });  // the task head too (positions: masked LM rows)
 //
-// Op → kernel: gemm → gemm (bias epilogue); norm → norm (an `add` into the norm's own in-place input
+// Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
+// epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual); activate → activate; multiply → gated (split layout, no activation);
 // add → add; gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
 // input ids, token types or zeros, positions r % seq); attention → attention with strides reading
@@ -270,10 +271,15 @@ export class PlanExecutor {
       switch (op.op) {
         case 'gemm': {
           const alias = under(op, 'a') === under(op, 'c');
+          // c = act(a·wᵀ + bias): an activate over exactly the GEMM's output is its epilogue (one pass fewer)
+          const next = ops[i + 1];
+          const fuse = next?.op === 'activate' && same(next, 'x', op, 'c') && next.n === op.M * op.N;
           gemm(ctx, encoder, {
             a: buf(op, 'a'), c: alias ? p.scratch : buf(op, 'c'), b: p.weights[op.w],
             bias: op.bias >= 0 ? p.weights[op.bias] : undefined, M: op.M, N: op.N, K: op.K, dtype, scales: p.scales[op.w],
+            activation: fuse ? ACT[next.act] : 'none',
           });
+          if (fuse) ++i;
           if (alias) copyBack(op, 'c', op.M * op.N);
           break;
         }

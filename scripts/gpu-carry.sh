@@ -7,8 +7,10 @@
 #   lib/*.xz           libstdc++.so.6 and libgcc_s.so.1 of this machine, used only if node will not start
 #   minilm/            the real all-MiniLM-L6-v2 pruned to the rows of bench/gpu/minilm_carry.mjs's 64 texts
 #                      (config.json, model.safetensors.xz, batch.json; needs web/dist built)
+#   fixtures/          ../shared/fixtures/hf and hf-families (config, weights, input, expected; 6.7 MB) for
+#                      bench/gpu/fixtures.mjs: every public fixture on the GPU
 #   MANIFEST           versions and sha256 of the above
-# About 50 MB; the device tool carries at most 64 MiB. Usage: bash scripts/gpu-carry.sh (then carry .gpu).
+# About 56 MB; the device tool carries at most 64 MiB. Usage: bash scripts/gpu-carry.sh (then carry .gpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg=node_modules/webgpu
@@ -32,6 +34,10 @@ for lib in libstdc++.so.6 libgcc_s.so.1; do
 done
 node --no-experimental-fetch bench/gpu/minilm_carry.mjs .gpu/minilm
 xz -T2 -6 .gpu/minilm/model.safetensors
+mkdir -p .gpu/fixtures
+for set in hf hf-families; do
+  [ -d ../shared/fixtures/$set ] && cp -r ../shared/fixtures/$set .gpu/fixtures/$set
+done
 {
   echo "node $("$node_bin" --version)"
   echo "webgpu $(node -p "require('./$pkg/package.json').version")"

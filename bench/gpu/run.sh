@@ -9,7 +9,7 @@
 # Without .gpu/ it uses this machine's node and node_modules/webgpu. The device run of 2026-11-26 (H200):
 #   run(command='bash bench/gpu/run.sh', carry=['.gpu', 'web/dist'], timeout_s=420); results in bench/results/gpu/.
 # Results: $OUT/gpu-bench.json (written after every measurement), $OUT/wasm-peer.json, $OUT/models.json and
-# $OUT/relative-vectors.json, $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs, GPU_BENCH_RELATIVE=0
+# $OUT/relative-vectors.json, $OUT/run.log (everything printed). GPU_BENCH_MODELS=0 skips models.mjs, GPU_BENCH_FIXTURES=0 fixtures.mjs, GPU_BENCH_RELATIVE=0
 # relative_vectors.mjs, GPU_BENCH_DTYPES=0 dtypes.mjs and its test; GPU_BENCH_KERNELS=0 skips bench.mjs and
 # wasm_peer.mjs (only the whole models).
 # GPU_BENCH_CARRIED_LOADER=1 uses the carried Vulkan loader even when the system has one.
@@ -120,6 +120,15 @@ if [ "${GPU_BENCH_RELATIVE:-1}" = 1 ] && [ "${GPU_BENCH_ONLY:-}" != dtypes ]; th
   echo "== bench/gpu/relative_vectors.mjs"
   OUT="$OUT" timeout -k 10 60 "$NODE" bench/gpu/relative_vectors.mjs
   echo "== relative vectors exit $?"
+fi
+# Every public fixture through loadModel(…, { device: 'webgpu' }) on this GPU, against transformers' values
+# (bench/gpu/fixtures.mjs → $OUT/fixtures.json): the fixtures travel in .gpu/fixtures (scripts/gpu-carry.sh).
+if [ -d .gpu/fixtures ] && [ -f web/dist/relpos-simd.wasm ] && [ "${GPU_BENCH_FIXTURES:-1}" = 1 ] && [ "${GPU_BENCH_ONLY:-}" != dtypes ]; then
+  echo "== bench/gpu/fixtures.mjs (every public fixture on this GPU)"
+  OUT="$OUT" timeout -k 10 120 "$NODE" --no-experimental-fetch bench/gpu/fixtures.mjs
+  frc=$?
+  echo "== fixtures exit $frc"
+  [ $rc -eq 0 ] && rc=$frc
 fi
 # Whole models through the public API, GPU against WASM on this machine (bench/gpu/models.mjs): the real MiniLM
 # that scripts/gpu-carry.sh pruned into .gpu/minilm, a DeBERTa-v3-base-shaped model at 512 tokens, a

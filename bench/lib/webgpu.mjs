@@ -44,27 +44,42 @@ export function webgpuResults(resultsDir) {
       cores: peer.cores, gpu_over_wasm_2: wasm(2) ? +(wasm(2) / gpu).toFixed(1) : null, gpu_over_wasm_all: wasm(peer.cores) ? +(wasm(peer.cores) / gpu).toFixed(1) : null });
   }
   // bench/gpu/models.mjs (newer runs): whole models, WebGPU (fp32 / fp16 / q8) and WASM on the same machine, same inputs.
+  // Later runs may measure only some parts: each file comes from the newest committed run that has it (by the
+  // startedAt it records), and whole-model rows per model from the newest run that measured that model.
+  const runsWith = (file) => fs.readdirSync(root).filter((x) => fs.existsSync(path.join(root, x, file)))
+    .map((x) => ({ dir: path.join(root, x), json: JSON.parse(fs.readFileSync(path.join(root, x, file), 'utf8')) }))
+    .sort((a, b) => String(a.json.startedAt ?? a.dir).localeCompare(String(b.json.startedAt ?? b.dir)));
+  const newest = (file) => { const r = runsWith(file); return r.length ? path.join(r[r.length - 1].dir, file) : null; };
+  const rel = (d) => path.relative(path.resolve(resultsDir, '..', '..'), d);
   let whole = null;
-  // Later runs may measure only some parts: each file comes from the newest committed run that has it.
-  const newest = (file) => {
-    const d = fs.readdirSync(root).filter((x) => fs.existsSync(path.join(root, x, file))).sort();
-    return d.length ? path.join(root, d[d.length - 1], file) : null;
-  };
-  const modelsFile = newest('models.json');
-  if (modelsFile) {
-    const mj = JSON.parse(fs.readFileSync(modelsFile, 'utf8'));
-    whole = [...new Set(mj.rows.map((x) => x.key))].map((key) => {
-      const rows = mj.rows.filter((x) => x.key === key);
+  const modelRuns = runsWith('models.json');
+  const modelsDirs = new Set();
+  if (modelRuns.length) {
+    const latest = new Map(); // key → { run, rows }
+    for (const run of modelRuns) for (const key of new Set(run.json.rows.map((x) => x.key))) latest.set(key, { run, rows: run.json.rows.filter((x) => x.key === key) });
+    whole = [...latest.entries()].map(([key, { run, rows }]) => {
+      const mj = run.json;
+      modelsDirs.add(rel(run.dir));
       const wasm = (t) => rows.find((x) => x.device === 'wasm' && x.threads === t)?.ms ?? null;
       const gpu = (d) => rows.find((x) => x.device === 'webgpu' && x.dtype === d) ?? {};
       const g = gpu('fp32');
       return {
-        key, name: rows[0].model, gpu_ms: g.ms ?? null, gpu_error: g.error ?? null, fp16_ms: gpu('fp16').ms ?? null, fp16_error: gpu('fp16').error ?? null,
+        key, name: rows[0].model, dir: rel(run.dir), gpu_ms: g.ms ?? null, gpu_error: g.error ?? null, fp16_ms: gpu('fp16').ms ?? null, fp16_error: gpu('fp16').error ?? null,
         fp16_vs_wasm: gpu('fp16').vsWasmFp32 ?? null, q8_ms: gpu('q8').ms ?? null, q8_error: gpu('q8').error ?? null, q8_vs_wasm: gpu('q8').vsWasmFp32 ?? null,
         vs_wasm: g.vsWasmFp32 ?? null, wasm_2_ms: wasm(2), wasm_all_ms: wasm(mj.cores), cores: mj.cores,
         gpu_over_wasm_2: wasm(2) && g.ms ? +(wasm(2) / g.ms).toFixed(1) : null, gpu_over_wasm_all: wasm(mj.cores) && g.ms ? +(wasm(mj.cores) / g.ms).toFixed(1) : null,
       };
     });
+  }
+  // bench/gpu/fixtures.mjs: every public fixture on the GPU against transformers.
+  let fixtures = null;
+  const fxFile = newest('fixtures.json');
+  if (fxFile) {
+    const fx = JSON.parse(fs.readFileSync(fxFile, 'utf8'));
+    const onGpu = fx.cases.filter((c) => c.device === 'webgpu');
+    fixtures = { dir: rel(path.dirname(fxFile)), tolerance: fx.tolerance, gpu: onGpu.length, within: onGpu.filter((c) => c.ok).length,
+      worst: onGpu.reduce((a, c) => (c.maxAbsError > (a?.maxAbsError ?? -1) ? c : a), null), wasm: fx.cases.filter((c) => c.device === 'wasm').map((c) => c.case),
+      adapter: onGpu[0]?.adapter ?? null };
   }
   // bench/gpu/relative_vectors.mjs: the relative_vectors attention terms against plain attention of the same shape.
   let relative = null;
@@ -85,7 +100,8 @@ export function webgpuResults(resultsDir) {
   }
   return {
     whole_models: whole,
-    whole_models_dir: modelsFile ? path.relative(path.resolve(resultsDir, '..', '..'), path.dirname(modelsFile)) : null,
+    whole_models_dir: [...modelsDirs].join(', ') || null,
+    fixtures,
     relative_attention: relative,
     dtypes,
     run_dir: path.relative(path.resolve(resultsDir, '..', '..'), dir), device: r0.adapter.device, adapter: r0.adapter, cpu: peer.cpu, cores: peer.cores,
@@ -118,6 +134,8 @@ export function webgpuTargets(r, add) {
       m.gpu_ms != null ? `WebGPU ${fmt(m.gpu_ms, 2)} ms vs WASM ${fmt(m.wasm_2_ms, 0)} ms on 2 threads = ${fmt(m.gpu_over_wasm_2, 0)}× (${fmt(m.wasm_all_ms, 0)} ms on ${m.cores} threads = ${fmt(m.gpu_over_wasm_all, 0)}×); GPU vs WASM max |Δ| ${m.vs_wasm?.maxAbs}, lowest token cosine ${m.vs_wasm?.minTokenCosine}`
         : `WebGPU failed: ${m.gpu_error}`);
   }
+  if (w.fixtures) add(`Every public fixture through WebGPU on a real GPU within ${w.fixtures.tolerance} of transformers (${w.device})`, w.fixtures.within === w.fixtures.gpu && w.fixtures.gpu > 0,
+    `${w.fixtures.within} of ${w.fixtures.gpu} fixtures on the GPU within ${w.fixtures.tolerance} (worst ${w.fixtures.worst?.case} ${w.fixtures.worst?.maxAbsError?.toExponential(1)}); on WASM with the reason: ${w.fixtures.wasm.join(', ') || 'none'} (${w.fixtures.dir})`);
   const mb = whole('modernbert');
   if (mb) add(`One 8192-token document on a ModernBERT-base-shaped model on WebGPU (${w.device})`, mb.gpu_ms != null,
     mb.gpu_ms != null ? `${fmt(mb.gpu_ms, 1)} ms for ${mb.name}` : `failed: ${mb.gpu_error}`);
@@ -156,6 +174,7 @@ export function webgpuMarkdown(r, L) {
     const errs = w.whole_models.flatMap((m) => [['fp32', m.gpu_error], ['fp16', m.fp16_error], ['q8', m.q8_error]].filter(([, e]) => e).map(([d, e]) => `${m.key} ${d}: ${e}`));
     if (errs.length) L.push('Rows not measured: ' + errs.join('; ') + '.', '');
   }
+  if (w.fixtures) L.push(`Every public fixture (../shared/fixtures/hf, hf-families) on the H200 through \`loadModel(…, { device: 'webgpu' })\` (bench/gpu/fixtures.mjs, \`${w.fixtures.dir}\`): ${w.fixtures.within} of ${w.fixtures.gpu} within ${w.fixtures.tolerance} of transformers on every hidden state (worst ${w.fixtures.worst?.case}, ${w.fixtures.worst?.maxAbsError?.toExponential(1)}); ${w.fixtures.wasm.join(', ')} stays on WASM (decoder-only, no GPU description of its scheme).`, '');
   if (w.dtypes?.gemm?.length) {
     const best = (d) => w.dtypes.gemm.filter((g) => g.dtype === d && g.tflops != null).reduce((a, b) => (!a || b.tflops > a.tflops ? b : a), null);
     const cells = ['fp32', 'q8', 'fp16'].map((d) => `${d} ${best(d) ? `${fmt(best(d).tflops, 1)} TFLOP/s` : 'not measured (' + (w.dtypes.gemm.find((g) => g.dtype === d)?.skipped ?? 'no row') + ')'}`);

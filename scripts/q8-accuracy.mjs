@@ -10,6 +10,7 @@
 // <!-- q8:start --> and <!-- q8:end -->:   node scripts/q8-accuracy.mjs [README.md]
 import fs from 'node:fs';
 import path from 'node:path';
+import { compareHidden } from '../web/webgpu/compare.js';
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 export const SHARED = path.join(ROOT, '..', 'shared');
@@ -44,31 +45,9 @@ export async function measureQ8(rp, name) {
   try {
     const a = fp32.forward(inputs).lastHiddenState;
     const b = q8.forward(inputs).lastHiddenState;
-    const [B, L, H] = a.dims;
-    let maxAbs = 0, refMax = 0, cosine = 1;
-    for (let s = 0; s < B; ++s) {
-      const ma = new Float64Array(H), mb = new Float64Array(H);
-      for (let l = 0; l < L; ++l) {
-        if (!input.attention_mask[s][l]) continue;
-        for (let h = 0; h < H; ++h) {
-          const i = (s * L + l) * H + h;
-          const d = Math.abs(a.data[i] - b.data[i]);
-          maxAbs = Number.isNaN(d) ? Infinity : Math.max(maxAbs, d);
-          refMax = Math.max(refMax, Math.abs(a.data[i]));
-          ma[h] += a.data[i];
-          mb[h] += b.data[i];
-        }
-      }
-      let dot = 0, na = 0, nb = 0;
-      for (let h = 0; h < H; ++h) {
-        dot += ma[h] * mb[h];
-        na += ma[h] * ma[h];
-        nb += mb[h] * mb[h];
-      }
-      cosine = Math.min(cosine, dot / Math.sqrt(na * nb));
-    }
+    const { maxAbs, rel, cosine } = compareHidden(a, b, input.attention_mask);
     return {
-      name, modelType: fp32.info.modelType, hidden: H, maxAbs, rel: maxAbs / refMax, cosine,
+      name, modelType: fp32.info.modelType, hidden: a.dims[2], maxAbs, rel, cosine,
       fp32Bytes: fp32.info.weightBytes, q8Bytes: q8.info.weightBytes, bytesRatio: q8.info.weightBytes / fp32.info.weightBytes,
       dtypes: [fp32.info.dtype, q8.info.dtype],
     };

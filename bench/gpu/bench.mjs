@@ -15,7 +15,7 @@
 // the `webgpu` package's index.js when it is not in node_modules (run.sh points it at the carried copy).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { median, openDawn, random, submitTimed } from './common.mjs';
 
 const W = await import('../../web/webgpu/index.js');
 
@@ -25,10 +25,7 @@ mkdirSync(OUT, { recursive: true });
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s]`, ...a);
 
-const spec = process.env.RELPOS_WEBGPU ? pathToFileURL(process.env.RELPOS_WEBGPU).href : 'webgpu';
-const dawn = await import(spec);
-for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
-const gpu = dawn.create([]);
+const { dawn, gpu } = await openDawn();
 const ctx = await W.createContext({ gpu });
 
 const results = {
@@ -52,29 +49,11 @@ log('features', ctx.features.join(' '));
 log('limits', JSON.stringify(results.limits));
 save();
 
-function random(n, seed) {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; ++i) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s >>> 8) / 2 ** 23 - 1;
-  }
-  return out;
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Times `record(encoder)` (reps dispatches) over `submits` submits; returns seconds per dispatch (median) and all samples. */
 async function time(record, { reps, submits }, on = ctx) {
   const samples = [];
-  for (let s = 0; s < submits; ++s) {
-    const enc = on.device.createCommandEncoder();
-    for (let r = 0; r < reps; ++r) record(enc);
-    const cb = enc.finish();
-    const t0 = performance.now();
-    on.device.queue.submit([cb]);
-    await on.device.queue.onSubmittedWorkDone();
-    samples.push((performance.now() - t0) / 1000 / reps);
-  }
+  for (let s = 0; s < submits; ++s) samples.push(await submitTimed(on, record, reps));
   return { seconds: median(samples), samples };
 }
 

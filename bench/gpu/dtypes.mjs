@@ -11,7 +11,7 @@
 // Writes $OUT/gpu-dtypes.json after every measurement. Without 'shader-f16' the fp16 rows record the reason.
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadDawn, median, random, submitTimed } from './common.mjs';
 
 const W = await import('../../web/webgpu/index.js');
 const SMALL = !!process.env.GPU_BENCH_SMALL;
@@ -20,9 +20,7 @@ mkdirSync(OUT, { recursive: true });
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s]`, ...a);
 
-const spec = process.env.RELPOS_WEBGPU ? pathToFileURL(process.env.RELPOS_WEBGPU).href : 'webgpu';
-const dawn = await import(spec);
-for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
+const dawn = await loadDawn();
 // The adapter's features with Dawn's defaults, then (when 'shader-f16' is missing) with allow_unsafe_apis, which
 // exposes features Dawn still marks experimental on a backend; the first instance that has it runs everything.
 const probes = [];
@@ -48,27 +46,9 @@ const save = () => {
 log('adapter', JSON.stringify(ctx.info), 'shader-f16', ctx.shaderF16);
 save();
 
-function random(n, seed) {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; ++i) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s >>> 8) / 2 ** 23 - 1;
-  }
-  return out;
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function measure(record, flops) {
-  const run = async (reps) => {
-    const enc = ctx.device.createCommandEncoder();
-    for (let r = 0; r < reps; ++r) record(enc);
-    const cb = enc.finish();
-    const t0 = performance.now();
-    ctx.device.queue.submit([cb]);
-    await ctx.device.queue.onSubmittedWorkDone();
-    return (performance.now() - t0) / 1000 / reps;
-  };
+  const run = (reps) => submitTimed(ctx, record, reps);
   ctx.device.pushErrorScope('validation');
   const first = Math.min(await run(1), await run(1));
   const bad = await ctx.device.popErrorScope();

@@ -8,7 +8,7 @@
 // Writes $OUT/fixtures.json; exit 1 when a covered case is off by more than 1e-4.
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { openDawn } from './common.mjs';
 import { readSafetensors } from '../../tests/js/safetensors.mjs';
 import { hiddenError } from '../../tests/js/fixture-errors.mjs';
 
@@ -17,10 +17,7 @@ const TOL = 1e-4;
 mkdirSync(OUT, { recursive: true });
 const base = existsSync('.gpu/fixtures') ? '.gpu/fixtures' : resolve('..', 'shared', 'fixtures');
 const sets = [process.env.RELPOS_HF_FIXTURES ?? join(base, 'hf'), process.env.RELPOS_HF_FAMILY_FIXTURES ?? join(base, 'hf-families')];
-const spec = process.env.RELPOS_WEBGPU ? pathToFileURL(process.env.RELPOS_WEBGPU).href : 'webgpu';
-const dawn = await import(spec);
-for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
-const gpu = dawn.create([]);
+const { gpu } = await openDawn();
 const rp = await (await import('../../web/index.js')).init();
 
 const out = { startedAt: new Date().toISOString(), tolerance: TOL, cases: [] };

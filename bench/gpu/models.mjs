@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { median, openDawn } from './common.mjs';
 import { familyCheckpoint, familyIds } from '../lib/family_models.mjs';
 
 const OUT = process.env.OUT || 'bench/results/tmp/gpu';
@@ -25,12 +25,8 @@ const THREADS = (process.env.WASM_THREADS ?? `2,${os.cpus().length}`).split(',')
 mkdirSync(OUT, { recursive: true });
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s]`, ...a);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-const spec = process.env.RELPOS_WEBGPU ? pathToFileURL(process.env.RELPOS_WEBGPU).href : 'webgpu';
-const dawn = await import(spec);
-for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
-const gpu = dawn.create([]);
+const { gpu } = await openDawn();
 const rpModule = await import('../../web/index.js');
 // The executor a webgpu model builds (the package's own module instance), captured for a per-op profile
 // (PlanExecutor.profile: each op submitted alone) of the fp32 GPU forward.

@@ -7,41 +7,20 @@
 // Writes $OUT/relative-vectors.json; GPU_BENCH_SMALL=1: L = 40 (a check of the script on SwiftShader).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { median, openDawn, random, submitTimed } from './common.mjs';
 
 const W = await import('../../web/webgpu/index.js');
 const SMALL = !!process.env.GPU_BENCH_SMALL;
 const OUT = process.env.OUT || 'bench/results/tmp/gpu';
 mkdirSync(OUT, { recursive: true });
-const spec = process.env.RELPOS_WEBGPU ? pathToFileURL(process.env.RELPOS_WEBGPU).href : 'webgpu';
-const dawn = await import(spec);
-for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
-const ctx = await W.createContext({ gpu: dawn.create([]) });
+const ctx = await W.createContext({ gpu: (await openDawn()).gpu });
 const results = { startedAt: new Date().toISOString(), adapter: ctx.info, attention: [], errors: [] };
 const save = () => writeFileSync(join(OUT, 'relative-vectors.json'), JSON.stringify(results, null, 2));
 console.log('adapter', JSON.stringify(ctx.info));
 
-function random(n, seed) {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; ++i) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s >>> 8) / 2 ** 23 - 1;
-  }
-  return out;
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function time(record, reps, submits) {
   const samples = [];
-  for (let s = 0; s < submits; ++s) {
-    const enc = ctx.device.createCommandEncoder();
-    for (let r = 0; r < reps; ++r) record(enc);
-    const cb = enc.finish();
-    const t0 = performance.now();
-    ctx.device.queue.submit([cb]);
-    await ctx.device.queue.onSubmittedWorkDone();
-    samples.push((performance.now() - t0) / reps);
-  }
+  for (let s = 0; s < submits; ++s) samples.push(1000 * (await submitTimed(ctx, record, reps)));
   return samples;
 }
 // DeBERTa's log bucket of a relative position (bucket 256, max 512), for a realistic row map

@@ -8,6 +8,7 @@
 // Prints one JSON object. Run with the carried node: node --no-experimental-fetch bench/gpu/wasm_peer.mjs
 import os from 'node:os';
 import { bertCheckpoint } from './bert_checkpoint.mjs';
+import { median } from './common.mjs';
 
 const rpModule = await import('../../web/index.js');
 const SHAPES = [
@@ -16,7 +17,6 @@ const SHAPES = [
 ];
 const reps = Number(process.env.REPS ?? 3);
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const out = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, rows: [] };
 for (const threads of [1, 2, os.cpus().length]) {

@@ -1,0 +1,45 @@
+// What the GPU-machine scripts of bench/gpu/ share: Dawn's Node binding (the carried copy that run.sh points
+// RELPOS_WEBGPU at, else node_modules/webgpu), seeded data and timing of recorded dispatches.
+//   const { dawn, gpu } = await openDawn(flags);   // GPU object for createContext({ gpu }) / loadModel({ gpu });
+//                                                  // loadDawn(): the module only
+//   random(n, seed) → Float32Array in [−1, 1)       median(xs)
+//   await submitTimed(ctx, record, reps) → seconds per dispatch of one submit of `reps` record(encoder) calls
+import { pathToFileURL } from 'node:url';
+
+/** Loads Dawn's binding and installs its GPU* classes as globals (browsers have them). */
+export async function loadDawn() {
+  const spec = process.env.RELPOS_WEBGPU ? pathToFileURL(process.env.RELPOS_WEBGPU).href : 'webgpu';
+  const dawn = await import(spec);
+  for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
+  return dawn;
+}
+
+/** loadDawn() and one GPU object made with Dawn instance `flags`. */
+export async function openDawn(flags = []) {
+  const dawn = await loadDawn();
+  return { dawn, gpu: dawn.create(flags) };
+}
+
+/** A seeded LCG's n floats in [−1, 1) (the same stream in every script). */
+export function random(n, seed) {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; ++i) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s >>> 8) / 2 ** 23 - 1;
+  }
+  return out;
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Records `reps` dispatches into one command buffer, submits it and waits: seconds per dispatch. */
+export async function submitTimed(ctx, record, reps) {
+  const enc = ctx.device.createCommandEncoder();
+  for (let r = 0; r < reps; ++r) record(enc);
+  const cb = enc.finish();
+  const t0 = performance.now();
+  ctx.device.queue.submit([cb]);
+  await ctx.device.queue.onSubmittedWorkDone();
+  return (performance.now() - t0) / 1000 / reps;
+}

@@ -21,39 +21,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 
 import { randomArray } from './helpers.mjs';
 import { BENCH_NAMES, caseDir } from '../../scripts/q8-accuracy.mjs';
-
-const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
-if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
+import { webgpuAdapter } from './webgpu-adapter.mjs';
 
 const W = await import('../../web/webgpu/index.js');
 
-// On a GPU machine without node_modules (bench/gpu/run.sh): RELPOS_WEBGPU is the `webgpu` package's index.js,
-// RELPOS_DAWN_FLAGS Dawn instance flags (e.g. enable-dawn-features=allow_unsafe_apis).
-let gpu;
-if (process.env.RELPOS_WEBGPU) {
-  const dawn = await import(pathToFileURL(process.env.RELPOS_WEBGPU).href);
-  for (const [name, value] of Object.entries(dawn.globals)) if (!(name in globalThis)) globalThis[name] = value;
-  gpu = dawn.create((process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean));
-}
-
-let ctx = null;
-let noGpu = null;
-try {
-  ctx = await W.createContext({ gpu });
-} catch (e) {
-  noGpu = e;
-}
-if (noGpu && process.env.CI) {
-  test('a WebGPU adapter exists (CI)', () => {
-    throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
-  });
-}
-const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : false;
+const { ctx, gpu, skip } = await webgpuAdapter({ keep: true });
 const noF16 = skip || (!ctx.shaderF16 && `this adapter (${ctx.info.description || ctx.info.vendor}) has no 'shader-f16' (SwiftShader never has): the f16 cases run where an adapter has it (bench/gpu/run.sh runs this file on its GPU)`);
 const hasF16 = skip || (ctx.shaderF16 && 'this adapter has shader-f16: the no-f16 rejection cannot be observed');
 

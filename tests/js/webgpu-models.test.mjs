@@ -15,26 +15,12 @@ import { test } from 'node:test';
 import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-
-const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
-if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
+import { webgpuAdapter } from './webgpu-adapter.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
 const HIDDEN_TOL = 1e-4;
 
-let noGpu = null;
-try {
-  const { createContext } = await import('../../web/webgpu/index.js');
-  (await createContext()).destroy();
-} catch (e) {
-  noGpu = e;
-}
-if (noGpu && process.env.CI) {
-  test('a WebGPU adapter exists (CI)', () => {
-    throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
-  });
-}
-const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : false;
+const { skip } = await webgpuAdapter();
 
 const { init, pipeline } = await import('../../web/index.js');
 const rp = await init({ simd: true });

@@ -12,30 +12,17 @@
 // Runs on Chromium's SwiftShader Vulkan driver through Dawn (npm `webgpu`) unless VK_ICD_FILENAMES is set
 // (~0.1 GFLOP/s: keep shapes small). No adapter: the suite fails under CI (process.env.CI), else skips.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { maxError, randomArray, ROOT } from './helpers.mjs';
-
-const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
-if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
+import { webgpuAdapter } from './webgpu-adapter.mjs';
 
 const W = await import('../../web/webgpu/index.js');
 const { pool } = await import('../../web/pipelines/feature-extraction.js');
 
-let ctx = null;
-let noGpu = null;
-try {
-  ctx = await W.createContext();
-} catch (e) {
-  noGpu = e;
-}
-if (noGpu && process.env.CI) {
-  test('a WebGPU adapter exists (CI)', () => {
-    throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
-  });
-}
-const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : false;
+const adapter = await webgpuAdapter({ keep: true });
+let ctx = adapter.ctx;
+const skip = adapter.skip;
 
 // The CPU package, for rp.attention and rp.positions (web/dist, built by `npm run build`).
 let rp = null;

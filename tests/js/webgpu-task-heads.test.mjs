@@ -20,23 +20,10 @@ import { encodeInput } from '../../web/pipelines/encoding.js';
 import { randomArray, ROOT } from './helpers.mjs';
 import { readSafetensors, writeSafetensors } from './safetensors.mjs';
 import { compareCall, haveTaskFixtures, isSingleWindow, loadTaskCase, runCall, TASK_FIXTURES } from './task-fixtures.mjs';
+import { webgpuAdapter } from './webgpu-adapter.mjs';
 
-const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
-if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
-
-let noGpu = null;
-try {
-  const { createContext } = await import('../../web/webgpu/index.js');
-  (await createContext()).destroy();
-} catch (e) {
-  noGpu = e;
-}
-if (noGpu && process.env.CI) {
-  test('a WebGPU adapter exists (CI)', () => {
-    throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
-  });
-}
-const skip = noGpu ? `no WebGPU adapter: ${noGpu.message}` : !haveTaskFixtures && 'no HF task fixtures';
+const adapter = await webgpuAdapter();
+const skip = adapter.skip || (!haveTaskFixtures && 'no HF task fixtures');
 
 const { init, pipeline } = await import('../../web/index.js');
 const rp = await init({ simd: true });

@@ -203,13 +203,14 @@ class LoadedModel {
       }
       if (!out.pooler_output.shape.empty()) result.set("poolerOutput", tensor_to_js(out.pooler_output));
       if (logits) {
-        if (!head_) fail_value("forward: this checkpoint has no task head (…ForSequenceClassification, …ForTokenClassification, …ForQuestionAnswering or …ForMaskedLM weights)");
+        if (!head_) fail_value("forward: this checkpoint has no task head (…ForSequenceClassification, …ForTokenClassification, …ForQuestionAnswering, …ForMaskedLM or Qwen3ForCausalLM weights)");
         Tensor t;
         switch (head_->task()) {
           case HeadTask::SequenceClassification: t.shape = {batch, head_->outputs()}; break;
           case HeadTask::TokenClassification:
           case HeadTask::QuestionAnswering: t.shape = {batch, seq, head_->outputs()}; break;
           case HeadTask::MaskedLM:
+          case HeadTask::CausalLM:
             t.shape = {at.empty() ? batch * seq : static_cast<int>(at.size()), head_->outputs()};
             break;
         }

@@ -83,6 +83,20 @@ struct ModelConfig {
   bool attention_bias = false;
   bool has_rope_scaling = false;
 
+  // qwen3 (Qwen3Config) and gemma3_text (Gemma3TextConfig): head_dim is read from config.json (not hidden / heads).
+  //   layer_sliding[i]   layer_types[i] == "sliding_attention" (qwen3: derived from use_sliding_window and
+  //                      max_window_layers when absent; gemma3_text: from sliding_window_pattern, default 6)
+  //   sliding_window     config.json's value as written (before Gemma3's bidirectional rule); −1 = none
+  //   bidirectional      gemma3_text use_bidirectional_attention (EmbeddingGemma); qwen3 is always causal
+  //   query_pre_attn_scalar  gemma3_text: attention scale = query_pre_attn_scalar^−½ (not head_dim^−½)
+  //   local_rope_theta   gemma3_text rope_local_base_freq (sliding layers); rope_theta for full layers
+  //   tie_word_embeddings  the causal-LM head reads embed_tokens (qwen3 default false, gemma3_text true)
+  std::vector<bool> layer_sliding;
+  int sliding_window = -1;
+  bool bidirectional = false;
+  float query_pre_attn_scalar = 0.0f;
+  bool tie_word_embeddings = true;
+
   // mpnet (MPNetConfig): positions from input_ids with padding_idx 1 (hard-coded in MPNetEmbeddings);
   // the bucketed relative bias shares t5's relative_attention_num_buckets (table rows; buckets are 32).
   int pad_token_id = 0;

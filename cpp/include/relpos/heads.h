@@ -25,6 +25,7 @@
 //   token classification classifier(t(h)) per token; masked LM decoder(t(h)) + decoder.bias (tied).
 // mpnet: classifier.out_proj(tanh(classifier.dense(h0))); token / QA heads as above; masked LM lm_head.dense →
 //   exact gelu → lm_head.layer_norm → tied decoder (or lm_head.decoder) + lm_head.bias.
+// qwen3 (Qwen3ForCausalLM): causal LM lm_head(h), tied to embed_tokens when tie_word_embeddings, at asked rows.
 // Labels: config.json's id2label in id order ("LABEL_i" when it has none, or only HF's placeholder
 // LABEL_0, LABEL_1); an id2label of real names that does not name exactly the head's outputs is an Error. The masked-LM head reads the model's embedding table:
 // keep the model alive while its head is used.
@@ -41,9 +42,12 @@
 
 namespace relpos {
 
-enum class HeadTask { SequenceClassification, TokenClassification, QuestionAnswering, MaskedLM };
-// The pipeline task of a head: "text-classification", "token-classification", "question-answering", "fill-mask".
+enum class HeadTask { SequenceClassification, TokenClassification, QuestionAnswering, MaskedLM, CausalLM };
+// The pipeline task of a head: "text-classification", "token-classification", "question-answering", "fill-mask",
+// "text-generation" (a causal LM: relpos reads its logits, e.g. a reranker's "yes" / "no", and generates nothing).
 const char* head_task_name(HeadTask task);
+// Heads whose outputs are the vocabulary and which can be asked for some rows only (masked LM, causal LM).
+inline bool vocabulary_head(HeadTask task) { return task == HeadTask::MaskedLM || task == HeadTask::CausalLM; }
 
 class TaskHead {
  public:
@@ -57,7 +61,7 @@ class TaskHead {
   // Bytes of weights the head holds (as Model::weight_bytes; a tied decoder holds none).
   std::size_t weight_bytes() const { return weight_bytes_; }
   // Sequence classification [B, labels]; token classification [B, L, labels]; question answering
-  // [B, L, 2]; masked LM [P, vocab] at `positions` (flat b·L + l, in that order) or [B·L, vocab] when
+  // [B, L, 2]; masked LM and causal LM [P, vocab] at `positions` (flat b·L + l, in that order) or [B·L, vocab] when
   // `positions` is empty. Other heads ignore `positions`. RangeError: a position outside [0, B·L).
   virtual std::vector<float> logits(const ModelOutput& outputs, const std::vector<int>& positions = {}) const = 0;
   void set_weight_bytes(std::size_t bytes) { weight_bytes_ = bytes; }  // by the loader

@@ -121,6 +121,7 @@ struct RopeParams {
   RopeLayout layout = RopeLayout::Half;
   float theta = 10000.0f;
   int rotary_dim = 0;  // 0 = head_dim; must be even and ≤ head_dim
+  float content_scale = 0.0f;  // logit scale of q'·k'; 0 = 1/sqrt(head_dim) (Gemma3: query_pre_attn_scalar^−½)
 };
 
 // 13. ALiBi: logit = q·k / sqrt(d) + m_h · (j − i)   (symmetric: − m_h · |i − j|).

@@ -18,7 +18,7 @@ using nlohmann::json;
 
 const std::vector<std::string> kSupported = {"bert", "deberta-v2", "t5", "roformer", "distilbert",
                                              "transfo-xl", "bloom", "mpt", "llama", "mpnet", "modernbert",
-                                             "nomic_bert"};
+                                             "nomic_bert", "qwen3", "gemma3_text"};
 
 [[noreturn]] void fail_field(const std::string& key, const std::string& what) {
   fail_value("config.json: field '" + key + "' " + what);
@@ -75,6 +75,61 @@ void split_heads(ModelConfig& c) {
     fail_range("config.json: hidden size " + std::to_string(c.hidden_size) + " is not a multiple of the " +
                std::to_string(c.num_heads) + " attention heads");
   c.head_dim = c.hidden_size / c.num_heads;
+}
+
+// layer_types → c.layer_sliding: one "full_attention" / "sliding_attention" entry per layer.
+void read_layer_types(const json& j, ModelConfig& c) {
+  const json& lt = j.at("layer_types");
+  if (!lt.is_array() || static_cast<int>(lt.size()) != c.num_layers)
+    fail_field("layer_types", "must list one entry per layer (" + std::to_string(c.num_layers) + "), got " +
+                                  (lt.is_array() ? std::to_string(lt.size()) + " entries" : io::describe_json(lt)));
+  c.layer_sliding.assign(c.num_layers, false);
+  for (int i = 0; i < c.num_layers; ++i) {
+    const std::string kind = lt[i].is_string() ? lt[i].get<std::string>() : "";
+    if (kind != "full_attention" && kind != "sliding_attention")
+      fail_field("layer_types", "entry " + std::to_string(i) + " is " + io::describe_json(lt[i]) +
+                                    " (expected 'full_attention' or 'sliding_attention')");
+    c.layer_sliding[i] = kind == "sliding_attention";
+  }
+}
+
+// rope_scaling / rope_parameters of a decoder family: only the default RoPE (no YaRN, linear, dynamic, llama3
+// scaling). rope_parameters (transformers ≥ 5) is either one set { rope_type, rope_theta } or one per layer kind
+// { full_attention: {…}, sliding_attention: {…} }; a theta found there replaces rope_theta / local_rope_theta.
+void read_rope_settings(const json& j, ModelConfig& c, const std::string& family) {
+  if (present(j, "rope_scaling")) {
+    const json& rs = j.at("rope_scaling");
+    const std::string type = rs.is_object() ? get_string(rs, "rope_type", get_string(rs, "type", "?")) : "?";
+    fail_field("rope_scaling", "is set (rope_type '" + type + "'): " + family +
+                                   " runs the default RoPE only; YaRN, linear, dynamic and llama3 scaling are not supported");
+  }
+  if (!present(j, "rope_parameters")) return;
+  const json& rp = j.at("rope_parameters");
+  if (!rp.is_object()) fail_field("rope_parameters", "must be an object, got " + io::describe_json(rp));
+  auto one = [&](const json& p, const std::string& where, float& theta) {
+    if (!p.is_object()) fail_field("rope_parameters", where + " must be an object");
+    const std::string type = get_string(p, "rope_type", "default");
+    if (type != "default")
+      fail_field("rope_parameters", where + "rope_type '" + type + "' is not supported (" + family + " runs 'default' only)");
+    theta = get_float(p, "rope_theta", theta);
+  };
+  if (present(rp, "full_attention") || present(rp, "sliding_attention")) {
+    if (present(rp, "full_attention")) one(rp.at("full_attention"), "'full_attention': ", c.rope_theta);
+    if (present(rp, "sliding_attention")) one(rp.at("sliding_attention"), "'sliding_attention': ", c.local_rope_theta);
+  } else {
+    one(rp, "", c.rope_theta);
+  }
+}
+
+// Qwen3 / Gemma3: explicit head_dim and grouped-query heads.
+void check_gqa(ModelConfig& c) {
+  require_positive(c.num_heads, "num_attention_heads");
+  require_positive(c.num_kv_heads, "num_key_value_heads");
+  require_positive(c.head_dim, "head_dim");
+  if (c.num_heads % c.num_kv_heads != 0)
+    fail_range("config.json: num_attention_heads " + std::to_string(c.num_heads) +
+               " is not a multiple of num_key_value_heads " + std::to_string(c.num_kv_heads));
+  if (c.head_dim % 2 != 0) fail_range("config.json: head_dim must be even for RoPE, got " + std::to_string(c.head_dim));
 }
 
 }  // namespace
@@ -379,6 +434,76 @@ ModelConfig parse_model_config(const std::string& text) {
     if (present(j, "num_heads_kv") && get_int(j, "num_heads_kv", 0) != c.num_heads)
       fail_field("num_heads_kv", "must equal n_head " + std::to_string(c.num_heads) +
                                      " (the fused Wqkv of NomicBertAttention has as many key/value heads as query heads)");
+  } else if (t == "qwen3") {
+    // Qwen3Config (transformers 4.51+): layer i slides iff layer_types[i] == "sliding_attention"; when layer_types
+    // is absent, layers ≥ max_window_layers slide if use_sliding_window (HF's derivation). Always causal.
+    c.vocab_size = get_int(j, "vocab_size", 151936);
+    c.hidden_size = get_int(j, "hidden_size", 4096);
+    c.intermediate_size = get_int(j, "intermediate_size", 22016);
+    c.num_layers = get_int(j, "num_hidden_layers", 32);
+    c.num_heads = get_int(j, "num_attention_heads", 32);
+    c.num_kv_heads = get_int(j, "num_key_value_heads", 32);
+    c.head_dim = get_int(j, "head_dim", 128);
+    c.hidden_act = get_string(j, "hidden_act", "silu");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 32768);
+    c.norm_eps = get_float(j, "rms_norm_eps", 1e-6f);
+    c.rope_theta = get_float(j, "rope_theta", 10000.0f);
+    c.attention_bias = get_bool(j, "attention_bias", false);
+    c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", false);
+    c.pad_token_id = get_int(j, "pad_token_id", 0);
+    const bool sliding = get_bool(j, "use_sliding_window", false);
+    c.sliding_window = sliding ? get_int(j, "sliding_window", 4096) : -1;
+    require_positive(c.num_layers, "num_hidden_layers");
+    if (c.num_layers > 100000) fail_range("config.json: num_hidden_layers " + std::to_string(c.num_layers) + " is out of range (≤ 100000)");
+    if (present(j, "layer_types")) {
+      read_layer_types(j, c);
+    } else {
+      const int first = get_int(j, "max_window_layers", 28);
+      c.layer_sliding.assign(c.num_layers, false);
+      for (int i = 0; i < c.num_layers; ++i) c.layer_sliding[i] = c.sliding_window > 0 && i >= first;
+    }
+    for (int i = 0; i < c.num_layers; ++i)
+      if (c.layer_sliding[i] && c.sliding_window < 1)
+        fail_field("layer_types", "entry " + std::to_string(i) + " is 'sliding_attention' but sliding_window is " +
+                                      (c.sliding_window < 0 ? std::string("unset (use_sliding_window false)") : std::to_string(c.sliding_window)));
+    read_rope_settings(j, c, "qwen3");
+    check_gqa(c);
+  } else if (t == "gemma3_text") {
+    // Gemma3TextConfig (transformers 4.57): sliding_window as written in config.json (the constructor's
+    // bidirectional rule w // 2 + 1 is applied by the family, once); rope_local_base_freq for sliding layers.
+    c.vocab_size = get_int(j, "vocab_size", 262208);
+    c.hidden_size = get_int(j, "hidden_size", 2304);
+    c.intermediate_size = get_int(j, "intermediate_size", 9216);
+    c.num_layers = get_int(j, "num_hidden_layers", 26);
+    c.num_heads = get_int(j, "num_attention_heads", 8);
+    c.num_kv_heads = get_int(j, "num_key_value_heads", 4);
+    c.head_dim = get_int(j, "head_dim", 256);
+    c.hidden_act = get_string(j, "hidden_activation", "gelu_pytorch_tanh");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 131072);
+    c.norm_eps = get_float(j, "rms_norm_eps", 1e-6f);
+    c.rope_theta = get_float(j, "rope_theta", 1000000.0f);
+    c.local_rope_theta = get_float(j, "rope_local_base_freq", 10000.0f);
+    c.attention_bias = get_bool(j, "attention_bias", false);
+    c.query_pre_attn_scalar = get_float(j, "query_pre_attn_scalar", 256.0f);
+    c.sliding_window = get_int(j, "sliding_window", 4096);
+    c.bidirectional = get_bool(j, "use_bidirectional_attention", false);
+    c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", true);
+    c.pad_token_id = get_int(j, "pad_token_id", 0);
+    require_positive(c.num_layers, "num_hidden_layers");
+    if (c.num_layers > 100000) fail_range("config.json: num_hidden_layers " + std::to_string(c.num_layers) + " is out of range (≤ 100000)");
+    if (present(j, "layer_types")) {
+      read_layer_types(j, c);
+    } else {
+      const int pattern = get_int(j, "sliding_window_pattern", get_int(j, "_sliding_window_pattern", 6));
+      require_positive(pattern, "sliding_window_pattern");
+      c.layer_sliding.assign(c.num_layers, false);
+      for (int i = 0; i < c.num_layers; ++i) c.layer_sliding[i] = (i + 1) % pattern != 0;
+    }
+    if (c.sliding_window < 1) require_positive(c.sliding_window, "sliding_window");
+    if (!(c.query_pre_attn_scalar > 0.0f))
+      fail_range("config.json: query_pre_attn_scalar must be positive, got " + std::to_string(c.query_pre_attn_scalar));
+    read_rope_settings(j, c, "gemma3_text");
+    check_gqa(c);
   } else {
     std::string list;
     for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;

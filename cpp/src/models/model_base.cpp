@@ -100,8 +100,8 @@ plan::Plan ModelBase::plan(int batch, int seq, bool hidden_states, const TaskHea
 // buffer "positions", then an output op of kind 3 over the logits the head returns.
 void ModelBase::record_head(plan::Recorder& rec, const TaskHead& head, int batch, int seq, int positions) {
   if (positions < 0) fail_range("plan: positions must be ≥ 0");
-  if (positions > 0 && head.task() != HeadTask::MaskedLM)
-    fail_value(std::string("plan: logits at positions are for masked-LM heads; this head is ") + head_task_name(head.task()));
+  if (positions > 0 && !vocabulary_head(head.task()))
+    fail_value(std::string("plan: logits at positions are for masked-LM and causal-LM heads; this head is ") + head_task_name(head.task()));
   const std::size_t rows = static_cast<std::size_t>(batch) * seq;
   ModelOutput o;
   const plan::Recorder::Output last = rec.output(1), pooled = rec.output(2);
@@ -199,6 +199,8 @@ std::unique_ptr<Model> make_model(const ModelConfig& c, const Weights& weights) 
   if (t == "mpnet") return models::make_mpnet(c, weights);
   if (t == "modernbert") return models::make_modernbert(c, weights);
   if (t == "nomic_bert") return models::make_nomic_bert(c, weights);
+  if (t == "qwen3") return models::make_qwen3(c, weights);
+  if (t == "gemma3_text") return models::make_gemma3_text(c, weights);
   fail_value("load_model: model_type '" + t + "' has no implementation");
 }
 

@@ -84,5 +84,7 @@ std::unique_ptr<Model> make_llama(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_mpnet(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_modernbert(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_nomic_bert(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_qwen3(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_gemma3_text(const ModelConfig&, const Weights&);
 
 }  // namespace relpos::models

@@ -1,5 +1,5 @@
 // Scheme "rope": rotary position embedding (Su et al., RoFormer; LLaMA).
-//   q'_p = R(p) q_p,  k'_p = R(p) k_p,  v unchanged;  logit(i, j) = q'_i · k'_j / sqrt(head_dim)
+//   q'_p = R(p) q_p,  k'_p = R(p) k_p,  v unchanged;  logit(i, j) = q'_i · k'_j · content_scale (default 1/sqrt(head_dim))
 // R(p) rotates pairs of the first rotary_dim dimensions by p·ω_i, ω_i = theta^(−2i/rotary_dim), i < rotary_dim/2:
 //   Interleaved (RoFormer): pairs (2i, 2i + 1);   Half (LLaMA rotate_half): pairs (i, i + rotary_dim/2).
 // (x, y) ↦ (x·cos − y·sin, y·cos + x·sin). Dimensions ≥ rotary_dim pass through (partial rotary).
@@ -36,11 +36,17 @@ class RopeScheme final : public Scheme {
         fail_range("RoPE: head_dim must be even when rotary_dim is 0 (= head_dim), got " + std::to_string(dims.head_dim));
       fail_range("RoPE: rotary_dim must be even, got " + std::to_string(p_.rotary_dim));
     }
+    if (!std::isfinite(p_.content_scale) || p_.content_scale < 0.0f)
+      fail_range("RoPE: content_scale must be a finite number ≥ 0 (0 = 1/sqrt(head_dim)), got " + std::to_string(p_.content_scale));
     if (!std::isfinite(p_.theta) || p_.theta <= 0.0f)
       fail_range("RoPE: theta must be a positive finite number, got " + std::to_string(p_.theta));
   }
 
   bool rewrites_qkv() const override { return true; }
+
+  float content_scale(int head_dim) const override {
+    return p_.content_scale > 0.0f ? p_.content_scale : Scheme::content_scale(head_dim);
+  }
 
   bool describe(const AttentionDims& dims, SchemeDescription& out) const override {
     check(dims);

@@ -40,6 +40,7 @@ std::unique_ptr<TaskHead> make_sequence_classifier(const HeadSource& source);
 std::unique_ptr<TaskHead> make_token_classifier(const HeadSource& source);
 std::unique_ptr<TaskHead> make_question_answering(const HeadSource& source);
 std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& source);
+std::unique_ptr<TaskHead> make_causal_lm(const HeadSource& source);  // causal_lm.cpp (qwen3)
 // ModernBERT (modernbert_heads.cpp): head.dense → act → head.norm → classifier, pooled (cls / mean) or per token.
 std::unique_ptr<TaskHead> make_modernbert_sequence_classifier(const HeadSource& source);
 std::unique_ptr<TaskHead> make_modernbert_token_classifier(const HeadSource& source);

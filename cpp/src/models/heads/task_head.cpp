@@ -35,6 +35,7 @@ std::optional<HeadTask> named_task(const std::string& arch) {
   if (ends_with(arch, "ForTokenClassification")) return HeadTask::TokenClassification;
   if (ends_with(arch, "ForQuestionAnswering")) return HeadTask::QuestionAnswering;
   if (ends_with(arch, "ForMaskedLM")) return HeadTask::MaskedLM;
+  if (ends_with(arch, "ForCausalLM")) return HeadTask::CausalLM;
   return std::nullopt;
 }
 
@@ -78,6 +79,7 @@ std::unique_ptr<TaskHead> load(const std::string& config_json_text, const ModelC
     case HeadTask::TokenClassification: head = make_token_classifier(source); break;
     case HeadTask::QuestionAnswering: head = make_question_answering(source); break;
     case HeadTask::MaskedLM: head = make_masked_lm(source); break;
+    case HeadTask::CausalLM: head = make_causal_lm(source); break;
   }
   if (head) head->set_weight_bytes(context.held_bytes());
   return head;
@@ -92,6 +94,7 @@ const char* head_task_name(HeadTask task) {
     case HeadTask::TokenClassification: return "token-classification";
     case HeadTask::QuestionAnswering: return "question-answering";
     case HeadTask::MaskedLM: return "fill-mask";
+    case HeadTask::CausalLM: return "text-generation";
   }
   return "";
 }

@@ -59,6 +59,11 @@ void EmbeddingTable::gather(int count, const std::int32_t* ids, float* out) cons
   }
 }
 
+void EmbeddingTable::scale(float s) {
+  for (float& v : f32_) v *= s;
+  for (float& v : scales_) v *= s;
+}
+
 std::vector<float> EmbeddingTable::values() const {
   if (q8_.empty()) return f32_;
   std::vector<float> v(q8_.size());

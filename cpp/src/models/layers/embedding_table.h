@@ -28,6 +28,9 @@ class EmbeddingTable {
   // kernels::dot_rows_f32; more go through the packed GEMM. Under a plan: one gemm op with the table
   // as its [N, K] weight.
   void project(int count, const float* x, float* y, const float* bias) const;
+  // table *= s (Gemma3's embedding scale sqrt(hidden), folded in at load: float32 products, as Gemma's
+  // embed(ids) · embed_scale computes them); a q8 table multiplies its row scales instead.
+  void scale(float s);
   // The table [rows, dim] as float32 (q8 rows dequantized as gather() does), for the GPU plan.
   std::vector<float> values() const;
   // Held as int8 (q8 load): q8() [rows · dim] and scales() [rows], row r = scales()[r] · q8()[r·dim + c].

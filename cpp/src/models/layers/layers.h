@@ -59,10 +59,14 @@ struct LayerNorm {
 };
 
 // RMS norm (T5LayerNorm, LlamaRMSNorm): y = x / sqrt(mean(x²) + eps) · weight. x == y allowed.
+// load_unit_offset (Gemma3RMSNorm): the checkpoint stores w and the gain is (1 + w), added once in float32
+// at load as Gemma computes it. Rows may be heads: forward(rows · heads, …) with dim = head_dim normalises
+// each head of a [rows, heads · head_dim] tensor (Qwen3's and Gemma3's q_norm / k_norm).
 struct RmsNorm {
   std::vector<float> weight;
   float eps = 1e-6f;
   static RmsNorm load(const Weights& weights, const std::string& name, int dim, float eps);
+  static RmsNorm load_unit_offset(const Weights& weights, const std::string& name, int dim, float eps);
   void forward(int rows, const float* x, float* y) const;
 };
 

@@ -62,6 +62,12 @@ RmsNorm RmsNorm::load(const Weights& weights, const std::string& name, int dim, 
   return n;
 }
 
+RmsNorm RmsNorm::load_unit_offset(const Weights& weights, const std::string& name, int dim, float eps) {
+  RmsNorm n = load(weights, name, dim, eps);
+  for (float& w : n.weight) w = 1.0f + w;
+  return n;
+}
+
 void RmsNorm::forward(int rows, const float* x, float* y) const {
   RELPOS_PROFILE_SCOPE(NormAct);
   const int dim = static_cast<int>(weight.size());

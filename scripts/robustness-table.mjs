@@ -14,6 +14,7 @@ import { randomArray, ROOT } from '../tests/js/helpers.mjs';
 import { haveFixtures, joinSafetensors, loadCase, splitSafetensors } from '../tests/js/safetensors.mjs';
 import { bytesField, field, goodPieces, proto, str } from '../tests/js/spm-proto.mjs';
 import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
+import { dense3, haveLlm, llmFiles } from '../tests/js/llm-bad-inputs.mjs';
 
 const rp = await init({ simd: true });
 const n = 40;
@@ -159,6 +160,7 @@ const cases = [
   ...familyRows(),
   ['argument value', "loadModel(src, { dtype: 'fp16' }) on device 'wasm' (the default)", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 'fp16' }),
    'webgpu-dtypes.test.mjs', "device 'webgpu' rejects naming shader-f16; 'auto' falls back to fp32 on WASM with the reason; 'wasm' rejects fp16"],
+  ...llmRows(),
 ];
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
@@ -320,6 +322,35 @@ function familyRows() {
     ['family config', 'mpnet: relative_attention_num_buckets 16', fload('mpnet-a', { config: { relative_attention_num_buckets: 16 } }), T,
      'mpnet: relative_attention_num_buckets below 32 is an Error naming the field and the 32 buckets MPNet always uses; the model loads afterwards'],
     ['model input', 'mpnet: forward({ text }) without tokenizer.json', fwdText('mpnet-a'), T, noTokenizer],
+  ];
+}
+
+// Qwen3 / Gemma3 rows (#34, tests/js/llm-embedders-errors.test.mjs): ../shared/fixtures/hf-llm-embedders folders with
+// config.json fields changed, a q/k norm removed, a sentence-transformers Dense module changed.
+function llmRows() {
+  if (!haveLlm) {
+    console.error('robustness-table: the hf-llm-embedders fixtures are needed for the qwen3 / gemma3_text rows');
+    process.exit(1);
+  }
+  const T = 'llm-embedders-errors.test.mjs';
+  const refuse = 'qwen3 / gemma3_text configs and checkpoints relpos cannot run are Errors naming the cause; the runtime stays usable';
+  const lload = (name, options) => () => rp.loadModel(llmFiles(name, options));
+  return [
+    ['family config', 'gemma3_text: layer_types with 2 entries for 3 layers', lload('gemma3-bidir-a', { config: { layer_types: ['sliding_attention', 'full_attention'] } }), T, refuse],
+    ['family config', "gemma3_text: layer_types entry 'chunked_attention'", lload('gemma3-bidir-a', { config: { layer_types: ['sliding_attention', 'chunked_attention', 'sliding_attention'] } }), T, refuse],
+    ['family config', "qwen3: rope_scaling { rope_type: 'yarn', factor: 4 }", lload('qwen3-embed-right', { config: { rope_scaling: { rope_type: 'yarn', factor: 4 } } }), T, refuse],
+    ['family config', 'qwen3: head_dim 8 while q_proj holds 4 heads of 16', lload('qwen3-embed-right', { config: { head_dim: 8 } }), T, refuse],
+    ['family config', 'gemma3_text: 2 query heads, num_key_value_heads 3', lload('gemma3-bidir-a', { config: { num_key_value_heads: 3 } }), T, refuse],
+    ['model file', 'qwen3: layers.1.self_attn.k_norm.weight missing', lload('qwen3-embed-right', { drop: ['layers.1.self_attn.k_norm.weight'] }), T, refuse],
+    ['sentence-transformers', 'Dense 3_Dense with in_features 64 after a 128-feature Dense', lload('gemma3-st-embed', { extra: { '3_Dense/config.json': dense3({ in_features: 64 }) } }), T, refuse],
+    ['feature-extraction', "Dense activation_function 'torch.nn.modules.activation.Hardswish'", async () => {
+      const m = await rp.loadModel(llmFiles('gemma3-st-embed', { extra: { '3_Dense/config.json': dense3({ activation_function: 'torch.nn.modules.activation.Hardswish' }) } }));
+      try {
+        return await pipeline('feature-extraction', m)('t5 t6');
+      } finally {
+        m.dispose();
+      }
+    }, T, 'a Dense activation relpos does not know: the recipe loads, feature-extraction names it and runs with an explicit pooling'],
   ];
 }
 

@@ -336,17 +336,18 @@ export interface ForwardOptions {
   /**
    * The task head's output (Error when the checkpoint has none, see Model.head): text-classification
    * logits [batch, labels]; token-classification logits [batch, seq, labels]; question-answering
-   * startLogits / endLogits [batch, seq]; fill-mask logits [positions, vocab] at logitsAt, or
-   * [batch, seq, vocab] without it.
+   * startLogits / endLogits [batch, seq]; fill-mask and text-generation (a causal LM such as Qwen3ForCausalLM)
+   * logits [positions, vocab] at logitsAt, or [batch, seq, vocab] without it.
    */
   logits?: boolean;
-  /** Masked-LM heads: [batch index, token index] pairs where the vocabulary logits are computed (only there). */
+  /** Masked-LM and causal-LM heads: [batch index, token index] pairs where the vocabulary logits are computed (only there). */
   logitsAt?: [number, number][];
 }
 
 /** The task head a checkpoint carries (config.json architectures, else the head tensors present). */
 export interface ModelHead {
-  task: 'text-classification' | 'token-classification' | 'question-answering' | 'fill-mask';
+  /** 'text-generation': a causal LM (Qwen3ForCausalLM); relpos reads its logits (a reranker's yes / no) and generates nothing. */
+  task: 'text-classification' | 'token-classification' | 'question-answering' | 'fill-mask' | 'text-generation';
   /** id2label names in id order (classification heads), else null. */
   labels: readonly string[] | null;
   /** Logits per row: the labels, 2 (start, end) or the vocabulary size. */
@@ -452,13 +453,23 @@ export interface PipelineLengthOptions {
   batchSize?: number;
 }
 
-/** A module of modules.json; kind null for modules relpos does not run (Dense, LayerNorm, custom …). */
+/** A module of modules.json; kind null for modules relpos does not run (LayerNorm, custom …). */
 export interface SentenceTransformersModule {
   readonly idx: number;
   readonly name: string;
   readonly path: string;
   readonly type: string;
-  readonly kind: 'transformer' | 'pooling' | 'normalize' | 'dropout' | null;
+  readonly kind: 'transformer' | 'pooling' | 'dense' | 'normalize' | 'dropout' | null;
+}
+/** A sentence-transformers Dense module ({path}/config.json + model.safetensors): y = activation(weight · x + bias). */
+export interface SentenceTransformersDense {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  readonly bias: Float32Array | null;
+  /** The torch.nn class, e.g. 'torch.nn.modules.linear.Identity' or 'torch.nn.modules.activation.Tanh'. */
+  readonly activation: string;
+  /** [outFeatures, inFeatures], row-major. */
+  readonly weight: Float32Array;
 }
 /** What loadModel read from modules.json, the Pooling config, config_sentence_transformers.json and sentence_bert_config.json. */
 export interface SentenceTransformersRecipe {
@@ -474,11 +485,15 @@ export interface SentenceTransformersRecipe {
   readonly includePrompt: boolean;
   /** A Normalize module follows the pooling. */
   readonly normalize: boolean;
+  /** The Dense modules between Pooling and Normalize, in order (EmbeddingGemma: 768 → 3072 → 768); [] when none. */
+  readonly dense: readonly SentenceTransformersDense[];
+  /** Features of the sentence embedding: the last Dense module's outFeatures, else the Pooling dimension (null if unknown). */
+  readonly embeddingDimension: number | null;
   readonly prompts: Readonly<Record<string, string>>;
   readonly defaultPromptName: string | null;
   readonly maxSeqLength: number | null;
   readonly doLowerCase: boolean;
-  /** Why relpos cannot run these modules (max pooling, a Dense module, …), or null. */
+  /** Why relpos cannot run these modules (max pooling, an unknown Dense activation, …), or null. */
   readonly unsupported: string | null;
 }
 
@@ -494,7 +509,8 @@ export interface FeatureExtractionOptions extends PipelineLengthOptions {
   promptName?: string | null;
   /** Pool the prompt's tokens too. Default: the Pooling module's include_prompt (true without one). */
   includePrompt?: boolean;
-  /** Keep the first N values of each pooled vector (Matryoshka), then normalise if normalize; 1 ≤ N ≤ hidden size. */
+  /** Keep the first N values of each pooled vector (after the recipe's Dense modules; Matryoshka), then normalise if
+   * normalize; 1 ≤ N ≤ the embedding width. */
   dimensions?: number;
 }
 /** What a feature-extraction pipeline does without options, and where each default came from. */
@@ -508,6 +524,8 @@ export interface FeatureExtractionDefaults {
   readonly includePrompt: boolean;
   readonly lowercase: boolean;
   readonly maxLength: number | null;
+  /** The recipe's Dense modules, run after its own pooling. */
+  readonly dense: readonly SentenceTransformersDense[];
   readonly unsupported: string | null;
   /** A file name ('1_Pooling/config.json', 'modules.json', 'config_sentence_transformers.json', 'sentence_bert_config.json', 'config.json') or 'relpos' (built in). */
   readonly from: Readonly<Record<'pooling' | 'normalize' | 'promptName' | 'includePrompt' | 'lowercase' | 'maxLength', string>>;
@@ -534,8 +552,15 @@ export interface TextPair {
   textPair?: string;
 }
 export interface TextClassificationOptions extends PipelineLengthOptions {
-  /** Default: 'sigmoid' for one label (or problem_type multi_label_classification), else 'softmax'. */
+  /** Default: 'sigmoid' for one label (or problem_type multi_label_classification), else 'softmax'. A reranker
+   * (causal-LM head) takes only 'softmax'. */
   functionToApply?: 'sigmoid' | 'softmax' | 'none';
+  /** Reranker (Qwen3-Reranker: a causal-LM head) only: the <Instruct> line of the prompt. Default 'Given a web search
+   * query, retrieve relevant passages that answer the query'. */
+  instruction?: string;
+  /** Reranker only: the answer tokens whose logits are compared. Default 'yes' / 'no'. */
+  yesToken?: string;
+  noToken?: string;
 }
 export interface TextClassificationTopKOptions extends TextClassificationOptions {
   /** Labels per input, sorted by score; null: all of them. */

@@ -32,7 +32,11 @@ export const MODEL_FILES = Object.freeze({
 });
 
 /** Model types whose Hugging Face implementation masks attention causally (decoder stacks). */
-const CAUSAL_TYPES = new Set(['transfo-xl', 'bloom', 'mpt', 'llama']);
+const CAUSAL_TYPES = new Set(['transfo-xl', 'bloom', 'mpt', 'llama', 'qwen3']);
+/** Whether a config's model attends causally: gemma3_text is bidirectional when use_bidirectional_attention (EmbeddingGemma). */
+const isCausal = (type, config) => CAUSAL_TYPES.has(type) || (type === 'gemma3_text' && config.use_bidirectional_attention !== true);
+/** Heads whose outputs are the vocabulary, computed at the asked rows only (logitsAt). */
+const VOCABULARY_TASKS = new Set(['fill-mask', 'text-generation']);
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
@@ -156,6 +160,11 @@ export async function loadModel(mod, source, options = {}) {
     model.dispose();
     throw new Error(`${sentenceTransformers.poolingFile}: word_embedding_dimension ${dim} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
+  const firstDense = sentenceTransformers?.dense?.[0];
+  if (dim === null && firstDense && firstDense.inFeatures !== model.info.hiddenSize) {
+    model.dispose();
+    throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
+  }
   if (device !== 'wasm') {
     try {
       model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
@@ -226,11 +235,11 @@ function tokenTypesOf(tokenTypeIds, inputIds, batch, seq) {
   return out;
 }
 
-/** options.logitsAt ([[b, l], …], masked-LM heads only) → flat positions b·seq + l, or undefined. */
+/** options.logitsAt ([[b, l], …], masked-LM and causal-LM heads only) → flat positions b·seq + l, or undefined. */
 function logitsPositions(logitsAt, logits, head, batch, seq) {
   if (logitsAt === undefined || logitsAt === null) return undefined;
   if (!logits) throw new TypeError('forward: logitsAt needs logits: true');
-  if (head.task !== 'fill-mask') throw new TypeError(`forward: logitsAt is for masked-LM heads; this head is '${head.task}'`);
+  if (!VOCABULARY_TASKS.has(head.task)) throw new TypeError(`forward: logitsAt is for masked-LM and causal-LM heads; this head is '${head.task}'`);
   if (!Array.isArray(logitsAt) || logitsAt.length === 0)
     throw new TypeError(`forward: logitsAt: expected a non-empty array of [batch index, token index] pairs, got ${describe(logitsAt)}`);
   return logitsAt.map((p, i) => {
@@ -254,7 +263,7 @@ function shapeHeadOutputs(result, head, batch, seq, positions) {
     delete result.logits;
     result.startLogits = { data: start, dims: [batch, seq] };
     result.endLogits = { data: end, dims: [batch, seq] };
-  } else if (head.task === 'fill-mask' && !positions) {
+  } else if (VOCABULARY_TASKS.has(head.task) && !positions) {
     result.logits.dims = [batch, seq, head.outputs];
   }
 }
@@ -272,13 +281,14 @@ export class Model {
     this.config = config;
     const info = handle.config();
     /** The configuration relpos resolved (Hugging Face defaults applied, family names unified). */
-    this.info = Object.freeze({ ...info, causal: CAUSAL_TYPES.has(info.modelType), device: 'wasm', deviceReason: null });
+    this.info = Object.freeze({ ...info, causal: isCausal(info.modelType, config), device: 'wasm', deviceReason: null });
     /** Label names of the classification head (sequence or token) in id order, or null when there is none. */
     const labels = handle.labels();
     this.labels = labels.length ? Object.freeze(labels) : null;
     /**
      * The checkpoint's task head, or null: { task: 'text-classification' | 'token-classification' |
-     * 'question-answering' | 'fill-mask', labels (null for QA and fill-mask), outputs }.
+     * 'question-answering' | 'fill-mask' | 'text-generation' (a causal LM: Qwen3ForCausalLM, whose logits a reranker
+     * reads), labels (null for QA, fill-mask and text-generation), outputs }.
      */
     const head = handle.head();
     this.head = head ? Object.freeze({ task: head.task, labels: head.labels.length ? Object.freeze(head.labels) : null, outputs: head.outputs }) : null;
@@ -357,7 +367,7 @@ export class Model {
       throw new TypeError('forward: inputs: expected { inputIds } or { text }');
     }
     if (logits && !this.head)
-      throw new Error('forward: logits: this checkpoint has no task head (…ForSequenceClassification, …ForTokenClassification, …ForQuestionAnswering or …ForMaskedLM weights)');
+      throw new Error('forward: logits: this checkpoint has no task head (…ForSequenceClassification, …ForTokenClassification, …ForQuestionAnswering, …ForMaskedLM or Qwen3ForCausalLM weights)');
     const padId = Number.isInteger(this.config.pad_token_id) ? this.config.pad_token_id : 0;
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
     const types = tokenTypeIds === undefined || tokenTypeIds === null ? null : tokenTypesOf(tokenTypeIds, inputIds, batch, seq);
@@ -417,7 +427,7 @@ export class Model {
     if (logits) {
       // the binding's shapes (cpp/bindings/models.cpp forward), then the task's tensors as on WASM
       const n = this.head.outputs, task = this.head.task;
-      const dims = task === 'text-classification' ? [batch, n] : task === 'fill-mask' ? [at ? at.length : batch * seq, n] : [batch, seq, n];
+      const dims = task === 'text-classification' ? [batch, n] : VOCABULARY_TASKS.has(task) ? [at ? at.length : batch * seq, n] : [batch, seq, n];
       result.logits = { data: out.logits, dims };
       shapeHeadOutputs(result, this.head, batch, seq, positions);
     }

@@ -12,6 +12,7 @@ import { featureExtraction } from './pipelines/feature-extraction.js';
 import { fillMask } from './pipelines/fill-mask.js';
 import { questionAnswering } from './pipelines/question-answering.js';
 import { requireClassifier, textClassification } from './pipelines/text-classification.js';
+import { isReranker } from './pipelines/reranking.js';
 import { tokenClassification } from './pipelines/token-classification.js';
 import { zeroShotClassification } from './pipelines/zero-shot-classification.js';
 
@@ -59,7 +60,8 @@ function checkTask(task) {
 const isModel = (m) => m !== null && typeof m === 'object' && typeof m.forward === 'function' && 'tokenizer' in m;
 
 function build(task, name, model, loaded) {
-  if (task === 'text-classification' || task === 'zero-shot-classification') requireClassifier(model, name);
+  // a causal-LM head (Qwen3-Reranker) is a yes/no reranker in text-classification (pipelines/reranking.js)
+  if ((task === 'text-classification' && !isReranker(model)) || task === 'zero-shot-classification') requireClassifier(model, name);
   const needs = HEAD_OF[task];
   if (needs && model.head?.task !== needs) {
     const has = model.head ? `a ${model.head.task} head` : 'no task head';

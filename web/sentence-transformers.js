@@ -1,6 +1,7 @@
 // The sentence-transformers recipe saved beside a checkpoint's weights, read by loadModel so that
 // pipeline('feature-extraction') can embed the way SentenceTransformer.encode() does:
-//   modules.json                        [{ idx, name, path, type }]: Transformer → Pooling → Normalize?
+//   modules.json                        [{ idx, name, path, type }]: Transformer → Pooling → Dense* → Normalize?
+//   {Dense path}/config.json + model.safetensors   in/out features, bias, activation; linear.weight (web/st-dense.js)
 //   {Pooling path}/config.json          pooling_mode_* booleans or pooling_mode (string or list),
 //                                       word_embedding_dimension / embedding_dimension, include_prompt
 //   config_sentence_transformers.json   prompts { name: text }, default_prompt_name
@@ -9,9 +10,11 @@
 // is not what its format says (not JSON, a field of the wrong type, an unknown pooling mode, a module
 // path leaving the folder, a default prompt that is not among the prompts) is an Error naming the
 // file and the problem; loading stops there and nothing is allocated. A valid recipe that relpos
-// cannot run (max / weighted pooling, several modes concatenated, Dense or other modules) loads, with
+// cannot run (max / weighted pooling, several modes concatenated, a Dense activation it does not know, a
+// Dense saved only as pytorch_model.bin, other modules) loads, with
 // `unsupported` saying why: the pipeline then needs the caller's `pooling` (web/pipelines/feature-extraction.js).
 import { describe as describeValue } from './validation.js';
+import { DENSE_ACTIVATIONS, loadDense, parseDenseConfig } from './st-dense.js';
 
 export const ST_FILES = Object.freeze({
   modules: 'modules.json',
@@ -19,6 +22,9 @@ export const ST_FILES = Object.freeze({
   transformer: 'sentence_bert_config.json',
   /** The Pooling module's config.json, in the folder modules.json names (e.g. '1_Pooling'). */
   pooling: (path) => (path === '' ? 'config.json' : `${path}/config.json`),
+  /** A Dense module's config and weights, in its folder (e.g. '2_Dense'). */
+  denseConfig: (path) => (path === '' ? 'config.json' : `${path}/config.json`),
+  denseWeights: (path) => (path === '' ? 'model.safetensors' : `${path}/model.safetensors`),
 });
 
 /** Pooling modes of sentence-transformers' Pooling, in its concatenation order, by legacy key. */
@@ -35,7 +41,7 @@ export const ST_POOLING_MODES = Object.freeze(Object.values(LEGACY_MODES));
 export const POOLING_OF_MODE = Object.freeze({ cls: 'cls', mean: 'mean', lasttoken: 'last_token' });
 
 /** Module kinds by the class name at the end of a sentence_transformers type ('sentence_transformers.models.Pooling'). */
-const KINDS = Object.freeze({ Transformer: 'transformer', Pooling: 'pooling', Normalize: 'normalize', Dropout: 'dropout' });
+const KINDS = Object.freeze({ Transformer: 'transformer', Pooling: 'pooling', Dense: 'dense', Normalize: 'normalize', Dropout: 'dropout' });
 
 /** A JSON value in a message (validation.js's describe, but a parsed object is 'an object' whatever its keys). */
 const describe = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? 'an object' : describeValue(v));
@@ -151,19 +157,42 @@ export function parseTransformerConfig(value, file = ST_FILES.transformer) {
 
 /**
  * Why relpos cannot run these modules as sentence-transformers would, or null. Runs: Transformer,
- * then Pooling (one mode: cls, mean or lasttoken), then optionally Normalize; Dropout anywhere
- * (the identity at inference).
+ * then Pooling (one mode: cls, mean or lasttoken), then any Dense modules, then optionally Normalize;
+ * Dropout anywhere (the identity at inference).
  */
-function unsupportedReason(modules, pooling) {
+function unsupportedReason(modules, pooling, denseIssue) {
   const known = modules.filter((m) => m.kind !== 'dropout');
   const other = known.find((m) => m.kind === null);
-  if (other) return `modules.json: module ${JSON.stringify(other.name)} (${other.type}) is not run by relpos (it runs Transformer, Pooling and Normalize)`;
+  if (other) return `modules.json: module ${JSON.stringify(other.name)} (${other.type}) is not run by relpos (it runs Transformer, Pooling, Dense and Normalize)`;
   const kinds = known.map((m) => m.kind).join(',');
-  if (kinds !== 'transformer,pooling' && kinds !== 'transformer,pooling,normalize')
-    return `modules.json: the modules ${known.map((m) => m.type.slice(m.type.lastIndexOf('.') + 1)).join(' → ')} are not Transformer → Pooling (→ Normalize), which is what relpos runs`;
+  if (!/^transformer,pooling(,dense)*(,normalize)?$/.test(kinds))
+    return `modules.json: the modules ${known.map((m) => m.type.slice(m.type.lastIndexOf('.') + 1)).join(' → ')} are not Transformer → Pooling (→ Dense …) (→ Normalize), which is what relpos runs`;
+  if (denseIssue) return denseIssue;
   if (pooling.modes.length > 1) return `${pooling.file}: pooling modes ${quoted(pooling.modes)} concatenated are not implemented by relpos (one of ${quoted(Object.keys(POOLING_OF_MODE))})`;
   if (!POOLING_OF_MODE[pooling.modes[0]]) return `${pooling.file}: pooling mode '${pooling.modes[0]}' is not implemented by relpos (supported: ${quoted(Object.keys(POOLING_OF_MODE))})`;
   return null;
+}
+
+/** A whole file's bytes from a source (sources.js reader), or null when it is absent. */
+async function readAll(src, name, report) {
+  const chunks = [];
+  let size = 0;
+  const found = await src.bytes(name, {
+    start() {},
+    write(chunk) {
+      chunks.push(chunk.slice());
+      size += chunk.length;
+      report(size, null);
+    },
+  });
+  if (!found) return null;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /**
@@ -213,7 +242,35 @@ export async function readSentenceTransformers(src, { report = () => () => {} } 
     }
   }
 
-  const unsupported = pooling ? unsupportedReason(modules, pooling) : 'modules.json: no Pooling module, so sentence-transformers gives no sentence embedding';
+  // Dense modules, in order: their configs must chain from the Pooling dimension (checked against the model's
+  // hidden size by loadModel); weights are read only when relpos can run the module.
+  const dense = [];
+  let denseIssue = null;
+  let features = pooling?.dimension ?? null;
+  for (const m of modules.filter((x) => x.kind === 'dense')) {
+    const file = ST_FILES.denseConfig(m.path);
+    const value = await read(file);
+    if (value === null) throw new Error(`${file}: not found at ${src.where(file)} (modules.json names a Dense module in '${m.path}')`);
+    const config = parseDenseConfig(value, file);
+    files.push(file);
+    if (features !== null && config.inFeatures !== features)
+      throw new Error(`${file}: in_features ${config.inFeatures} does not match the ${features} features the module before it gives (modules.json: ${modules.map((x) => x.name).join(' → ')})`);
+    features = config.outFeatures;
+    if (!DENSE_ACTIVATIONS[config.activation]) {
+      denseIssue ??= `${file}: activation_function '${config.activation}' is not run by relpos (supported: ${quoted(Object.keys(DENSE_ACTIVATIONS))})`;
+      continue;
+    }
+    const weightsFile = ST_FILES.denseWeights(m.path);
+    const bytes = await readAll(src, weightsFile, report(weightsFile));
+    if (bytes === null) {
+      denseIssue ??= `${weightsFile}: not found at ${src.where(weightsFile)} (relpos reads a Dense module's weights from model.safetensors only)`;
+      continue;
+    }
+    files.push(weightsFile);
+    dense.push(loadDense(config, bytes, weightsFile));
+  }
+
+  const unsupported = pooling ? unsupportedReason(modules, pooling, denseIssue) : 'modules.json: no Pooling module, so sentence-transformers gives no sentence embedding';
   return Object.freeze({
     files: Object.freeze(files),
     modules: Object.freeze(modules),
@@ -223,6 +280,10 @@ export async function readSentenceTransformers(src, { report = () => () => {} } 
     poolingDimension: pooling ? pooling.dimension : null,
     includePrompt: pooling ? pooling.includePrompt : true,
     normalize: modules.some((m) => m.kind === 'normalize'),
+    /** The Dense modules between Pooling and Normalize, in order (web/st-dense.js loadDense), [] when none. */
+    dense: Object.freeze(dense),
+    /** Features of the sentence embedding: the last Dense module's out_features, else the Pooling dimension. */
+    embeddingDimension: features,
     prompts,
     defaultPromptName,
     maxSeqLength,

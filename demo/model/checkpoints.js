@@ -309,6 +309,70 @@ export const FAMILIES = {
       ...layerNorm('final_norm', d.hidden, false),
     ],
   },
+  qwen3: {
+    label: 'Qwen3 (Qwen3-Embedding: causal, rotary, grouped-query, q/k norms)', modelType: 'qwen3', scheme: 'rope', causal: true,
+    config: (d, L) => ({
+      architectures: ['Qwen3Model'], model_type: 'qwen3', vocab_size: d.vocab, hidden_size: d.hidden, intermediate_size: d.ffn,
+      num_hidden_layers: L, num_attention_heads: d.heads, num_key_value_heads: d.heads / 2, head_dim: d.headDim,
+      hidden_act: 'silu', max_position_embeddings: d.positions, rms_norm_eps: 1e-6, rope_theta: 1000000, tie_word_embeddings: true,
+      use_sliding_window: false, pad_token_id: PAD_ID,
+    }),
+    tensors: (d, L) => [
+      ['embed_tokens.weight', [d.vocab, d.hidden], { std: 1 }],
+      ...range(L).flatMap((i) => {
+        const p = `layers.${i}.`;
+        const kv = (d.heads / 2) * d.headDim;
+        return [
+          ...layerNorm(`${p}input_layernorm`, d.hidden, false),
+          ...linear(`${p}self_attn.q_proj`, d.heads * d.headDim, d.hidden, false),
+          ...linear(`${p}self_attn.k_proj`, kv, d.hidden, false),
+          ...linear(`${p}self_attn.v_proj`, kv, d.hidden, false),
+          ...linear(`${p}self_attn.o_proj`, d.hidden, d.heads * d.headDim, false),
+          ...layerNorm(`${p}self_attn.q_norm`, d.headDim, false),
+          ...layerNorm(`${p}self_attn.k_norm`, d.headDim, false),
+          ...layerNorm(`${p}post_attention_layernorm`, d.hidden, false),
+          ...linear(`${p}mlp.gate_proj`, d.ffn, d.hidden, false),
+          ...linear(`${p}mlp.up_proj`, d.ffn, d.hidden, false),
+          ...linear(`${p}mlp.down_proj`, d.hidden, d.ffn, false),
+        ];
+      }),
+      ...layerNorm('norm', d.hidden, false),
+    ],
+  },
+  gemma3: {
+    label: 'Gemma3 text (EmbeddingGemma: bidirectional, sliding window ±4 on 5 of 6 layers, two rotary bases)', modelType: 'gemma3_text', scheme: 'rope', causal: false,
+    config: (d, L) => ({
+      architectures: ['Gemma3TextModel'], model_type: 'gemma3_text', vocab_size: d.vocab, hidden_size: d.hidden, intermediate_size: d.ffn,
+      num_hidden_layers: L, num_attention_heads: d.heads, num_key_value_heads: 1, head_dim: d.headDim, query_pre_attn_scalar: d.headDim,
+      hidden_activation: 'gelu_pytorch_tanh', max_position_embeddings: d.positions, rms_norm_eps: 1e-6, rope_theta: 1000000,
+      rope_local_base_freq: 10000, sliding_window: 8, use_bidirectional_attention: true,
+      layer_types: range(L).map((i) => ((i + 1) % 6 ? 'sliding_attention' : 'full_attention')), pad_token_id: PAD_ID,
+    }),
+    // RMSNorm weights are w in (1 + w): zeros make the gain 1
+    tensors: (d, L) => [
+      ['embed_tokens.weight', [d.vocab, d.hidden], { std: 1 / Math.sqrt(d.hidden) }], // × √hidden in the model
+      ...range(L).flatMap((i) => {
+        const p = `layers.${i}.`;
+        const zeros = (name, n) => [[`${name}.weight`, [n], 'zeros']];
+        return [
+          ...zeros(`${p}input_layernorm`, d.hidden),
+          ...linear(`${p}self_attn.q_proj`, d.heads * d.headDim, d.hidden, false),
+          ...linear(`${p}self_attn.k_proj`, d.headDim, d.hidden, false),
+          ...linear(`${p}self_attn.v_proj`, d.headDim, d.hidden, false),
+          ...linear(`${p}self_attn.o_proj`, d.hidden, d.heads * d.headDim, false),
+          ...zeros(`${p}self_attn.q_norm`, d.headDim),
+          ...zeros(`${p}self_attn.k_norm`, d.headDim),
+          ...zeros(`${p}post_attention_layernorm`, d.hidden),
+          ...zeros(`${p}pre_feedforward_layernorm`, d.hidden),
+          ...zeros(`${p}post_feedforward_layernorm`, d.hidden),
+          ...linear(`${p}mlp.gate_proj`, d.ffn, d.hidden, false),
+          ...linear(`${p}mlp.up_proj`, d.ffn, d.hidden, false),
+          ...linear(`${p}mlp.down_proj`, d.hidden, d.ffn, false),
+        ];
+      }),
+      ...[['norm.weight', [d.hidden], 'zeros']],
+    ],
+  },
   'nomic-bert': {
     label: 'NomicBERT (rotary, SwiGLU)', modelType: 'nomic_bert', scheme: 'rope', causal: false,
     config: (d, L) => ({

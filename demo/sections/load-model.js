@@ -16,7 +16,7 @@ const TOKENIZER_FILES = ['tokenizer.json', 'spm.model', 'spiece.model'];
 export function mountLoadModel(root, { rp, worker, text, state }) {
   const hasLoad = typeof rp.loadModel === 'function';
   const url = field({ label: 'Model folder URL', kind: 'url', value: '', name: 'enc-url', help: 'A folder (same origin or CORS-enabled) holding config.json, model.safetensors and tokenizer.json' });
-  const hubId = field({ label: 'Hugging Face Hub id', kind: 'text', value: '', name: 'enc-hub-id', help: "owner/name, e.g. 'microsoft/deberta-v3-xsmall', 'sentence-transformers/all-mpnet-base-v2', 'answerdotai/ModernBERT-base', 'nomic-ai/nomic-embed-text-v1.5'" });
+  const hubId = field({ label: 'Hugging Face Hub id', kind: 'text', value: '', name: 'enc-hub-id', help: "owner/name, e.g. 'microsoft/deberta-v3-xsmall', 'sentence-transformers/all-mpnet-base-v2', 'answerdotai/ModernBERT-base', 'nomic-ai/nomic-embed-text-v1.5', 'google/embeddinggemma-300m', 'Qwen/Qwen3-Embedding-0.6B', 'Qwen/Qwen3-Reranker-0.6B'" });
   const hubHost = field({ label: 'Hub host', kind: 'text', value: 'https://huggingface.co', name: 'enc-hub-host', help: 'huggingface.co, a mirror or a self-hosted copy (CORS-enabled)' });
   const hubRev = field({ label: 'Revision', kind: 'text', value: 'main', name: 'enc-hub-rev', help: 'branch, tag or commit' });
   const loadHub = h('button', { type: 'button', class: 'secondary' }, 'Load from the Hub');
@@ -31,7 +31,7 @@ export function mountLoadModel(root, { rp, worker, text, state }) {
   const real = h('details', { class: 'real-model' },
     h('summary', {}, 'Load a real Hugging Face model'),
     h('p', { class: 'note' }, hasLoad
-      ? 'Give a Hugging Face Hub id, pick the files of a model folder, or give its URL. The model runs in the worker through rp.loadModel; files downloaded from the Hub stay in the browser cache for the next load. A checkpoint with a task head (token classification, question answering, fill-mask, text classification) gets the view of its pipeline. Families: BERT, DistilBERT, RoFormer, DeBERTa-v2/v3, T5 encoders, MPNet, ModernBERT (up to 8192 tokens, sliding-window layers), NomicBERT; and the decoder stacks BLOOM, MPT, LLaMA, Transformer-XL.'
+      ? 'Give a Hugging Face Hub id, pick the files of a model folder, or give its URL. The model runs in the worker through rp.loadModel; files downloaded from the Hub stay in the browser cache for the next load. A checkpoint with a task head (token classification, question answering, fill-mask, text classification) gets the view of its pipeline. Families: BERT, DistilBERT, RoFormer, DeBERTa-v2/v3, T5 encoders, MPNet, ModernBERT (up to 8192 tokens, sliding-window layers), NomicBERT; the embedders built on decoders, EmbeddingGemma (Gemma3 text, bidirectional) and Qwen3-Embedding / Qwen3-Reranker (a reranker checkpoint scores query–document pairs); and the decoder stacks BLOOM, MPT, LLaMA, Transformer-XL.'
       : 'This build of relpos has no rp.loadModel() yet (the model layer is still being built), so real models cannot be loaded here; the controls report what is missing.'),
     h('div', { class: 'controls' }, hubId.root, hubHost.root, hubRev.root, loadHub),
     h('div', { class: 'controls' }, url.root, loadUrl),

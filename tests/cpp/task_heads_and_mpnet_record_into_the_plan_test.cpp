@@ -136,7 +136,7 @@ TEST_CASE("every head of the hf-tasks families the plan covers records its logit
       CHECK_THROWS_AS(relpos::plan::build(*c.model, c.B, c.L, false, c.head.get(), -1), relpos::Error);
     } else {
       CHECK_THROWS_WITH(relpos::plan::build(*c.model, c.B, c.L, false, c.head.get(), 2),
-                        Catch::Contains("logits at positions are for masked-LM heads"));
+                        Catch::Contains("logits at positions are for masked-LM and causal-LM heads"));
     }
 
     // recording computed nothing: the CPU logits after it are bitwise those before

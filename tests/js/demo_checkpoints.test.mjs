@@ -23,12 +23,14 @@ const FIXTURE = {
   mpt: 'mpt-alibi', 'transfo-xl': 'transfo-xl', 'distilbert-sinusoidal': 'distilbert-sinusoidal',
   // ../shared/fixtures/hf-families (each family's own code)
   mpnet: '../hf-families/mpnet-a', modernbert: '../hf-families/modernbert-a', 'nomic-bert': '../hf-families/nomic-bert-a',
+  // ../shared/fixtures/hf-llm-embedders (transformers 948bc0fa)
+  qwen3: '../hf-llm-embedders/qwen3-embed-right', gemma3: '../hf-llm-embedders/gemma3-bidir-a',
 };
 
 test('every family of the demo has a fixture to compare with, and the schemes map to them', () => {
   assert.deepEqual(Object.keys(FIXTURE).sort(), Object.keys(FAMILIES).sort());
   assert.deepEqual(familiesFor('alibi'), ['bloom', 'mpt']);
-  assert.deepEqual(familiesFor('rope'), ['roformer', 'llama', 'modernbert', 'nomic-bert']);
+  assert.deepEqual(familiesFor('rope'), ['roformer', 'llama', 'modernbert', 'qwen3', 'gemma3', 'nomic-bert']);
   assert.deepEqual(familiesFor('t5'), ['t5', 'mpnet']);
   assert.deepEqual(familiesFor('huang'), []);
 });

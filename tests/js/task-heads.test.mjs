@@ -124,7 +124,7 @@ test('bad logits options and token type ids are TypeErrors / RangeErrors naming 
   const rp = runtimes.SIMD;
   const tok = await rp.loadModel(files('bert-token-classification'));
   assert.throws(() => tok.forward({ inputIds: [[101, 102]] }, { logits: true, logitsAt: [[0, 1]] }), {
-    name: 'TypeError', message: "forward: logitsAt is for masked-LM heads; this head is 'token-classification'",
+    name: 'TypeError', message: "forward: logitsAt is for masked-LM and causal-LM heads; this head is 'token-classification'",
   });
   assert.throws(() => tok.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0]] }), {
     name: 'RangeError', message: 'forward: tokenTypeIds[0]: expected 2 entries like inputIds[0], got 1',

@@ -484,6 +484,46 @@ describe('webgpu attention', { skip }, () => {
     assert.ok(maxError(got, wantBLHD) < 2e-6, `${maxError(got, wantBLHD)}`);
   });
 
+  test('grouped-query attention: 6 query heads read 2 (and 3) kv heads from their own [B, L, KV·D] buffers, causal and windowed', async () => {
+    const Hq = 6;
+    for (const KV of [2, 3, 1]) {
+      const G = Hq / KV;
+      // q [B, L, Hq·D]; k, v [B, L, KV·D]; the float64 reference gets k and v repeated per query head (repeat_kv)
+      const qq = new Float32Array(B * L * Hq * D), kk = new Float32Array(B * L * KV * D), vv = new Float32Array(B * L * KV * D);
+      const rnd = (i) => Math.sin(12.9898 * i + 78.233 * KV) * 0.9;
+      qq.forEach((_, i) => (qq[i] = rnd(i)));
+      kk.forEach((_, i) => (kk[i] = rnd(i + 1e5)));
+      vv.forEach((_, i) => (vv[i] = rnd(i + 2e5)));
+      const qr = new Float32Array(B * Hq * L * D), kr = new Float32Array(B * Hq * L * D), vr = new Float32Array(B * Hq * L * D);
+      for (let b = 0; b < B; ++b)
+        for (let h = 0; h < Hq; ++h)
+          for (let l = 0; l < L; ++l)
+            for (let c = 0; c < D; ++c) {
+              const dst = ((b * Hq + h) * L + l) * D + c;
+              qr[dst] = qq[(b * L + l) * Hq * D + h * D + c];
+              kr[dst] = kk[(b * L + l) * KV * D + Math.floor(h / G) * D + c];
+              vr[dst] = vv[(b * L + l) * KV * D + Math.floor(h / G) * D + c];
+            }
+      for (const o of [{}, { causal: true }, { causal: true, window: 5 }, { window: 7 }]) {
+        const n = B * L * Hq * D, out = ctx.empty(n * 4);
+        const got = await runRead((enc) => W.attention(ctx, enc, {
+          q: up(qq), k: up(kk), v: up(vv), out, batch: B, heads: Hq, kvHeads: KV, seqLen: L, headDim: D, mask: up(mask), bq: 16, ...o,
+          strides: { in: { b: L * Hq * D, h: D, l: Hq * D, off: { q: 0, k: 0, v: 0 } }, kv: { b: L * KV * D, l: KV * D }, out: { b: L * Hq * D, h: D, l: Hq * D, off: 0 } },
+        }), out, n);
+        const want = attention64({ q: qr, k: kr, v: vr, B, H: Hq, L, D, mask: maskU8, window: o.window ?? -1, causal: !!o.causal, scale: 1 / Math.sqrt(D) });
+        const wantBLHD = new Float64Array(n);
+        for (let b = 0; b < B; ++b)
+          for (let h = 0; h < Hq; ++h)
+            for (let l = 0; l < L; ++l)
+              for (let c = 0; c < D; ++c) wantBLHD[((b * L + l) * Hq + h) * D + c] = want[((b * Hq + h) * L + l) * D + c];
+        const err = maxError(got, wantBLHD);
+        assert.ok(err < 2e-6, `kv heads ${KV} ${JSON.stringify(o)}: ${err}`);
+      }
+    }
+    const enc = ctx.device.createCommandEncoder(), x = ctx.empty(64);
+    assert.throws(() => W.attention(ctx, enc, { q: x, k: x, v: x, out: x, batch: 1, heads: 6, kvHeads: 4, seqLen: 1, headDim: 4 }), /heads 6 is not a multiple of kvHeads 4/);
+  });
+
   test('bad arguments are clear errors', () => {
     const enc = ctx.device.createCommandEncoder(), x = ctx.empty(16);
     const base = { q: x, k: x, v: x, out: x, batch: 1, heads: 1, seqLen: 4, headDim: 4 };

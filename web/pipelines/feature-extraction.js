@@ -1,6 +1,7 @@
 // pipeline('feature-extraction', model): last hidden states pooled per text ('mean' over the
-// attention mask, 'cls', 'last_token', or 'none'), optionally L2-normalised, optionally truncated to
-// the first `dimensions` (Matryoshka) before the norm. Texts may get a prompt prepended.
+// attention mask, 'cls', 'last_token', or 'none'), through the recipe's Dense modules (EmbeddingGemma),
+// optionally L2-normalised, optionally truncated to the first `dimensions` (Matryoshka) before the norm.
+// Texts may get a prompt prepended.
 //
 // Defaults: a folder saved by sentence-transformers (model.sentenceTransformers, from modules.json,
 // the Pooling config, a Normalize module, config_sentence_transformers.json and
@@ -12,6 +13,7 @@ import { checkBool, checkObject, describe } from '../validation.js';
 import { batchSizeOption, checkLength, forwardBatched, lengthOptions, positionLimit } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
 import { encodeInput } from './encoding.js';
+import { applyDense } from '../st-dense.js';
 
 export const POOLINGS = Object.freeze(['mean', 'cls', 'last_token', 'none']);
 const RELPOS = 'relpos';
@@ -68,6 +70,8 @@ export function featureDefaults(model) {
   return Object.freeze({
     pooling: st ? st.pooling : 'mean',
     normalize: st ? st.normalize : false,
+    /** The recipe's Dense modules after pooling ([] when none; applied only with the recipe's pooling). */
+    dense: st?.dense ?? Object.freeze([]),
     promptName,
     prompt: promptName === null ? null : st.prompts[promptName],
     prompts: st ? st.prompts : Object.freeze({}),
@@ -85,6 +89,12 @@ export function featureDefaults(model) {
       maxLength: st?.maxSeqLength ? 'sentence_bert_config.json' : limit !== null ? 'config.json' : RELPOS,
     }),
   });
+}
+
+/** Width of a pooled embedding: the last Dense module's out_features when the recipe's pooling runs, else the hidden size. */
+function outputWidth(model, pooling, defaults) {
+  const dense = pooling === defaults.pooling ? defaults.dense : [];
+  return dense.length ? dense[dense.length - 1].outFeatures : model.info.hiddenSize;
 }
 
 const known = (prompts) => {
@@ -125,13 +135,15 @@ export function featureExtraction(model, task = 'feature-extraction') {
     let dimensions = options.dimensions ?? null;
     if (dimensions !== null) {
       if (pooling === 'none') throw new Error(`${task}: dimensions needs pooling 'mean', 'cls' or 'last_token' (it truncates the pooled vector)`);
-      const H = model.info.hiddenSize;
+      const H = outputWidth(model, pooling, defaults);
       if (typeof dimensions !== 'number') throw new TypeError(`${task}: dimensions: expected an integer in [1, ${H}] (the model's hidden size), got ${describe(dimensions)}`);
       if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > H)
         throw new RangeError(`${task}: dimensions: expected an integer in [1, ${H}] (the model's hidden size), got ${describe(dimensions)}`);
       if (dimensions === H) dimensions = null;
     }
     const prompt = resolvePrompt(options, defaults, task);
+    // the recipe's Dense modules follow its own pooling (a caller's other pooling gets the raw pooled vector)
+    const dense = pooling === defaults.pooling ? defaults.dense : [];
     requireTokenizer(model, task);
     const { truncation, maxLength, limit, limitSource } = lengthOptions(model, { ...options, maxLength: options.maxLength ?? defaults.maxLength }, task);
     const batchSize = batchSizeOption(options, task);
@@ -164,7 +176,14 @@ export function featureExtraction(model, task = 'feature-extraction') {
         pooled[i] = { ...one, len: encodings[i].ids.length };
         return;
       }
-      const p = pool(one, mask, { pooling, normalize: normalize && dimensions === null });
+      const p = pool(one, mask, { pooling, normalize: normalize && dimensions === null && dense.length === 0 });
+      if (dense.length) {
+        let x = p.data;
+        for (const d of dense) x = applyDense(d, x);
+        p.data = x;
+        p.dims = [1, x.length];
+        if (normalize && dimensions === null) l2normalize(p.data);
+      }
       if (dimensions !== null) {
         // Matryoshka: the first `dimensions` values, then the norm (as the model cards do after truncate_dim)
         p.data = p.data.slice(0, dimensions);

@@ -8,6 +8,7 @@ import { checkObject, describe } from '../validation.js';
 import { batchSizeOption, checkLength, forwardBatched, lengthOptions, row2, sigmoid, softmax } from './batching.js';
 import { checkTopK, requireTokenizer } from './common.js';
 import { encodeInput } from './encoding.js';
+import { isReranker, reranking } from './reranking.js';
 
 export const FUNCTIONS = Object.freeze(['sigmoid', 'softmax', 'none']);
 
@@ -46,6 +47,7 @@ function item(x, where) {
 }
 
 export function textClassification(model, task = 'text-classification') {
+  if (isReranker(model)) return reranking(model, task);
   return async function classify(input, options = {}) {
     checkObject(options, `${task}: options`);
     requireTokenizer(model, task);

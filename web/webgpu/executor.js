@@ -380,7 +380,7 @@ export class PlanExecutor {
   }
 
   #attention(p, encoder, op) {
-    const { batch: B, seq: L, heads: H, head_dim: D } = op;
+    const { batch: B, seq: L, heads: H, kv_heads: KV, head_dim: D } = op;
     let q = p.buffers[op.q].get(0), k = p.buffers[op.k].get(0);
     const v = p.buffers[op.v].get(0);
     let scheme = { type: 'none' };
@@ -391,10 +391,10 @@ export class PlanExecutor {
       encoder.copyBufferToBuffer(q, 0, rq, 0, q.size);
       encoder.copyBufferToBuffer(k, 0, rk, 0, k.size);
       const layout = op.scheme_interleaved ? 'interleaved' : 'half';
-      for (const [x, s] of [[rq, 'q'], [rk, 'k']])
+      for (const [x, s, n] of [[rq, 'q', H], [rk, 'k', KV]])
         rope(this.ctx, encoder, {
-          x, cos, sin, rows: B * L * H, seqLen: L,
-          headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: H, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`], dtype: this.dtype,
+          x, cos, sin, rows: B * L * n, seqLen: L,
+          headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: n, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`], dtype: this.dtype,
         });
       q = rq;
       k = rk;
@@ -411,11 +411,12 @@ export class PlanExecutor {
       };
     }
     attention(this.ctx, encoder, {
-      q, k, v, out: p.buffers[op.ctx].get(0), batch: B, heads: H, seqLen: L, headDim: D,
+      q, k, v, out: p.buffers[op.ctx].get(0), batch: B, heads: H, kvHeads: KV, seqLen: L, headDim: D,
       mask: op.mask ? p.buffers[p.inputs.mask].get(0) : undefined,
       window: op.window, causal: !!op.causal, scale: op.scale, scheme, dtype: this.dtype,
       strides: {
         in: { b: L * op.q_row, h: op.q_head, l: op.q_row, off: { q: op.q_off, k: op.k_off, v: op.v_off } },
+        kv: { b: L * op.k_row, l: op.k_row },
         out: { b: L * H * D, h: D, l: H * D, off: op.ctx_off },
       },
     });
@@ -512,11 +513,10 @@ export function checkPlan(plan) {
         throw new Error(`webgpu plan: op '${op.op}' reads q8 weight ${value} as floats (${key}); only a gemm's w and an embedding table may be q8`);
     if (op.op === 'attention') {
       if (!SCHEMES.has(op.kind)) throw new Error(`webgpu plan: attention scheme '${op.kind}' has no WebGPU kernel yet`);
-      if (op.kv_heads !== op.heads) throw new Error('webgpu plan: grouped-query attention (kv_heads < heads) has no WebGPU kernel yet');
+      if (op.kv_heads < 1 || op.heads % op.kv_heads) throw new Error(`webgpu plan: attention heads ${op.heads} is not a multiple of kv_heads ${op.kv_heads}`);
       if (op.head_dim % 4) throw new Error(`webgpu plan: attention head_dim ${op.head_dim} is not a multiple of 4`);
-      for (const s of ['k', 'v'])
-        if (op[`${s}_row`] !== op.q_row || op[`${s}_head`] !== op.q_head)
-          throw new Error('webgpu plan: attention whose q, k and v have different strides has no WebGPU kernel yet');
+      if (op.v_row !== op.k_row || op.k_head !== op.q_head || op.v_head !== op.q_head)
+        throw new Error('webgpu plan: attention whose k and v row strides differ, or whose head strides differ from q\'s, has no WebGPU kernel yet');
     }
   }
 }

@@ -17,6 +17,9 @@
 // relative_vectors: rows i32 [2·seqLen − 1] at (j − i) + seqLen − 1; T, T2: f32 rows of headDim, head h's
 // table at h·tableHead floats (0: one table for every head).
 //
+// Grouped-query attention: query head h reads key/value head h / G (G = heads / kvHeads); k and v have their own
+// batch and row strides (kB, kL: a [batch, seqLen, kvHeads·headDim] projection), the head stride is q's.
+//
 // Workgroup = BQ threads (64) = BQ consecutive queries of one (b, h); each thread keeps its scaled q row
 // and its output row in vec4 registers (generated per headDim, fully unrolled). Key tiles of BKV rows of
 // K and V (BKV = 32 when 2·BKV·headDim·4 bytes fit the device's workgroup memory, else 16, 8) are staged
@@ -42,10 +45,10 @@ export function attentionWgsl({ D, BQ, BKV, scheme, hasMask, hasTable = false, h
   L.push(`${S.enable}// relpos attention D=${D} BQ=${BQ} BKV=${BKV} scheme=${scheme} mask=${hasMask}${rel ? ` table=${hasTable} table2=${hasTable2}` : ''}
 struct Params {
   B: u32, H: u32, L: u32, window: i32,
-  scale: f32, causal: u32, symmetric: u32, p0: u32,
+  scale: f32, causal: u32, symmetric: u32, G: u32,
   qOff: u32, kOff: u32, vOff: u32, oOff: u32,
-  sB: u32, sH: u32, sL: u32, p1: u32,
-  oB: u32, oH: u32, oL: u32, p2: u32,
+  sB: u32, sH: u32, sL: u32, kL: u32,
+  oB: u32, oH: u32, oL: u32, kB: u32,
   tq: f32, tk: f32, tH: u32, t2H: u32,
 }
 @group(0) @binding(0) var<uniform> P: Params;
@@ -77,9 +80,9 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let ii = i32(i);
   let iq = min(i, P.L - 1u);
   let qb = (P.qOff + b * P.sB + h * P.sH + iq * P.sL) / 4u;
-  let kb = (P.kOff + b * P.sB + h * P.sH) / 4u;
-  let vb = (P.vOff + b * P.sB + h * P.sH) / 4u;
-  let sl = P.sL / 4u;`);
+  let kb = (P.kOff + b * P.kB + (h / P.G) * P.sH) / 4u;
+  let vb = (P.vOff + b * P.kB + (h / P.G) * P.sH) / 4u;
+  let sl = P.kL / 4u;`);
   for (let c = 0; c < D4; ++c) L.push(`  let qr${c} = ${S.loadV(`q[qb + ${c}u]`)} * P.scale;`);
   for (let c = 0; c < D4; ++c) L.push(`  var o${c} = vec4<f32>(0.0);`);
   if (scheme === 'alibi') L.push('  let slope = slopes[h];');
@@ -190,7 +193,9 @@ const int = (v, name, min = 1) => {
  *         { type: 'bucket', buckets (i32 buffer [2·seqLen − 1]), table (buffer [numBuckets, heads]) } |
  *         { type: 'relative_vectors', rows (i32 buffer [2·seqLen − 1]), table? (with q), table2? (with k):
  *           buffers of headDim rows, tableHead / table2Head (floats between heads, default 0), termScale },
- * strides?: { q/k/v: { off: {q, k, v}, b, h, l } , out: { off, b, h, l } } (elements), bq = 64, bkv?,
+ * kvHeads = heads (grouped-query attention: query head h reads k/v head h / (heads / kvHeads)),
+ * strides?: { in: { off: {q, k, v}, b, h, l }, kv?: { b, l } (k and v; head stride in.h), out: { off, b, h, l } }
+ * (elements), bq = 64, bkv?,
  * dtype = 'f32' (of q, k, v, out, a bucket table and relative-vector tables; slopes and row indices stay f32 / i32) }.
  */
 export function attention(ctx, encoder, args) {
@@ -219,7 +224,10 @@ export function attention(ctx, encoder, args) {
   const inS = st.in ?? { b: H * Lq * D, h: Lq * D, l: D };
   const inOff = st.in?.off ?? { q: 0, k: 0, v: 0 };
   const outS = st.out ?? { b: H * Lq * D, h: Lq * D, l: D };
-  const all = [inS.b, inS.h, inS.l, inOff.q, inOff.k, inOff.v, outS.b, outS.h, outS.l, outS.off ?? 0];
+  const KV = int(args.kvHeads ?? H, 'kvHeads');
+  if (H % KV) throw new RangeError(`webgpu: attention: heads ${H} is not a multiple of kvHeads ${KV}`);
+  const kvS = st.kv ?? { b: (inS.b / H) * KV, l: inS.l };
+  const all = [inS.b, inS.h, inS.l, inOff.q, inOff.k, inOff.v, outS.b, outS.h, outS.l, outS.off ?? 0, kvS.b, kvS.l];
   if (all.some((x) => !Number.isInteger(x) || x < 0 || x % 4)) throw new RangeError(`webgpu: attention: strides and offsets must be non-negative multiples of 4 floats, got ${all.join(', ')}`);
   const hasMask = !!args.mask;
   const hasTable = rel && !!scheme.table, hasTable2 = rel && !!scheme.table2;
@@ -230,10 +238,10 @@ export function attention(ctx, encoder, args) {
   const pipeline = ctx.pipeline(key, () => attentionWgsl(opts));
   const u = ctx.uniforms([
     B, H, Lq, { i: window },
-    { f: scale }, args.causal ? 1 : 0, scheme.symmetric ? 1 : 0, 0,
+    { f: scale }, args.causal ? 1 : 0, scheme.symmetric ? 1 : 0, H / KV,
     inOff.q, inOff.k, inOff.v, outS.off ?? 0,
-    inS.b, inS.h, inS.l, 0,
-    outS.b, outS.h, outS.l, 0,
+    inS.b, inS.h, inS.l, kvS.l,
+    outS.b, outS.h, outS.l, kvS.b,
     // relative_vectors: q is read pre-scaled (q·scale), so its table's dot is multiplied by termScale / scale
     { f: rel && hasTable ? scheme.termScale / scale : 0 }, { f: rel ? scheme.termScale : 0 },
     rel ? (scheme.tableHead ?? 0) / 4 : 0, rel ? (scheme.table2Head ?? 0) / 4 : 0,

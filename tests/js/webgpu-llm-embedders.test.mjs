@@ -1,0 +1,88 @@
+// Qwen3 and bidirectional Gemma3 (shared/fixtures/hf-llm-embedders) on WebGPU (SwiftShader in CI): the families' plan
+// with grouped-query attention (k/v heads shared by heads / kv_heads query heads, their own row strides), per-head
+// q/k RMS norms, Gemma's (1 + w) norms, sandwich norms, query_pre_attn_scalar, two RoPE thetas and the sliding window,
+// run by the WGSL executor:
+//   - every hidden state and last_hidden_state within 1e-4 of transformers on the real tokens (left padding too);
+//   - the Qwen3ForCausalLM head's last-token logits (logitsAt) within 1e-4 and the reranker score within 1e-5;
+//   - q8 weights on the GPU give WASM q8's outputs within 1e-4.
+// No adapter: the suite fails under CI (process.env.CI), else skips (webgpu-adapter.mjs).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+
+import { ROOT } from './helpers.mjs';
+import { readSafetensors } from './safetensors.mjs';
+import { webgpuAdapter } from './webgpu-adapter.mjs';
+
+const SET = process.env.RELPOS_HF_LLM_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
+const CASES = ['qwen3-embed-right', 'qwen3-embed-left', 'qwen3-reranker', 'gemma3-bidir-a', 'gemma3-bidir-b', 'gemma3-st-embed'];
+const TOL = 1e-4;
+
+const { skip: noAdapter } = await webgpuAdapter();
+const skip = noAdapter || (!CASES.every((c) => existsSync(join(SET, c, 'expected.safetensors'))) && `no fixtures at ${SET}`);
+const { init } = await import('../../web/index.js');
+const rp = await init({ simd: true });
+
+function maskedError(actual, expected, mask) {
+  assert.deepEqual(actual.dims, expected.dims, 'shape');
+  const [B, L, H] = expected.dims;
+  let worst = 0;
+  for (let b = 0; b < B; ++b)
+    for (let l = 0; l < L; ++l)
+      if (mask[b][l] === 1)
+        for (let h = 0; h < H; ++h) {
+          const i = (b * L + l) * H + h;
+          const e = Math.abs(actual.data[i] - expected.data[i]);
+          worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
+        }
+  return worst;
+}
+
+for (const name of CASES) {
+  test(`webgpu: ${name} matches transformers (every hidden state within ${TOL})`, { skip }, async () => {
+    const dir = join(SET, name);
+    const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+    const expected = readSafetensors(new Uint8Array(readFileSync(join(dir, 'expected.safetensors'))));
+    const model = await rp.loadModel(dir, { device: 'webgpu' });
+    try {
+      assert.equal(model.info.device, 'webgpu');
+      const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
+      const out = await model.forward(batch, { outputHiddenStates: true });
+      const errors = { last_hidden_state: maskedError(out.lastHiddenState, expected.last_hidden_state, input.attention_mask) };
+      out.hiddenStates.forEach((h, i) => (errors[`hidden_states.${i}`] = maskedError(h, expected[`hidden_states.${i}`], input.attention_mask)));
+      for (const [key, e] of Object.entries(errors)) assert.ok(e <= TOL, `${key}: max abs error ${e} > ${TOL}`);
+      if (name === 'qwen3-reranker') {
+        const at = input.attention_mask.map((m, b) => [b, m.lastIndexOf(1)]);
+        const r = await model.forward(batch, { logits: true, logitsAt: at });
+        let worst = 0;
+        expected.logits_last.data.forEach((x, i) => (worst = Math.max(worst, Math.abs(r.logits.data[i] - x))));
+        assert.ok(worst <= TOL, `logits at the last token: max abs error ${worst}`);
+        at.forEach((_, b) => {
+          const ly = r.logits.data[b * 100 + input.reranker_yes_token_id], ln = r.logits.data[b * 100 + input.reranker_no_token_id];
+          const s = 1 / (1 + Math.exp(ln - ly));
+          assert.ok(Math.abs(s - expected['aux.reranker_score'].data[b]) <= 1e-5, `row ${b}: score ${s}`);
+        });
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('webgpu: q8 qwen3 and gemma3_text on the GPU give WASM q8\'s outputs', { skip }, async () => {
+  for (const name of ['qwen3-embed-left', 'gemma3-bidir-b']) {
+    const dir = join(SET, name);
+    const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+    const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
+    const cpu = await rp.loadModel(dir, { dtype: 'q8' });
+    const gpu = await rp.loadModel(dir, { dtype: 'q8', device: 'webgpu' });
+    try {
+      const e = maskedError((await gpu.forward(batch)).lastHiddenState, cpu.forward(batch).lastHiddenState, input.attention_mask);
+      assert.ok(e <= TOL, `${name}: q8 GPU vs WASM max abs difference ${e}`);
+    } finally {
+      cpu.dispose();
+      gpu.dispose();
+    }
+  }
+});

@@ -268,7 +268,7 @@ function sentenceTransformersRows() {
     ['feature-extraction', 'dimensions above the hidden size', embed({}, ['a text'], { dimensions: cfg.hidden_size + 1 }), T,
      'dimensions: the first N values, then the L2 norm when the model normalises (or normalize: true); out of [1, hidden] is a RangeError'],
     ['feature-extraction', '1_Pooling/config.json: max pooling (not implemented), no pooling option', embed({ '1_Pooling/config.json': { pooling_mode: 'max' } }, ['a text'], {}), T,
-     'a recipe relpos does not run (max pooling, modes concatenated, a Dense module, no Pooling) needs the caller’s pooling: an Error naming it otherwise'],
+     'a recipe relpos does not run (max pooling, modes concatenated, a LayerNorm module, no Pooling) needs the caller’s pooling: an Error naming it otherwise'],
   ];
 }
 

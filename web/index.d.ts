@@ -509,6 +509,8 @@ export interface FeatureExtractionOptions extends PipelineLengthOptions {
   promptName?: string | null;
   /** Pool the prompt's tokens too. Default: the Pooling module's include_prompt (true without one). */
   includePrompt?: boolean;
+  /** Run the recipe's Dense modules after its pooling (EmbeddingGemma). Default true; false gives the pooled vector. */
+  dense?: boolean;
   /** Keep the first N values of each pooled vector (after the recipe's Dense modules; Matryoshka), then normalise if
    * normalize; 1 ≤ N ≤ the embedding width. */
   dimensions?: number;

@@ -171,10 +171,11 @@ test('gemma3-st-embed: feature-extraction with no options gives sentence-transfo
   const model = await rp.loadModel({ ...files(dir), 'tokenizer.json': wordTokenizer(100) });
   try {
     const st = model.sentenceTransformers;
-    assert.deepEqual(st.dense.map((d) => [d.inFeatures, d.outFeatures, d.bias, d.activation]), [
-      [32, 128, false, 'torch.nn.modules.linear.Identity'],
-      [128, 32, false, 'torch.nn.modules.linear.Identity'],
+    assert.deepEqual(st.dense.map((d) => [d.inFeatures, d.outFeatures, d.bias, d.activation, d.weight.length]), [
+      [32, 128, null, 'torch.nn.modules.linear.Identity', 128 * 32],
+      [128, 32, null, 'torch.nn.modules.linear.Identity', 32 * 128],
     ]);
+    assert.equal(st.embeddingDimension, 32);
     assert.equal(st.pooling, 'mean');
     assert.equal(st.normalize, true);
     assert.equal(st.unsupported, null);
@@ -184,13 +185,23 @@ test('gemma3-st-embed: feature-extraction with no options gives sentence-transfo
     assert.deepEqual(out.dims, [2, 32]);
     const e = maskedError({ data: out.data, dims: [2, 1, 32] }, { data: expected.sentence_embedding.data, dims: [2, 1, 32] }, [[1], [1]]);
     assert.ok(e <= HIDDEN_TOL, `sentence_embedding: max abs error ${e}`);
-    // the steps on the way: mean pooling alone (the caller's pooling skips the recipe's Dense modules)
-    const mean = await pipe(texts, { pooling: 'mean', normalize: false });
+    // the steps on the way: mean pooling alone (dense: false skips the recipe's Dense modules)
+    const mean = await pipe(texts, { dense: false, normalize: false });
     const em = maskedError({ data: mean.data, dims: [2, 1, 32] }, { data: expected['aux.st_mean_pooled'].data, dims: [2, 1, 32] }, [[1], [1]]);
     assert.ok(em <= HIDDEN_TOL, `mean pooled: max abs error ${em}`);
     // Matryoshka truncation applies to the Dense output
     const cut = await pipe(texts, { dimensions: 16 });
     assert.deepEqual(cut.dims, [2, 16]);
+    // the first Dense module's output: dense: false and the product by hand equal the pipeline's steps
+    const d1 = expected['aux.st_dense_1'].data;
+    const W = st.dense[0].weight;
+    for (let b = 0; b < 2; ++b)
+      for (let o = 0; o < 128; o += 17) {
+        let s = 0;
+        for (let i = 0; i < 32; ++i) s += W[o * 32 + i] * mean.data[b * 32 + i];
+        assert.ok(Math.abs(s - d1[b * 128 + o]) < 1e-4, `2_Dense row ${b} feature ${o}: ${s} vs ${d1[b * 128 + o]}`);
+      }
+    await assert.rejects(pipe(texts, { dimensions: 33 }), /dimensions: expected an integer in \[1, 32\]/);
   } finally {
     model.dispose();
   }

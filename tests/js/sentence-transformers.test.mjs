@@ -271,13 +271,13 @@ test('sentence_bert_config.json: max_seq_length is the default maxLength, do_low
   }
 });
 
-test('a recipe relpos does not run (max pooling, modes concatenated, a Dense module, no Pooling) needs the caller’s pooling: an Error naming it otherwise', { skip }, async () => {
-  const DENSE = { idx: 2, name: '2', path: '2_Dense', type: 'sentence_transformers.models.Dense' };
+test('a recipe relpos does not run (max pooling, modes concatenated, a LayerNorm module, no Pooling) needs the caller’s pooling: an Error naming it otherwise', { skip }, async () => {
+  const LAYER_NORM = { idx: 2, name: '2', path: '2_LayerNorm', type: 'sentence_transformers.models.LayerNorm' };
   const cases = [
     [recipe('max'), "feature-extraction: 1_Pooling/config.json: pooling mode 'max' is not implemented by relpos (supported: 'cls', 'mean', 'lasttoken')"],
     [recipe('cls', { pooling: { pooling_mode_mean_tokens: true } }), "feature-extraction: 1_Pooling/config.json: pooling modes 'cls', 'mean' concatenated are not implemented by relpos"],
-    [withFiles({ 'modules.json': [TRANSFORMER, POOLING, DENSE, NORMALIZE], '1_Pooling/config.json': poolingConfig('mean') }),
-     'feature-extraction: modules.json: module "2" (sentence_transformers.models.Dense) is not run by relpos (it runs Transformer, Pooling and Normalize)'],
+    [withFiles({ 'modules.json': [TRANSFORMER, POOLING, LAYER_NORM, NORMALIZE], '1_Pooling/config.json': poolingConfig('mean') }),
+     'feature-extraction: modules.json: module "2" (sentence_transformers.models.LayerNorm) is not run by relpos (it runs Transformer, Pooling, Dense and Normalize)'],
     [withFiles({ 'modules.json': [TRANSFORMER] }), 'feature-extraction: modules.json: no Pooling module, so sentence-transformers gives no sentence embedding'],
   ];
   for (const [files, message] of cases) {

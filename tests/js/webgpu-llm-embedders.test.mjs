@@ -70,17 +70,27 @@ for (const name of CASES) {
   });
 }
 
-test('webgpu: q8 qwen3 and gemma3_text on the GPU give WASM q8\'s outputs', { skip }, async () => {
+// The CPU's q8 GEMM also quantizes activations per row; the GPU's dequantizes the int8 weights into f32 arithmetic.
+// So both are compared with fp32: the GPU's q8 error must be of the size of the CPU's (≤ 2× it, and ≤ 15 % of the
+// largest value, as the q8 model tests ask).
+test('webgpu: q8 qwen3 and gemma3_text on the GPU stay as close to fp32 as WASM q8 does', { skip }, async () => {
   for (const name of ['qwen3-embed-left', 'gemma3-bidir-b']) {
     const dir = join(SET, name);
     const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
     const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
+    const f32 = await rp.loadModel(dir);
     const cpu = await rp.loadModel(dir, { dtype: 'q8' });
     const gpu = await rp.loadModel(dir, { dtype: 'q8', device: 'webgpu' });
     try {
-      const e = maskedError((await gpu.forward(batch)).lastHiddenState, cpu.forward(batch).lastHiddenState, input.attention_mask);
-      assert.ok(e <= TOL, `${name}: q8 GPU vs WASM max abs difference ${e}`);
+      const ref = f32.forward(batch).lastHiddenState;
+      let top = 0;
+      for (const x of ref.data) top = Math.max(top, Math.abs(x));
+      const eCpu = maskedError(cpu.forward(batch).lastHiddenState, ref, input.attention_mask);
+      const eGpu = maskedError((await gpu.forward(batch)).lastHiddenState, ref, input.attention_mask);
+      assert.ok(eGpu <= 2 * eCpu && eGpu <= 0.15 * top, `${name}: q8 vs fp32 max abs error GPU ${eGpu}, WASM ${eCpu} (largest value ${top})`);
+      assert.ok(gpu.info.gpuWeightBytes < 0.5 * f32.info.weightBytes, `int8 weights on the GPU: ${gpu.info.gpuWeightBytes} bytes, fp32 ${f32.info.weightBytes}`);
     } finally {
+      f32.dispose();
       cpu.dispose();
       gpu.dispose();
     }

@@ -92,8 +92,8 @@ export function featureDefaults(model) {
 }
 
 /** Width of a pooled embedding: the last Dense module's out_features when the recipe's pooling runs, else the hidden size. */
-function outputWidth(model, pooling, defaults) {
-  const dense = pooling === defaults.pooling ? defaults.dense : [];
+function outputWidth(model, pooling, defaults, options) {
+  const dense = options.dense !== false && pooling === defaults.pooling ? defaults.dense : [];
   return dense.length ? dense[dense.length - 1].outFeatures : model.info.hiddenSize;
 }
 
@@ -135,15 +135,15 @@ export function featureExtraction(model, task = 'feature-extraction') {
     let dimensions = options.dimensions ?? null;
     if (dimensions !== null) {
       if (pooling === 'none') throw new Error(`${task}: dimensions needs pooling 'mean', 'cls' or 'last_token' (it truncates the pooled vector)`);
-      const H = outputWidth(model, pooling, defaults);
+      const H = outputWidth(model, pooling, defaults, options);
       if (typeof dimensions !== 'number') throw new TypeError(`${task}: dimensions: expected an integer in [1, ${H}] (the model's hidden size), got ${describe(dimensions)}`);
       if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > H)
         throw new RangeError(`${task}: dimensions: expected an integer in [1, ${H}] (the model's hidden size), got ${describe(dimensions)}`);
       if (dimensions === H) dimensions = null;
     }
     const prompt = resolvePrompt(options, defaults, task);
-    // the recipe's Dense modules follow its own pooling (a caller's other pooling gets the raw pooled vector)
-    const dense = pooling === defaults.pooling ? defaults.dense : [];
+    // the recipe's Dense modules follow its own pooling (a caller's other pooling, or dense: false, gets the raw pooled vector)
+    const dense = checkBool(options.dense ?? true, `${task}: dense`) && pooling === defaults.pooling ? defaults.dense : [];
     requireTokenizer(model, task);
     const { truncation, maxLength, limit, limitSource } = lengthOptions(model, { ...options, maxLength: options.maxLength ?? defaults.maxLength }, task);
     const batchSize = batchSizeOption(options, task);

@@ -5,6 +5,7 @@
 //     bytes through mod.loadModel), fp32 and q8, on the llama fixture and on a random BF16 llama whose
 //     matrices span several row blocks (uneven last block) fed in chunks of odd sizes;
 //   - a sharded set (index + 2 shards) streams too, with the same outputs;
+//   - the threads build (2 threads) streams to the same bits as the SIMD build's whole-file load;
 //   - onProgress reports the conversion ({ stage: 'convert', … }) up to the whole file;
 //   - a file whose converted tensors cannot fit fails before converting them, with a RangeError that
 //     names the bytes needed and available and suggests dtype 'q8'; the runtime then loads a model.
@@ -14,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
+import { init } from '../../web/index.js';
 import { loadModule } from '../../web/loader.js';
 import { loadModel, Model } from '../../web/model.js';
 import { openSource } from '../../web/sources.js';
@@ -208,3 +210,17 @@ for (const build of ['simd', 'scalar']) {
     whole.dispose();
   });
 }
+
+test('simd-threads build on 2 threads: the streamed load gives bitwise the SIMD whole-file outputs, fp32 and q8', async () => {
+  const rp = await init({ threads: 2 });
+  const mod = await loadModule('simd');
+  for (const dtype of ['fp32', 'q8']) {
+    const streamed = await rp.loadModel(randomDir, { dtype });
+    const whole = await wholeFile(mod, randomDir, dtype);
+    sameOutputs(streamed, whole, [ids(RANDOM.vocab_size, 130, 6)], `threads ${dtype}`);
+    streamed.dispose();
+    whole.dispose();
+  }
+  assert.equal(rp.threads, 2, rp.threadsReason ?? '');
+  rp.dispose();
+});

@@ -11,9 +11,10 @@
 // from a seeded generator, never the whole file in memory). Each row: load ms (loadModel from the
 // folder, conversion included), VmHWM after the load and at the end, heap bytes, then per input length
 // the median ms of `reps` forwards of one sequence after one warm-up (one run, no warm-up, when a
-// forward is estimated to take > 20 s). GFLOP/s = (linear + attention multiply-adds × 2) / time;
-// "GEMM rate" = the same count over the time of a one-layer model of the same widths (vocab 1024) at
-// 128 tokens in the same process — relpos's own GEMM rate at these shapes — and the ratio of the two.
+// forward is estimated to take > 20 s). GFLOP/s = (linear + attention multiply-adds × 2) / time (causal
+// attention counts half the pairs); "reference" = the same count over the time of a one-layer model of
+// the same widths (vocab 1024) at the same length in the same process — relpos's own GEMM (+ attention)
+// rate at these shapes, without the depth — and the ratio of the two.
 // Results: printed as a table and written to bench/results/big-models.json (rows keyed by CPU).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,11 +56,15 @@ export const BIG_CONFIGS = {
 };
 const PREFIX = { 'qwen3-0.6b': '', 'gemma3-300m': '' }; // those checkpoints are saved without 'model.'
 
-/** Multiply-adds × 2 of one forward of `seq` tokens (linear layers + Q·Kᵀ and P·V over all seq² pairs). */
+/**
+ * Multiply-adds × 2 of one forward of `seq` tokens: linear layers + Q·Kᵀ and P·V over the seq² pairs
+ * (half of them for causal stacks: llama, qwen3; all for bidirectional gemma3_text embeddings).
+ */
 export function forwardFlops(c, seq) {
   const H = c.hidden_size, heads = c.num_attention_heads, kv = c.num_key_value_heads ?? heads, d = c.head_dim ?? H / heads;
   const linear = 2 * seq * (H * heads * d * 2 + H * kv * d * 2 + 3 * H * c.intermediate_size);
-  const attention = 4 * seq * seq * heads * d;
+  const pairs = c.model_type === 'gemma3_text' && c.use_bidirectional_attention ? 1 : 0.5;
+  const attention = 4 * seq * seq * heads * d * pairs;
   return c.num_hidden_layers * (linear + attention);
 }
 
@@ -96,23 +101,25 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
   const vocab = config.vocab_size;
   const ids = (n, seed) => Array.from({ length: n }, (_, i) => 1 + ((seed * 7919 + i * 104729) % (vocab - 1)));
   const gflops = (flops, ms) => flops / ms / 1e6;
-  // GEMM rate at these widths: one layer, 128 tokens
+  // The reference rate at these widths: a one-layer model of the same shapes at the same length
   const gemmModel = await rp.loadModel(gemmDir, { dtype });
   const gemmConfig = JSON.parse(fs.readFileSync(path.join(gemmDir, 'config.json'), 'utf8'));
-  const gemmIds = ids(128, 9).map((x) => x % gemmConfig.vocab_size);
-  gemmModel.forward({ inputIds: gemmIds });
-  const gemmTimes = [];
-  for (let r = 0; r < 5; ++r) {
-    const t = performance.now();
+  const reference = (L) => {
+    const gemmIds = ids(L, 9).map((x) => x % gemmConfig.vocab_size);
     gemmModel.forward({ inputIds: gemmIds });
-    gemmTimes.push(performance.now() - t);
-  }
-  gemmModel.dispose();
-  row.gemmGflops = gflops(forwardFlops(gemmConfig, 128), median(gemmTimes));
+    const times = [];
+    for (let r = 0; r < 3; ++r) {
+      const t = performance.now();
+      gemmModel.forward({ inputIds: gemmIds });
+      times.push(performance.now() - t);
+    }
+    return gflops(forwardFlops(gemmConfig, L), median(times));
+  };
   row.inputs = [];
   for (const L of lengths.split(',').map(Number)) {
+    const gemmGflops = reference(L);
     const flops = forwardFlops(config, L);
-    const estimateMs = flops / (row.gemmGflops * 1e6);
+    const estimateMs = flops / (gemmGflops * 1e6);
     const n = estimateMs > 20000 ? 1 : Number(reps);
     if (estimateMs <= 20000) model.forward({ inputIds: ids(L, 1) });
     const times = [];
@@ -123,8 +130,9 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
       if (!out.lastHiddenState.data.every(Number.isFinite)) row.nonFinite = true;
     }
     const ms = median(times);
-    row.inputs.push({ tokens: L, ms, runs: n, gflops: gflops(flops, ms), ofGemm: gflops(flops, ms) / row.gemmGflops });
+    row.inputs.push({ tokens: L, ms, runs: n, gflops: gflops(flops, ms), gemmGflops, ofGemm: gflops(flops, ms) / gemmGflops });
   }
+  gemmModel.dispose();
   row.vmHwm = vmHwm();
   row.heapBytes = rp.heapBytes;
   model.dispose();
@@ -169,13 +177,13 @@ export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], le
 const gib = (b) => (b / 2 ** 30).toFixed(2);
 export function describeRow(r) {
   if (r.error) return `${r.model} ${r.dtype} ${r.threads}t: ${r.error} (VmHWM ${gib(r.vmHwm)} GiB)`;
-  const inputs = r.inputs.map((i) => `${i.tokens} tok ${i.ms.toFixed(0)} ms (${i.gflops.toFixed(1)} GFLOP/s, ${(100 * i.ofGemm).toFixed(0)} % of GEMM${i.runs === 1 ? ', 1 run' : ''})`).join('; ');
-  return `${r.model} ${r.dtype} ${r.threads}t: load ${(r.loadMs / 1000).toFixed(1)} s, VmHWM ${gib(r.vmHwmAfterLoad)} GiB after load, ${gib(r.vmHwm)} GiB at the end (file ${gib(r.fileBytes)} GiB, weights ${gib(r.weightBytes)} GiB); GEMM ${r.gemmGflops.toFixed(1)} GFLOP/s; ${inputs}`;
+  const inputs = r.inputs.map((i) => `${i.tokens} tok ${i.ms.toFixed(0)} ms (${i.gflops.toFixed(1)} GFLOP/s, ${(100 * i.ofGemm).toFixed(0)} % of the one-layer reference ${i.gemmGflops.toFixed(1)}${i.runs === 1 ? ', 1 run' : ''})`).join('; ');
+  return `${r.model} ${r.dtype} ${r.threads}t: load ${(r.loadMs / 1000).toFixed(1)} s, VmHWM ${gib(r.vmHwmAfterLoad)} GiB after load, ${gib(r.vmHwm)} GiB at the end (file ${gib(r.fileBytes)} GiB, weights ${gib(r.weightBytes)} GiB); ${inputs}`;
 }
 
 export function markdown({ cpu, date, rows }) {
-  const L = [`CPU: ${cpu} · ${date} · Node ${process.version} · one fresh process per row · random BF16 weights`, '',
-    '| model | dtype | threads | file GiB | load s | VmHWM after load GiB | VmHWM end GiB | tokens | ms | GFLOP/s | % of GEMM rate |',
+  const L = [`CPU: ${cpu} · ${date} · Node ${process.version}`, '',
+    '| model | dtype | threads | file GiB | load s | VmHWM after load GiB | VmHWM end GiB | tokens | ms | GFLOP/s | % of reference (GFLOP/s) |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
   for (const r of rows) {
     if (r.error) {
@@ -183,9 +191,22 @@ export function markdown({ cpu, date, rows }) {
       continue;
     }
     for (const i of r.inputs)
-      L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.ms.toFixed(0)}${i.runs === 1 ? ' (1 run)' : ''} | ${i.gflops.toFixed(1)} | ${(100 * i.ofGemm).toFixed(0)} (GEMM ${r.gemmGflops.toFixed(1)}) |`);
+      L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.ms.toFixed(0)}${i.runs === 1 ? ' (1 run)' : ''} | ${i.gflops.toFixed(1)} | ${(100 * i.ofGemm).toFixed(0)} (${i.gemmGflops.toFixed(1)}) |`);
   }
   return L.join('\n');
+}
+
+/** Appends a run to bench/results/big-models.json and rewrites big-models.md from every run. */
+export function saveResult(result) {
+  const file = path.join(ROOT, 'bench/results/big-models.json');
+  const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { runs: [] };
+  all.runs.push(result);
+  fs.writeFileSync(file, JSON.stringify(all, null, 1) + '\n');
+  const md = ['# Real-size models (bench/lib/big_models.mjs)', '',
+    'Random BF16 weights of published shapes, one fresh Node process per row; VmHWM = peak RSS of that process',
+    '(/proc/self/status), so it includes Node itself (~0.05 GiB). Runs, oldest first:', ''];
+  for (const run of all.runs) md.push(markdown(run), '');
+  fs.writeFileSync(path.join(ROOT, 'bench/results/big-models.md'), md.join('\n'));
 }
 
 function option(args, name, fallback) {
@@ -215,9 +236,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     const result = bigModels({ names, dtypes, threads, lengths, reps, configs });
     console.log('\n' + markdown(result));
-    const file = path.join(ROOT, 'bench/results/big-models.json');
-    const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { runs: [] };
-    all.runs.push(result);
-    fs.writeFileSync(file, JSON.stringify(all, null, 1) + '\n');
+    saveResult(result);
   }
 }

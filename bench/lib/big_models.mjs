@@ -123,11 +123,16 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
     const n = estimateMs > 20000 ? 1 : Number(reps);
     if (estimateMs <= 20000) model.forward({ inputIds: ids(L, 1) });
     const times = [];
-    for (let r = 0; r < n; ++r) {
-      const t = performance.now();
-      const out = model.forward({ inputIds: ids(L, 2 + r) });
-      times.push(performance.now() - t);
-      if (!out.lastHiddenState.data.every(Number.isFinite)) row.nonFinite = true;
+    try {
+      for (let r = 0; r < n; ++r) {
+        const t = performance.now();
+        const out = model.forward({ inputIds: ids(L, 2 + r) });
+        times.push(performance.now() - t);
+        if (!out.lastHiddenState.data.every(Number.isFinite)) row.nonFinite = true;
+      }
+    } catch (e) {  // e.g. a RangeError: the activations of a long input beside fp32 weights exceed the heap
+      row.inputs.push({ tokens: L, error: `${e.constructor.name}: ${e.message}` });
+      continue;
     }
     const ms = median(times);
     row.inputs.push({ tokens: L, ms, runs: n, gflops: gflops(flops, ms), gemmGflops, ofGemm: gflops(flops, ms) / gemmGflops });
@@ -163,10 +168,15 @@ export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], le
     const fileBytes = fs.statSync(path.join(dir, 'model.safetensors')).size;
     for (const dtype of dtypes)
       for (const t of threads) {
-        const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir, gemmDir, dtype, String(t), lengths.join(','), String(reps)], {
-          encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        const row = { model: name, fileBytes, ...JSON.parse(out.trim().split('\n').at(-1)) };
+        let row;
+        try {
+          const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir, gemmDir, dtype, String(t), lengths.join(','), String(reps)], {
+            encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          row = { model: name, fileBytes, ...JSON.parse(out.trim().split('\n').at(-1)) };
+        } catch (e) {
+          row = { model: name, fileBytes, dtype, threads: t, error: `the child process failed: ${e.message.split('\n')[0]}`, vmHwm: 0 };
+        }
         rows.push(row);
         log(describeRow(row));
       }
@@ -177,7 +187,7 @@ export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], le
 const gib = (b) => (b / 2 ** 30).toFixed(2);
 export function describeRow(r) {
   if (r.error) return `${r.model} ${r.dtype} ${r.threads}t: ${r.error} (VmHWM ${gib(r.vmHwm)} GiB)`;
-  const inputs = r.inputs.map((i) => `${i.tokens} tok ${i.ms.toFixed(0)} ms (${i.gflops.toFixed(1)} GFLOP/s, ${(100 * i.ofGemm).toFixed(0)} % of the one-layer reference ${i.gemmGflops.toFixed(1)}${i.runs === 1 ? ', 1 run' : ''})`).join('; ');
+  const inputs = r.inputs.map((i) => i.error ? `${i.tokens} tok: ${i.error}` : `${i.tokens} tok ${i.ms.toFixed(0)} ms (${i.gflops.toFixed(1)} GFLOP/s, ${(100 * i.ofGemm).toFixed(0)} % of the one-layer reference ${i.gemmGflops.toFixed(1)}${i.runs === 1 ? ', 1 run' : ''})`).join('; ');
   return `${r.model} ${r.dtype} ${r.threads}t: load ${(r.loadMs / 1000).toFixed(1)} s, VmHWM ${gib(r.vmHwmAfterLoad)} GiB after load, ${gib(r.vmHwm)} GiB at the end (file ${gib(r.fileBytes)} GiB, weights ${gib(r.weightBytes)} GiB); ${inputs}`;
 }
 
@@ -191,7 +201,8 @@ export function markdown({ cpu, date, rows }) {
       continue;
     }
     for (const i of r.inputs)
-      L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.ms.toFixed(0)}${i.runs === 1 ? ' (1 run)' : ''} | ${i.gflops.toFixed(1)} | ${(100 * i.ofGemm).toFixed(0)} (${i.gemmGflops.toFixed(1)}) |`);
+      if (i.error) L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.error.replace(/\|/g, '\\|')} | | |`);
+      else L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.ms.toFixed(0)}${i.runs === 1 ? ' (1 run)' : ''} | ${i.gflops.toFixed(1)} | ${(100 * i.ofGemm).toFixed(0)} (${i.gemmGflops.toFixed(1)}) |`);
   }
   return L.join('\n');
 }

@@ -81,7 +81,7 @@ StreamedCheckpoint::StreamedCheckpoint(const LoadOptions& options) : options_(op
 StreamedCheckpoint::~StreamedCheckpoint() = default;
 
 void StreamedCheckpoint::begin_file(const std::string& name, double size) {
-  if (!head_.empty() || next_ < order_.size()) fail_value(name_ + ": begin_file before the previous file ended");
+  if (!head_.empty() || !order_.empty()) fail_value(name_ + ": begin_file before the previous file ended");
   for (const auto& f : files_)
     if (f == name) fail_value(name + ": given twice");
   name_ = name;
@@ -147,8 +147,7 @@ void StreamedCheckpoint::parse_header() {
     names_.push_back(e->info.name);
     entries_.emplace(e->info.name, std::move(e));
   }
-  head_.clear();
-  head_.shrink_to_fit();
+  if (file_size_ != kUnknown) head_ = {};  // else end_file checks the header again with the data's size
 }
 
 void StreamedCheckpoint::write(const std::uint8_t* p, std::size_t n) {
@@ -271,11 +270,12 @@ void StreamedCheckpoint::end_file() {
   }
   if (file_size_ != kUnknown && pos_ != file_size_)
     fail_value(f + ": received " + std::to_string(pos_) + " bytes, but the file has " + std::to_string(file_size_));
+  if (file_size_ == kUnknown) {  // the header's checks again, now with the data section's size
+    io::parse_safetensors_header(head_.data() + 8, data_start_ - 8, data_start_, pos_ - data_start_, f);
+    head_ = {};
+  }
   for (const Entry* e : order_)
-    if (!e->done())  // only when the size was unknown: the header's check with the bytes that came
-      fail_value(f + ": tensor '" + e->info.name + "': data_offsets [" + std::to_string(e->info.offset - data_start_) +
-                 ", " + std::to_string(e->info.offset - data_start_ + e->info.nbytes) +
-                 ") out of range: the data buffer holds " + std::to_string(pos_ - data_start_) + " bytes");
+    if (!e->done()) fail_value(f + ": tensor '" + e->info.name + "' is incomplete");
   for (Entry* e : order_)
     if (!e->allocated) convert_block(*e, nullptr, 0);  // empty tensors
   files_.push_back(f);
@@ -294,6 +294,7 @@ void StreamedCheckpoint::set_index(const std::string& name, const std::string& t
 
 void StreamedCheckpoint::finish() {
   if (!order_.empty() || data_start_ != 0 || !head_.empty()) fail_value(name_ + ": the file did not end");
+  if (files_.empty()) fail_value("open_checkpoint: no weight files given");
   if (index_name_.empty()) {
     if (files_.size() != 1)
       fail_value("open_checkpoint: " + std::to_string(files_.size()) + " weight files given without an index (*.index.json)");

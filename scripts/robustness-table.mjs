@@ -180,7 +180,7 @@ const cases = [
   ['argument value', "loadModel(src, { variant: '../fp16' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: '../fp16' }), V, variantName],
   ['model file', "variant 'fp16' of a folder without model.fp16.safetensors", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 'fp16' }), V, variantMissing],
   ['model file', 'a folder holding only model.fp16.safetensors, loaded without variant', () => rp.loadModel({ 'config.json': fx.configText, 'model.fp16.safetensors': fx.modelBytes }), V, variantPresent],
-  ['memory', 'a llama checkpoint whose fp32 weights cannot fit (600,000 × 1024 embedding table)', () => rp.loadModel(hugeLlama()), 'streamed-load.test.mjs', hugeName],
+  ['memory limit', 'a llama checkpoint whose fp32 weights cannot fit (600,000 × 1024 embedding table)', () => rp.loadModel(hugeLlama()), 'streamed-load.test.mjs', hugeName],
   ...taskRows(),
   ...sentenceTransformersRows(),
   ...familyRows(),

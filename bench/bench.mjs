@@ -24,6 +24,7 @@ import { localVsGlobal } from './lib/window.mjs';
 import { cpuInfo, logitSpans } from './lib/spans.mjs';
 import { webgpuResults } from './lib/webgpu.mjs';
 import { webgpuChromiumPeer } from './lib/report_webgpu_peer.mjs';
+import { bigModels, saveResult } from './lib/big_models.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -619,6 +620,17 @@ if (SECTIONS.includes('families')) {
     results.families = families({ webIndex, quick: QUICK, log });
   } catch (e) {
     results.families = { unavailable: e.stack ?? e.message };
+  }
+}
+// issue #34: real-size models, random BF16 weights (bench/lib/big_models.mjs). Not in the default list:
+// ~10 minutes on 2 cores. BENCH_SECTIONS=bigmodels (BIG_MODELS=llama-gemma-shape,llama-0.6b,… to choose).
+if (SECTIONS.includes('bigmodels')) {
+  try {
+    const names = (process.env.BIG_MODELS || 'llama-gemma-shape,llama-0.6b').split(',');
+    results.big_models = bigModels({ names, lengths: QUICK ? [128] : [128, 512], reps: QUICK ? 1 : 3, log });
+    saveResult(results.big_models);
+  } catch (e) {
+    results.big_models = { unavailable: e.stack ?? e.message };
   }
 }
 if (SECTIONS.includes('window')) {  // issue #26: local (window 64) vs global attention at 8192 tokens

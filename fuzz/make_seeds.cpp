@@ -199,6 +199,36 @@ int main(int argc, char** argv) {
              R"({"model_type":"deberta-v2","pos_att_type":"p2c|C2P","hidden_size":32,"num_attention_heads":2})");
   write_text(cfg_dir + "edge-mpt-attn-config.json",
              R"({"model_type":"mpt","d_model":32,"n_heads":4,"expansion_ratio":2,"attn_config":{"alibi":true,"alibi_bias_max":8,"clip_qkv":null,"softmax_scale":0.5}})");
+  // fuzz_streamed_checkpoint: byte 0 = mode (size known, q8, chunk seed), then a safetensors file — every
+  // safetensors seed under four modes, plus a file with the names of the converted forms (a BF16 table
+  // [70, 8], a F32 linear layer [130, 8], a F16 norm [8]).
+  mkdir((corpus + "/streamed_checkpoint").c_str(), 0755);
+  const std::string sc_dir = corpus + "/streamed_checkpoint/";
+  Bytes forms_data;
+  for (int i = 0; i < 70 * 8; ++i) forms_data.insert(forms_data.end(), {static_cast<std::uint8_t>(i * 7), static_cast<std::uint8_t>(0x3C + (i % 3))});
+  for (int i = 0; i < 130 * 8; ++i) {
+    const float v = static_cast<float>((i * 13) % 29 - 14) / 16.0f;
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    for (int b = 0; b < 4; ++b) forms_data.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
+  }
+  for (int i = 0; i < 8; ++i) forms_data.insert(forms_data.end(), {0x00, 0x3C});
+  const Bytes forms = pack(R"({"model.embed_tokens.weight":{"dtype":"BF16","shape":[70,8],"data_offsets":[0,1120]},)"
+                           R"("model.layers.0.mlp.gate_proj.weight":{"dtype":"F32","shape":[130,8],"data_offsets":[1120,5280]},)"
+                           R"("model.norm.weight":{"dtype":"F16","shape":[8],"data_offsets":[5280,5296]}})",
+                           forms_data);
+  std::vector<std::pair<std::string, Bytes>> streamed = {{"forms", forms}};
+  if (DIR* dir = opendir(st_dir.c_str())) {
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] != '.') streamed.emplace_back(e->d_name, read_all(st_dir + e->d_name));
+    closedir(dir);
+  }
+  for (const auto& [name, bytes] : streamed)
+    for (std::uint8_t mode : {0, 1, 2, 3 | (5 << 2)}) {
+      Bytes b{mode};
+      b.insert(b.end(), bytes.begin(), bytes.end());
+      write_all(sc_dir + std::to_string(mode) + "-" + name, b);
+    }
   std::printf("make_seeds: %d fixture seeds from %zu cases, plus edge cases, in %s\n", written, cases.size(),
               corpus.c_str());
   return 0;

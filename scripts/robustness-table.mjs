@@ -6,13 +6,15 @@
 // not throw.
 //
 //   node scripts/robustness-table.mjs > /tmp/table.md
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { init, pipeline } from '../web/index.js';
 import { randomArray, ROOT } from '../tests/js/helpers.mjs';
 import { haveFixtures, joinSafetensors, loadCase, splitSafetensors } from '../tests/js/safetensors.mjs';
 import { bytesField, field, goodPieces, proto, str } from '../tests/js/spm-proto.mjs';
+import { decoderTensors } from '../tests/support/random-checkpoint.mjs';
 import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
 import { dense3, haveLlm, llmFiles } from '../tests/js/llm-bad-inputs.mjs';
 
@@ -46,6 +48,29 @@ const S = 'sentencepiece.test.mjs';
 const V = 'variant.test.mjs';
 const variantName = 'variant must be a plain name: TypeError / RangeError, and the runtime keeps working';
 const variantMissing = "all-MiniLM-L6-v2 loads with variant 'fp16' (model.fp16.safetensors) and without it names what it tried";
+const variantPresent = "'no weights found' from a folder or a map of files names the weight files it holds and the variant that loads them";
+const hugeName = "converted weights that cannot fit → RangeError naming the bytes and suggesting q8 before converting, then a model loads";
+// A llama folder whose header declares a 600,000 × 1024 BF16 table; its data is a sparse file (never read).
+function hugeLlama() {
+  const dir = mkdtempSync(join(tmpdir(), 'relpos-robustness-'));
+  const config = { model_type: 'llama', hidden_size: 1024, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 4,
+    num_key_value_heads: 2, vocab_size: 600000, max_position_embeddings: 512, rms_norm_eps: 1e-6, hidden_act: 'silu' };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  const header = {};
+  let at = 0;
+  for (const t of decoderTensors(config)) {
+    const bytes = 2 * t.shape.reduce((a, b) => a * b, 1);
+    header[t.name] = { dtype: 'BF16', shape: t.shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([len, json]));
+  truncateSync(join(dir, 'model.safetensors'), 8 + json.length + at);
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 const TASKS = join(ROOT, '..', 'shared', 'fixtures', 'hf-tasks');
 const taskModel = (name) => rp.loadModel(join(TASKS, name));
 const tasks = {};
@@ -155,6 +180,8 @@ const cases = [
   ['argument type', 'loadModel(src, { variant: 16 })', () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 16 }), V, variantName],
   ['argument value', "loadModel(src, { variant: '../fp16' })", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: '../fp16' }), V, variantName],
   ['model file', "variant 'fp16' of a folder without model.fp16.safetensors", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { variant: 'fp16' }), V, variantMissing],
+  ['model file', 'a folder holding only model.fp16.safetensors, loaded without variant', () => rp.loadModel({ 'config.json': fx.configText, 'model.fp16.safetensors': fx.modelBytes }), V, variantPresent],
+  ['memory limit', 'a llama checkpoint whose fp32 weights cannot fit (600,000 × 1024 embedding table)', () => rp.loadModel(hugeLlama()), 'streamed-load.test.mjs', hugeName],
   ...taskRows(),
   ...sentenceTransformersRows(),
   ...familyRows(),

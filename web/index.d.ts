@@ -259,11 +259,21 @@ export type ModelSource = string | URL | ModelFiles | { files: ModelFiles };
 export interface LoadProgress {
   /** 'config.json', 'tokenizer.json' (or 'spm.model' / 'spiece.model'), 'tokenizer_config.json', 'special_tokens_map.json' or a weight file (each shard of a sharded set). */
   file: string;
+  /** Bytes of `file` read so far ('convert': bytes of it converted into the model's weights). */
   loaded: number;
   /** Bytes expected, or null when the server does not say (compressed or chunked responses). */
   total: number | null;
   /** True when the file is read from the browser cache (Cache API) rather than downloaded. */
   cached: boolean;
+  /**
+   * Absent on download events. 'convert': a safetensors weight file of a family that converts as it
+   * streams (llama, qwen3, gemma3_text): sent after each chunk once it is converted, so `loaded`
+   * reaching `total` means the file's weights are ready; other weight files are converted after the
+   * download, without events.
+   */
+  stage?: 'convert';
+  /** 'convert' events: bytes the converted weights of every file so far hold (the model's weightBytes at the end). */
+  convertedBytes?: number;
 }
 
 export interface LoadModelOptions {

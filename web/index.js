@@ -165,7 +165,7 @@ class Runtime {
         tablesBlock = this.#malloc(tl.total);
         tableEntries.forEach(([field, table], i) => {
           if (table) {
-            mod.HEAPF32.set(table, (tablesBlock + tl.offsets[i]) >> 2);
+            mod.HEAPF32.set(table, (tablesBlock + tl.offsets[i]) >>> 2);
             params[field] = tablesBlock + tl.offsets[i];
           } else {
             params[field] = 0;
@@ -198,9 +198,9 @@ class Runtime {
       for (let s0 = 0; s0 < slices; s0 += perChunk) {
         const s1 = Math.min(slices, s0 + perChunk);
         const from = s0 * sliceFloats, to = s1 * sliceFloats;
-        mod.HEAPF32.set(q.subarray(from, to), at(0) >> 2);
-        mod.HEAPF32.set(k.subarray(from, to), at(1) >> 2);
-        mod.HEAPF32.set(v.subarray(from, to), at(2) >> 2);
+        mod.HEAPF32.set(q.subarray(from, to), at(0) >>> 2);
+        mod.HEAPF32.set(k.subarray(from, to), at(1) >>> 2);
+        mod.HEAPF32.set(v.subarray(from, to), at(2) >>> 2);
         unwrap(
           mod.attention(
             { batch, heads, seq: seqLen, headDim },
@@ -208,17 +208,17 @@ class Runtime {
             at(3), returnProbs ? at(4) : 0, termPtrs, this.#workspace, 64, s0, s1,
           ),
         );
-        output.set(mod.HEAPF32.subarray(at(3) >> 2, (at(3) >> 2) + (to - from)), from);
+        output.set(mod.HEAPF32.subarray(at(3) >>> 2, (at(3) >>> 2) + (to - from)), from);
       }
 
       // 4. Fresh copies for the caller.
       const heap = mod.HEAPF32;
       const result = { output };
-      if (returnProbs) result.probs = heap.slice(at(4) >> 2, (at(4) >> 2) + scores);
+      if (returnProbs) result.probs = heap.slice(at(4) >>> 2, (at(4) >>> 2) + scores);
       if (returnTerms) {
         result.terms = {};
         termNames.forEach((name, t) => {
-          result.terms[name] = heap.slice(termPtrs[t] >> 2, (termPtrs[t] >> 2) + scores);
+          result.terms[name] = heap.slice(termPtrs[t] >>> 2, (termPtrs[t] >>> 2) + scores);
         });
       }
       return result;
@@ -252,7 +252,7 @@ class Runtime {
   }
 
   #malloc(bytes) {
-    const p = this.#mod._malloc(bytes);
+    const p = this.#mod._malloc(bytes) >>> 0; // an address ≥ 2^31 reads back negative from wasm
     if (!p)
       throw new RangeError(
         `attention: out of WebAssembly memory: could not allocate ${bytes} bytes with the heap at ${this.heapBytes} bytes, limit ${MAX_HEAP_BYTES} bytes`,

@@ -146,13 +146,20 @@ export async function loadModel(mod, source, options = {}) {
   // modules.json, the Pooling config, config_sentence_transformers.json (sentence-transformers.js)
   const sentenceTransformers = await readSentenceTransformers(src, { report: (name) => progressReporter(onProgress, name) });
 
-  const files = await readCheckpoint(mod, src, onProgress, variant);
+  // fp16: the CPU model is fp32 (the 'auto' fallback, and the plan's weights, halved on upload)
+  const loadOptions = { dtype: dtype === 'fp16' ? 'fp32' : dtype };
+  // Families whose tensors StreamedCheckpoint knows convert safetensors as they stream in (weights.js)
+  const stream = unwrap(mod.openStream(config.text, loadOptions));
   let handle;
   try {
-    // fp16: the CPU model is fp32 (the 'auto' fallback, and the plan's weights, halved on upload)
-    handle = unwrap(mod.loadModel(config.text, files, { dtype: dtype === 'fp16' ? 'fp32' : dtype }));
+    const files = await readCheckpoint(mod, src, onProgress, variant, stream);
+    try {
+      handle = unwrap(files.length === 0 && stream ? stream.load(config.text) : mod.loadModel(config.text, files, loadOptions));
+    } finally {
+      files.forEach((f) => f.buffer.delete());
+    }
   } finally {
-    files.forEach((f) => f.buffer.delete());
+    stream?.delete();
   }
   const model = new Model(mod, handle, config.value, tokenizer, sentenceTransformers);
   const dim = sentenceTransformers?.poolingDimension ?? null;
@@ -385,16 +392,16 @@ export class Model {
       'activations (at least)': tokens4 * (4 * h + ff),
     });
     const mod = this.#mod;
-    const block = mod._malloc(12 * ids.length);
+    const block = mod._malloc(12 * ids.length) >>> 0;
     if (!block)
       throw new RangeError(
         `forward: out of WebAssembly memory: could not allocate ${12 * ids.length} bytes with the heap at ${mod.HEAP8.buffer.byteLength} bytes, limit ${MAX_HEAP_BYTES} bytes`,
       );
     let result;
     try {
-      mod.HEAP32.set(ids, block >> 2);
-      if (mask) mod.HEAP32.set(mask, (block >> 2) + ids.length);
-      if (types) mod.HEAP32.set(types, (block >> 2) + 2 * ids.length);
+      mod.HEAP32.set(ids, block >>> 2);
+      if (mask) mod.HEAP32.set(mask, (block >>> 2) + ids.length);
+      if (types) mod.HEAP32.set(types, (block >>> 2) + 2 * ids.length);
       result = unwrap(
         this.#handle.forward(batch, seq, block, mask ? block + 4 * ids.length : 0, types ? block + 8 * ids.length : 0,
                              outputHiddenStates, outputAttentions, logits, positions),

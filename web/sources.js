@@ -8,6 +8,8 @@
 //   - under Node, a folder path or file: URL
 //   - a map { 'config.json': File | Blob | ArrayBuffer | Uint8Array | string | object, … }
 // bytes(name, sink) streams: sink.start(totalBytesOrNull), then sink.write(chunk) per chunk.
+// Folders and maps also have list() → the file names they hold (for "no weights found" messages);
+// HTTP sources cannot list.
 // HTTP redirects are followed (the Hub answers 302 for large files, to its CDN). In browsers, Hub
 // files (and URL-prefix files with { cache: true }) go through the Cache API (cache.js).
 import { describe } from './validation.js';
@@ -93,6 +95,13 @@ function fileSource(folder, { fs, fileURLToPath, path }) {
   const missing = (e) => e && (e.code === 'ENOENT' || e.code === 'ENOTDIR');
   return {
     where,
+    async list() {
+      try {
+        return await fs.readdir(dir);
+      } catch {
+        return [];
+      }
+    },
     async text(name) {
       try {
         return await fs.readFile(where(name), 'utf8');
@@ -263,6 +272,9 @@ function mapSource(files) {
     new TypeError(`loadModel: files['${name}']: expected a File, Blob, ArrayBuffer or Uint8Array, got ${describe(v)}`);
   return {
     where: (name) => name,
+    async list() {
+      return Object.keys(files).filter((name) => files[name] !== undefined && files[name] !== null);
+    },
     async text(name) {
       const v = entry(name);
       if (v === undefined || v === null) return null;

@@ -15,6 +15,14 @@
 // on to the next layout; any other failure is an Error naming the file and where it was looked for.
 // Shards stream one at a time, each straight into its own heap buffer; onProgress({ file, loaded,
 // total }) reports every file. On failure every buffer already filled is freed.
+//
+// Streaming conversion (issue #34): given a StreamLoad (cpp/bindings/models.cpp openStream, for the
+// families whose tensors follow models/layers/streamed_checkpoint.h's naming rule), the safetensors
+// layouts never reach the heap whole: each chunk is copied into one 4 MiB staging buffer and
+// converted there into the weights the model keeps, a block of rows at a time. readCheckpoint then
+// returns [] (the StreamLoad holds the weights) and reports the conversion as
+// onProgress({ stage: 'convert', file, loaded, total, convertedBytes }) after each chunk. pytorch_model.bin layouts keep
+// the whole-file path.
 import { unwrap } from './positions.js';
 import { describe, MAX_HEAP_BYTES } from './validation.js';
 import { CHUNK_BYTES } from './sources.js';
@@ -67,7 +75,7 @@ export async function streamFile(mod, src, name, report) {
       if (used + chunk.length > MAX_HEAP_BYTES)
         throw new RangeError(`${name}: more than ${used} bytes so far, beyond the WebAssembly memory limit of ${MAX_HEAP_BYTES} bytes`);
       if (used + chunk.length > buffer.size()) unwrap(buffer.resize(Math.max(used + chunk.length, 2 * buffer.size())));
-      mod.HEAPU8.set(chunk, buffer.address() + used); // HEAPU8 re-read: the heap may have grown
+      mod.HEAPU8.set(chunk, (buffer.address() >>> 0) + used); // HEAPU8 re-read: the heap may have grown
       used += chunk.length;
       report(used, total);
     },
@@ -83,6 +91,39 @@ export async function streamFile(mod, src, name, report) {
     if (buffer) buffer.delete();
     throw e;
   }
+}
+
+function converting(onProgress, file, stream) {
+  if (onProgress === undefined || onProgress === null) return () => {};
+  return (loaded, total) => onProgress({ stage: 'convert', file, loaded, total, convertedBytes: stream.convertedBytes() });
+}
+
+/**
+ * A sink (sources.js) that feeds one safetensors file through `stream` (a StreamLoad): each chunk goes
+ * through the heap buffer `staging` and is converted before the next one is read.
+ */
+function streamSafetensors(mod, stream, staging, name, report, reportConvert) {
+  let used = 0;
+  let total = null;
+  const room = staging.size();
+  return {
+    start(size) {
+      total = size ?? null;
+      unwrap(stream.beginFile(name, total ?? -1));
+      report(0, total);
+    },
+    write(chunk) {
+      for (let at = 0; at < chunk.length; at += room) {
+        const part = chunk.subarray(at, Math.min(chunk.length, at + room));
+        const address = staging.address() >>> 0;
+        mod.HEAPU8.set(part, address); // HEAPU8 re-read: conversion may have grown the heap
+        unwrap(stream.write(address, part.length));
+      }
+      used += chunk.length;
+      report(used, total);
+      reportConvert(used, total);
+    },
+  };
 }
 
 /** The shard file names of an index, in first-use order; Errors name the index and where. */
@@ -107,11 +148,23 @@ function shardNames(src, index, text) {
  * Finds the first layout present and streams its files into the heap: [{ name, buffer }] (the
  * caller deletes every buffer). Throws when none is present, listing the layouts and where.
  */
-export async function readCheckpoint(mod, src, onProgress, variant = null) {
+export async function readCheckpoint(mod, src, onProgress, variant = null, stream = null) {
   const files = [];
   const free = () => files.forEach((f) => f.buffer.delete());
+  let staging = null;
+  const converter = (name) => {
+    staging ??= unwrap(mod.allocateBytes(CHUNK_BYTES));
+    return streamSafetensors(mod, stream, staging, name, reporter(onProgress, name), converting(onProgress, name, stream));
+  };
   try {
     for (const layout of WEIGHT_LAYOUTS) {
+      const streams = stream !== null && (layout.file ?? layout.index).startsWith('model.safetensors');
+      if (layout.file && streams) {
+        const file = withVariant(layout.file, variant);
+        if (!(await src.bytes(file, converter(file)))) continue;
+        unwrap(stream.endFile());
+        return files;
+      }
       if (layout.file) {
         const file = withVariant(layout.file, variant);
         const buffer = await streamFile(mod, src, file, reporter(onProgress, file));
@@ -123,9 +176,18 @@ export async function readCheckpoint(mod, src, onProgress, variant = null) {
       const text = await src.text(index);
       if (text === null) continue;
       reporter(onProgress, index)(text.length, text.length);
+      if (streams) {
+        const shards = shardNames(src, index, text);
+        unwrap(stream.setIndex(layout.index, text));
+        for (const shard of shards) {
+          if (!(await src.bytes(shard, converter(shard)))) throw new Error(`${shard}: not found at ${src.where(shard)} (a shard named by ${index})`);
+          unwrap(stream.endFile());
+        }
+        return files;
+      }
       const bytes = new TextEncoder().encode(text);
       const indexBuffer = unwrap(mod.allocateBytes(bytes.length));
-      mod.HEAPU8.set(bytes, indexBuffer.address());
+      mod.HEAPU8.set(bytes, indexBuffer.address() >>> 0);
       // C++ recognises an index by its '.index.json' ending: a variant index goes under its plain name
       files.push({ name: layout.index, buffer: indexBuffer });
       for (const shard of shardNames(src, index, text)) {
@@ -138,10 +200,39 @@ export async function readCheckpoint(mod, src, onProgress, variant = null) {
   } catch (e) {
     free();
     throw e;
+  } finally {
+    staging?.delete();
   }
   const tried = WEIGHT_LAYOUTS.map((l) => {
     const name = withVariant(l.file ?? l.index, variant);
     return `${l.file ? name : `${name} + shards`} (${src.where(name)})`;
   });
-  throw new Error(`no weights found${variant ? ` for variant '${variant}'` : ''}: tried, in order, ${tried.join(', ')}`);
+  const present = typeof src.list === 'function' ? await weightFilesIn(src) : '';
+  throw new Error(`no weights found${variant ? ` for variant '${variant}'` : ''}: tried, in order, ${tried.join(', ')}${present}`);
+}
+
+/**
+ * For the "no weights found" Error of a folder or a map of files: the weight-like files it does hold
+ * (*.safetensors, *.bin, *.index.json and their variants) and, when one is a layout under another
+ * variant, the option that loads it — e.g. "; it holds model.fp16.safetensors (load it with
+ * { variant: 'fp16' })". '' when it holds none.
+ */
+async function weightFilesIn(src) {
+  const names = (await src.list()).filter((n) => /\.(safetensors|bin)$|\.index(\.[A-Za-z0-9_-]+)?\.json$/.test(n)).sort();
+  if (names.length === 0) return '';
+  const hint = (name) => {
+    for (const l of WEIGHT_LAYOUTS) {
+      const plain = l.file ?? l.index;
+      if (name === plain) return ' (load it without variant)';
+      const cut = plain.lastIndexOf('.');
+      const base = plain.slice(0, cut), ext = plain.slice(cut + 1);
+      if (name.startsWith(base + '.') && name.endsWith('.' + ext)) {
+        const v = name.slice(base.length + 1, name.length - ext.length - 1);
+        if (/^[A-Za-z0-9_-]+$/.test(v)) return ` (load it with { variant: '${v}' })`;
+      }
+    }
+    return '';
+  };
+  const shown = names.slice(0, 12).map((n) => n + hint(n));
+  return `; it holds ${shown.join(', ')}${names.length > 12 ? ` and ${names.length - 12} more` : ''}`;
 }

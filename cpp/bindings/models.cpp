@@ -29,9 +29,17 @@
 //     embedding table's the same with rows, cols = its rows, dim
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32;
 //     for a q8 entry { q: Uint32Array, scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values)
+//   openStream(configText, options) → StreamLoad | null | Error   null: the family loads from whole files
+//     (loadModel above); else the safetensors files stream through it, each converted as its bytes
+//     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
+//     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
+//     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit)
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>
+
+#include <malloc.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -39,6 +47,7 @@
 #include "relpos/checkpoint.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
+#include "../src/models/layers/streamed_checkpoint.h"
 #include "../src/plan/plan.h"
 
 namespace relpos::bindings {
@@ -261,6 +270,70 @@ val load(const std::string& config_text, val files, val js_options) {
   });
 }
 
+// A safetensors checkpoint converted as it streams in (models/layers/streamed_checkpoint.h). JS:
+//   const s = openStream(configText, { dtype })   // null: the family keeps the whole-file path
+//   s.beginFile(name, size | -1); s.write(address, n) …; s.endFile();   (per file; setIndex(name, text) for shards)
+//   s.load(configText) → LoadedModel                // then s.delete()
+class StreamLoad {
+ public:
+  explicit StreamLoad(const LoadOptions& options) : checkpoint_(std::make_unique<models::StreamedCheckpoint>(options)) {}
+
+  val begin_file(const std::string& name, double size) {
+    return guarded([&] {
+      // What the converted tensors may still take: the heap's limit less what malloc holds (memory
+      // above sbrk's top is free; fordblks is free memory below it).
+      const std::size_t limit = emscripten_get_heap_max();
+      const std::size_t top = reinterpret_cast<std::uintptr_t>(sbrk(0));
+      const std::size_t free_below = static_cast<std::size_t>(mallinfo().fordblks);
+      const std::size_t available = (limit > top ? limit - top : 0) + free_below;
+      checkpoint_->set_memory_available(available, " (limit " + std::to_string(limit) + " bytes, " +
+                                                       std::to_string(top - free_below) + " in use)");
+      checkpoint_->begin_file(name, size);
+      return val::undefined();
+    });
+  }
+  val write(std::uintptr_t address, double n) {
+    return guarded([&] {
+      checkpoint_->write(ptr<const std::uint8_t>(address), static_cast<std::size_t>(n));
+      return val::undefined();
+    });
+  }
+  val end_file() {
+    return guarded([&] {
+      checkpoint_->end_file();
+      return val::undefined();
+    });
+  }
+  val set_index(const std::string& name, const std::string& text) {
+    return guarded([&] {
+      checkpoint_->set_index(name, text);
+      return val::undefined();
+    });
+  }
+  double converted_bytes() const { return static_cast<double>(checkpoint_->converted_bytes()); }
+  val load(const std::string& config_text) {
+    return guarded([&] {
+      checkpoint_->finish();
+      const LoadOptions options = checkpoint_->options();
+      auto model = load_model(config_text, *checkpoint_, options);
+      auto head = load_task_head(config_text, *model, *checkpoint_, options);
+      checkpoint_.reset();  // what the model did not take
+      return val(std::make_unique<LoadedModel>(std::move(model), std::move(head)));
+    });
+  }
+
+ private:
+  std::unique_ptr<models::StreamedCheckpoint> checkpoint_;
+};
+
+val open_stream(const std::string& config_text, val js_options) {
+  return guarded([&] {
+    const LoadOptions options = load_options(js_options);
+    if (!models::streams_family(parse_model_config(config_text).model_type)) return val::null();
+    return val(std::make_unique<StreamLoad>(options));
+  });
+}
+
 val supported_model_types() {
   val out = val::array();
   for (const auto& t : relpos::supported_model_types()) out.call<void>("push", t);
@@ -285,6 +358,14 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("forward", &LoadedModel::forward)
       .function("plan", &LoadedModel::plan)
       .function("weightValues", &LoadedModel::weight_values);
+  class_<StreamLoad>("StreamLoad")
+      .function("beginFile", &StreamLoad::begin_file)
+      .function("write", &StreamLoad::write)
+      .function("endFile", &StreamLoad::end_file)
+      .function("setIndex", &StreamLoad::set_index)
+      .function("convertedBytes", &StreamLoad::converted_bytes)
+      .function("load", &StreamLoad::load);
+  function("openStream", &open_stream);
   function("allocateBytes", &allocate_bytes);
   function("loadModel", &load);
   function("supportedModelTypes", &supported_model_types);

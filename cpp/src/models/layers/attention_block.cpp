@@ -17,6 +17,11 @@
 namespace relpos::models {
 
 std::vector<float> load_tensor(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape) {
+  check_tensor_shape(weights, name, shape);
+  return weights.to_f32(name);
+}
+
+void check_tensor_shape(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape) {
   const TensorInfo& info = weights.info(name);  // Error if missing
   if (info.shape != shape) {
     auto text = [](const std::vector<std::int64_t>& s) {
@@ -27,7 +32,6 @@ std::vector<float> load_tensor(const Weights& weights, const std::string& name, 
     fail_value(weights.file_name() + ": tensor '" + name + "' has shape " + text(info.shape) + ", expected " +
                text(shape) + " from config.json");
   }
-  return weights.to_f32(name);
 }
 
 void add_inplace(std::size_t n, float* x, const float* y) {

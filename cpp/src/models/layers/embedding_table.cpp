@@ -10,6 +10,7 @@
 #include "kernels/gemm_qs8.h"
 #include "models/layers/layers.h"
 #include "models/layers/load_context.h"
+#include "models/layers/streamed_checkpoint.h"
 #include "parallel/parallel_for.h"
 #include "plan/plan.h"
 #include "relpos/error.h"
@@ -18,10 +19,32 @@
 
 namespace relpos::models {
 
+void EmbeddingTable::quantize_rows(int rows, int dim, const float* values, std::int8_t* q8, float* scales) {
+  for (int r = 0; r < rows; ++r) {
+    const float* row = values + static_cast<std::size_t>(r) * dim;
+    float amax = 0.0f;
+    for (int c = 0; c < dim; ++c) amax = std::max(amax, std::fabs(row[c]));
+    scales[r] = amax / 127.0f;
+    const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
+    std::int8_t* q = q8 + static_cast<std::size_t>(r) * dim;
+    for (int c = 0; c < dim; ++c) q[c] = static_cast<std::int8_t>(kernels::quantize_value(row[c], inv, 127));
+  }
+}
+
 EmbeddingTable EmbeddingTable::load(const Weights& weights, const std::string& name, int rows, int dim) {
   EmbeddingTable t;
   t.rows_ = rows;
   t.dim_ = dim;
+  if (const StreamedCheckpoint* streamed = streamed_of(weights)) {
+    check_tensor_shape(weights, name, {rows, dim});
+    if (std::optional<PreparedTable> p = streamed->take_table(name)) {
+      t.f32_ = std::move(p->f32);
+      t.q8_ = std::move(p->q8);
+      t.scales_ = std::move(p->scales);
+      replace_held(weights, 0, t.f32_.size() * sizeof(float) + t.q8_.size() + t.scales_.size() * sizeof(float));
+      return t;
+    }
+  }
   std::vector<float> values = load_tensor(weights, name, {rows, dim});
   if (load_options_of(weights).dtype != WeightFormat::Q8) {
     t.f32_ = std::move(values);
@@ -29,15 +52,7 @@ EmbeddingTable EmbeddingTable::load(const Weights& weights, const std::string& n
   }
   t.q8_.resize(values.size());
   t.scales_.resize(static_cast<std::size_t>(rows));
-  for (int r = 0; r < rows; ++r) {
-    const float* row = values.data() + static_cast<std::size_t>(r) * dim;
-    float amax = 0.0f;
-    for (int c = 0; c < dim; ++c) amax = std::max(amax, std::fabs(row[c]));
-    t.scales_[r] = amax / 127.0f;
-    const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
-    std::int8_t* q = t.q8_.data() + static_cast<std::size_t>(r) * dim;
-    for (int c = 0; c < dim; ++c) q[c] = static_cast<std::int8_t>(kernels::quantize_value(row[c], inv, 127));
-  }
+  quantize_rows(rows, dim, values.data(), t.q8_.data(), t.scales_.data());
   replace_held(weights, values.size(), t.q8_.size() + t.scales_.size() * sizeof(float));
   return t;
 }

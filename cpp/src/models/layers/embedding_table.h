@@ -15,8 +15,11 @@ namespace relpos::models {
 class EmbeddingTable {
  public:
   EmbeddingTable() = default;
-  // Reads `name` [rows, dim] (shape checked as load_tensor does).
+  // Reads `name` [rows, dim] (shape checked as load_tensor does). A tensor a StreamedCheckpoint
+  // already converted (streamed_checkpoint.h) is taken as it is.
   static EmbeddingTable load(const Weights& weights, const std::string& name, int rows, int dim);
+  // The q8 form of rows [rows, dim]: q = round(row / scale) in [−127, 127], scale = max |row| / 127.
+  static void quantize_rows(int rows, int dim, const float* values, std::int8_t* q, float* scales);
   // out[r, :] = table[ids[r], :] for r < count; RangeError if an id is outside [0, rows).
   void gather(int count, const std::int32_t* ids, float* out) const;
   // out[:] += table[row, :]; row < rows (the caller's invariant, e.g. a position below the table's size).

@@ -20,6 +20,8 @@ namespace relpos::models {
 // ---- weights -----------------------------------------------------------------------------------
 // Reads tensor `name` as float32 and checks its shape; Error names the file, tensor and both shapes.
 std::vector<float> load_tensor(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape);
+// load_tensor's check alone (missing tensor or another shape → Error), without reading the values.
+void check_tensor_shape(const Weights& weights, const std::string& name, const std::vector<std::int64_t>& shape);
 
 // ---- Linear: y[rows, out] = x[rows, in] · Wᵀ + b,  W [out, in] as nn.Linear stores it ----------
 // W is packed once (kernels::pack_b_nk) so every forward is one packed GEMM plus a bias pass; loaded

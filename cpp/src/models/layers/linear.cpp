@@ -8,6 +8,7 @@
 #include "models/layers/layers.h"
 #include "models/layers/parallel_rows.h"
 #include "models/layers/load_context.h"
+#include "models/layers/streamed_checkpoint.h"
 #include "plan/plan.h"
 #include "relpos/error.h"
 
@@ -20,6 +21,19 @@ Linear::Linear(int in, int out, const float* weight, const float* bias) : in_(in
 }
 
 Linear Linear::load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias) {
+  if (const StreamedCheckpoint* streamed = streamed_of(weights)) {  // converted as it streamed in
+    check_tensor_shape(weights, prefix + ".weight", {out, in});
+    if (std::optional<PreparedLinear> p = streamed->take_linear(prefix + ".weight")) {
+      Linear l;
+      l.in_ = in;
+      l.out_ = out;
+      l.packed_ = std::move(p->packed);
+      l.q8_ = std::move(p->q8);
+      if (with_bias) l.bias_ = load_tensor(weights, prefix + ".bias", {out});
+      replace_held(weights, 0, l.q8_.empty() ? l.packed_.size() * sizeof(float) : l.q8_.bytes());
+      return l;
+    }
+  }
   const auto w = load_tensor(weights, prefix + ".weight", {out, in});
   std::vector<float> b;
   if (with_bias) b = load_tensor(weights, prefix + ".bias", {out});

@@ -15,6 +15,10 @@ class QuantizedMatrix {
  public:
   QuantizedMatrix() = default;
   QuantizedMatrix(int in, int out, const float* weight);  // weight [out, in], finite
+  // Already packed (pack_qs8_nk's packed bytes, scales and returned range; StreamedCheckpoint packs
+  // row blocks of the matrix as they stream in).
+  QuantizedMatrix(int in, int out, std::vector<std::int8_t> packed, std::vector<float> scales, int activation_max)
+      : in_(in), out_(out), packed_(std::move(packed)), scales_(std::move(scales)), activation_max_(activation_max) {}
   bool empty() const { return packed_.empty(); }
   std::size_t bytes() const { return packed_.size() + scales_.size() * sizeof(float); }
   // y[rows, out] = x[rows, in] · Wᵀ (+ bias[out] when not null), W the quantized weight.

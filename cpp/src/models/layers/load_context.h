@@ -25,6 +25,7 @@ class LoadContext final : public Weights {
   const std::string& file_name() const override { return inner_.file_name(); }
 
   const LoadOptions& options() const { return options_; }
+  const Weights& inner() const { return inner_; }
   std::size_t held_bytes() const { return held_bytes_; }
   // A layer that read `read_floats` values with to_f32 keeps `kept_bytes` instead.
   void replace_held(std::size_t read_floats, std::size_t kept_bytes) const;

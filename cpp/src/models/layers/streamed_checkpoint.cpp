@@ -1,0 +1,399 @@
+// StreamedCheckpoint (streamed_checkpoint.h): a safetensors file converted block by block as it arrives.
+#include "models/layers/streamed_checkpoint.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "io/dtype_convert.h"
+#include "io/json_text.h"
+#include "io/safetensors_header.h"
+#include "kernels/gemm_f32.h"
+#include "kernels/gemm_qs8.h"
+#include "models/layers/embedding_table.h"
+#include "models/layers/load_context.h"
+#include "relpos/error.h"
+
+namespace relpos::models {
+namespace {
+
+constexpr std::size_t kBlockBytes = std::size_t{1} << 20;  // file bytes converted at once (about)
+constexpr std::size_t kLinearRows = 64;                    // a multiple of every build's GEMM panel width
+constexpr std::size_t kMaxHeader = 100u << 20;             // the safetensors format's header limit
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// F32/F16/BF16 bytes → float32, as SafeTensors::to_f32 converts them.
+void to_floats(DType d, const std::uint8_t* p, std::size_t n, float* out) {
+  switch (d) {
+    case DType::BF16:
+      for (std::size_t i = 0; i < n; ++i) out[i] = io::bits_to_float(static_cast<std::uint32_t>(io::load_u16(p + 2 * i)) << 16);
+      break;
+    case DType::F16:
+      for (std::size_t i = 0; i < n; ++i) out[i] = io::half_to_float(io::load_u16(p + 2 * i));
+      break;
+    default:
+      for (std::size_t i = 0; i < n; ++i) out[i] = io::bits_to_float(io::load_u32(p + 4 * i));
+  }
+}
+
+}  // namespace
+
+bool streams_family(const std::string& t) { return t == "llama" || t == "qwen3" || t == "gemma3_text"; }
+
+struct StreamedCheckpoint::Entry {
+  enum Form { Float, Linear, Table, Raw };
+  TensorInfo info;  // offset: within its file
+  std::string file;
+  Form form = Float;
+  std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
+  bool allocated = false, taken = false;
+  std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
+  std::vector<std::int8_t> q8;    // Table, Linear (q8)
+  std::vector<float> scales;      // q8 forms
+  int activation_max = 32767;     // Linear q8: pack_qs8_nk's range, the minimum over the blocks
+  std::vector<std::uint8_t> raw;  // Raw
+
+  bool done() const { return info.nbytes == 0 || done_rows == rows; }
+  // Bytes the converted form holds.
+  std::size_t bytes(WeightFormat dtype) const {
+    const std::size_t n = rows * cols;
+    switch (form) {
+      case Raw: return info.nbytes;
+      case Float: return 4 * n;
+      case Table: return dtype == WeightFormat::Q8 ? n + 4 * rows : 4 * n;
+      case Linear:
+        return dtype == WeightFormat::Q8 ? kernels::packed_qs8_bytes(static_cast<int>(cols), static_cast<int>(rows)) + 4 * rows
+                                         : 4 * kernels::packed_b_floats(static_cast<int>(cols), static_cast<int>(rows));
+    }
+    return 0;
+  }
+};
+
+StreamedCheckpoint::StreamedCheckpoint(const LoadOptions& options) : options_(options) {
+  // Row blocks start on a panel boundary of both packed layouts (64 = a whole number of panels).
+  if (kernels::packed_b_floats(1, kLinearRows) != kLinearRows)
+    fail_value("StreamedCheckpoint: the GEMM panel width does not divide 64 rows");
+}
+
+StreamedCheckpoint::~StreamedCheckpoint() = default;
+
+void StreamedCheckpoint::begin_file(const std::string& name, double size) {
+  if (!head_.empty() || !order_.empty()) fail_value(name_ + ": begin_file before the previous file ended");
+  for (const auto& f : files_)
+    if (f == name) fail_value(name + ": given twice");
+  name_ = name;
+  file_size_ = size >= 0 && size < static_cast<double>(kUnknown) ? static_cast<std::size_t>(size) : kUnknown;
+  pos_ = 0;
+  data_start_ = 0;
+  order_.clear();
+  next_ = 0;
+}
+
+void StreamedCheckpoint::parse_header() {
+  const std::string& f = name_;
+  const std::uint64_t header_len = io::load_u64(head_.data());
+  const std::size_t buffer = file_size_ == kUnknown ? kUnknown : file_size_ - data_start_;
+  std::vector<TensorInfo> tensors = io::parse_safetensors_header(head_.data() + 8, static_cast<std::size_t>(header_len),
+                                                                 data_start_, buffer, f);
+  // The cannot-fit check: this file's converted tensors against the memory still available.
+  std::size_t need = 0, need_q8 = 0, block = 0;
+  std::vector<std::unique_ptr<Entry>> fresh;
+  for (auto& t : tensors) {
+    if (entries_.count(t.name))
+      fail_value((index_name_.empty() ? f : index_name_) + ": tensor '" + t.name + "' is in two shards ('" +
+                 entries_.at(t.name)->file + "' and '" + f + "')");
+    auto e = std::make_unique<Entry>();
+    e->file = f;
+    const bool two_d = t.shape.size() == 2;
+    const std::string& n = t.name;
+    if (!io::is_float_dtype(t.dtype)) e->form = Entry::Raw;
+    else if (two_d && (n == "embed_tokens.weight" || n == "model.embed_tokens.weight")) e->form = Entry::Table;
+    else if (two_d && (starts_with(n, "layers.") || starts_with(n, "model.layers.")) && ends_with(n, "_proj.weight"))
+      e->form = Entry::Linear;
+    const std::size_t esize = io::dtype_size(t.dtype);
+    if (e->form == Entry::Linear || e->form == Entry::Table) {
+      e->rows = static_cast<std::size_t>(t.shape[0]);
+      e->cols = static_cast<std::size_t>(t.shape[1]);
+      if (e->rows > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+          e->cols > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        fail_value(f + ": tensor '" + n + "' is too large");
+    } else {
+      e->rows = t.elements();
+      e->cols = 1;
+    }
+    e->row_bytes = e->cols * esize;
+    const std::size_t per_block = e->row_bytes ? std::max<std::size_t>(1, kBlockBytes / e->row_bytes) : 1;
+    e->block_rows = e->form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
+    e->block_rows = std::min(e->block_rows, std::max<std::size_t>(e->rows, 1));
+    e->info = std::move(t);
+    need += e->bytes(options_.dtype);
+    need_q8 += e->bytes(WeightFormat::Q8);
+    block = std::max(block, e->block_rows * (e->row_bytes + 4 * e->cols));
+    fresh.push_back(std::move(e));
+  }
+  if (need + block > available_) {
+    std::string message = f + ": its tensors need " + std::to_string(need) + " bytes of WebAssembly memory as " +
+                           weight_format_name(options_.dtype) + ", more than the " + std::to_string(available_) +
+                           " bytes still available" + memory_note_;
+    if (options_.dtype != WeightFormat::Q8)
+      message += "; with dtype 'q8' they need about " + std::to_string(need_q8) + " bytes";
+    fail_range(message);
+  }
+  for (auto& e : fresh) {
+    order_.push_back(e.get());
+    names_.push_back(e->info.name);
+    entries_.emplace(e->info.name, std::move(e));
+  }
+  if (file_size_ != kUnknown) head_ = {};  // else end_file checks the header again with the data's size
+}
+
+void StreamedCheckpoint::write(const std::uint8_t* p, std::size_t n) {
+  if (data_start_ == 0) {  // the 8-byte length and the JSON header first
+    while (n > 0 && head_.size() < 8) {
+      head_.push_back(*p++);
+      --n;
+      ++pos_;
+    }
+    if (head_.size() < 8) return;
+    const std::uint64_t header_len = io::load_u64(head_.data());
+    if (file_size_ != kUnknown && header_len > file_size_ - 8)
+      fail_value(name_ + ": header length " + std::to_string(header_len) + " runs past the end of the file (" +
+                 std::to_string(file_size_) + " bytes)");
+    if (header_len > kMaxHeader)
+      fail_value(name_ + ": header length " + std::to_string(header_len) + " is beyond the format's limit of " +
+                 std::to_string(kMaxHeader) + " bytes");
+    const std::size_t want = 8 + static_cast<std::size_t>(header_len) - head_.size();
+    const std::size_t take = std::min(n, want);
+    head_.insert(head_.end(), p, p + take);
+    p += take;
+    n -= take;
+    pos_ += take;
+    if (head_.size() < 8 + header_len) return;
+    data_start_ = 8 + static_cast<std::size_t>(header_len);
+    parse_header();
+  }
+  consume(p, n);
+}
+
+void StreamedCheckpoint::consume(const std::uint8_t* p, std::size_t n) {
+  while (n > 0) {
+    while (next_ < order_.size() && order_[next_]->done()) ++next_;
+    if (next_ == order_.size()) {  // bytes after the last tensor
+      pos_ += n;
+      return;
+    }
+    Entry& e = *order_[next_];
+    if (pos_ < e.info.offset) {  // a gap before the tensor
+      const std::size_t skip = std::min(n, e.info.offset - pos_);
+      p += skip;
+      n -= skip;
+      pos_ += skip;
+      continue;
+    }
+    const std::size_t rows = std::min(e.block_rows, e.rows - e.done_rows);
+    const std::size_t block = rows * e.row_bytes;
+    const std::size_t take = std::min(n, block - pending_.size());
+    if (pending_.empty() && take == block) {
+      convert_block(e, p, rows);
+    } else {
+      pending_.insert(pending_.end(), p, p + take);
+      if (pending_.size() == block) {
+        convert_block(e, pending_.data(), rows);
+        pending_.clear();
+      }
+    }
+    p += take;
+    n -= take;
+    pos_ += take;
+  }
+}
+
+void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows) {
+  const WeightFormat dtype = options_.dtype;
+  const int K = static_cast<int>(e.cols);
+  if (!e.allocated) {
+    e.allocated = true;
+    const std::size_t n = e.rows * e.cols;
+    switch (e.form) {
+      case Entry::Raw: e.raw.reserve(e.info.nbytes); break;
+      case Entry::Float: e.f32.resize(n); break;
+      case Entry::Table:
+        if (dtype == WeightFormat::Q8) {
+          e.q8.resize(n);
+          e.scales.resize(e.rows);
+        } else {
+          e.f32.resize(n);
+        }
+        break;
+      case Entry::Linear:
+        if (dtype == WeightFormat::Q8) {
+          e.q8.resize(kernels::packed_qs8_bytes(K, static_cast<int>(e.rows)));
+          e.scales.resize(e.rows);
+        } else {
+          e.f32.resize(kernels::packed_b_floats(K, static_cast<int>(e.rows)));
+        }
+        break;
+    }
+    converted_bytes_ += e.bytes(dtype);
+  }
+  const std::size_t r0 = e.done_rows, n = rows * e.cols;
+  if (e.form == Entry::Raw) {
+    e.raw.insert(e.raw.end(), bytes, bytes + rows * e.row_bytes);
+  } else if (e.form == Entry::Float || (e.form == Entry::Table && dtype != WeightFormat::Q8)) {
+    to_floats(e.info.dtype, bytes, n, e.f32.data() + r0 * e.cols);
+  } else {
+    if (rows_.size() < n) rows_.resize(n);
+    to_floats(e.info.dtype, bytes, n, rows_.data());
+    const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
+    if (e.form == Entry::Table) {
+      EmbeddingTable::quantize_rows(N, K, rows_.data(), e.q8.data() + r0 * e.cols, e.scales.data() + r0);
+    } else if (dtype == WeightFormat::Q8) {
+      const int range = kernels::pack_qs8_nk(K, N, rows_.data(), e.cols, e.q8.data() + kernels::packed_qs8_bytes(K, n0),
+                                             e.scales.data() + r0);
+      e.activation_max = std::min(e.activation_max, range);
+    } else {
+      kernels::pack_b_nk(K, N, rows_.data(), e.cols, e.f32.data() + kernels::packed_b_floats(K, n0));
+    }
+  }
+  e.done_rows += rows;
+}
+
+void StreamedCheckpoint::end_file() {
+  const std::string& f = name_;
+  if (data_start_ == 0) {
+    if (pos_ < 8) fail_value(f + ": truncated file: " + std::to_string(pos_) + " bytes, the 8-byte header length is incomplete");
+    fail_value(f + ": header length " + std::to_string(io::load_u64(head_.data())) + " runs past the end of the file (" +
+               std::to_string(pos_) + " bytes)");
+  }
+  if (file_size_ != kUnknown && pos_ != file_size_)
+    fail_value(f + ": received " + std::to_string(pos_) + " bytes, but the file has " + std::to_string(file_size_));
+  if (file_size_ == kUnknown) {  // the header's checks again, now with the data section's size
+    io::parse_safetensors_header(head_.data() + 8, data_start_ - 8, data_start_, pos_ - data_start_, f);
+    head_ = {};
+  }
+  for (const Entry* e : order_)
+    if (!e->done()) fail_value(f + ": tensor '" + e->info.name + "' is incomplete");
+  for (Entry* e : order_)
+    if (!e->allocated) convert_block(*e, nullptr, 0);  // empty tensors
+  files_.push_back(f);
+  order_.clear();
+  next_ = 0;
+  data_start_ = 0;
+  pos_ = 0;
+  pending_ = {};
+  rows_ = {};
+}
+
+void StreamedCheckpoint::set_index(const std::string& name, const std::string& text) {
+  index_name_ = name;
+  index_text_ = text;
+}
+
+void StreamedCheckpoint::finish() {
+  if (!order_.empty() || data_start_ != 0 || !head_.empty()) fail_value(name_ + ": the file did not end");
+  if (files_.empty()) fail_value("open_checkpoint: no weight files given");
+  if (index_name_.empty()) {
+    if (files_.size() != 1)
+      fail_value("open_checkpoint: " + std::to_string(files_.size()) + " weight files given without an index (*.index.json)");
+    return;
+  }
+  const std::string& f = index_name_;
+  nlohmann::json json;
+  try {
+    json = io::parse_json(index_text_);
+  } catch (const nlohmann::json::exception& e) {
+    fail_value(f + ": not valid JSON: " + e.what());
+  }
+  if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
+    fail_value(f + ": missing \"weight_map\" object {tensor: shard file}");
+  std::map<std::string, std::size_t> named;
+  for (auto it = json["weight_map"].begin(); it != json["weight_map"].end(); ++it) {
+    if (!it.value().is_string()) fail_value(f + ": weight_map['" + it.key() + "'] must be a shard file name (a string)");
+    const std::string shard = it.value().get<std::string>();
+    named.emplace(shard, 0);
+    auto e = entries_.find(it.key());
+    if (e == entries_.end() || e->second->file != shard)
+      fail_value(f + ": tensor '" + it.key() + "' is listed in shard '" + shard + "' but that shard does not hold it");
+  }
+  if (named.empty()) fail_value(f + ": weight_map is empty");
+  for (const auto& file : files_)
+    if (!named.count(file)) fail_value(f + ": file '" + file + "' is not a shard named by weight_map");
+  for (const auto& [shard, unused] : named)
+    if (std::find(files_.begin(), files_.end(), shard) == files_.end())
+      fail_value(f + ": shard '" + shard + "' named by weight_map is missing");
+  name_ = f;
+}
+
+const StreamedCheckpoint::Entry& StreamedCheckpoint::entry(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) fail_value(name_ + ": missing tensor '" + name + "'");
+  return *it->second;
+}
+
+bool StreamedCheckpoint::contains(const std::string& name) const { return entries_.count(name) != 0; }
+const TensorInfo& StreamedCheckpoint::info(const std::string& name) const { return entry(name).info; }
+std::vector<std::string> StreamedCheckpoint::names() const { return names_; }
+
+std::vector<float> StreamedCheckpoint::to_f32(const std::string& name) const {
+  const Entry& e = entry(name);
+  if (e.form == Entry::Raw)
+    throw Error(ErrorKind::Type, e.file + ": tensor '" + name + "' is " + dtype_name(e.info.dtype) +
+                                     ", not a floating-point tensor (F32, F16, BF16)");
+  if (e.form != Entry::Float)
+    fail_value(e.file + ": tensor '" + name + "' was converted for " +
+               (e.form == Entry::Linear ? "a linear layer" : "an embedding table") +
+               " as it streamed in, but the model family read it as float32 (its names do not follow "
+               "StreamedCheckpoint's rule, models/layers/streamed_checkpoint.h)");
+  return e.f32;
+}
+
+std::vector<std::int64_t> StreamedCheckpoint::to_i64(const std::string& name) const {
+  const Entry& e = entry(name);
+  if (e.form != Entry::Raw)
+    throw Error(ErrorKind::Type, e.file + ": tensor '" + name + "' is " + dtype_name(e.info.dtype) +
+                                     ", not an integer tensor (I64, I32)");
+  const std::size_t n = e.info.elements(), size = io::dtype_size(e.info.dtype);
+  std::vector<std::int64_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = io::load_int(e.info.dtype, e.raw.data() + size * i);
+  return out;
+}
+
+std::optional<PreparedLinear> StreamedCheckpoint::take_linear(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end() || it->second->form != Entry::Linear) return std::nullopt;
+  Entry& e = *it->second;
+  if (e.taken) fail_value(e.file + ": tensor '" + name + "' was read twice as a linear layer");
+  e.taken = true;
+  PreparedLinear out;
+  if (options_.dtype == WeightFormat::Q8)
+    out.q8 = QuantizedMatrix(static_cast<int>(e.cols), static_cast<int>(e.rows), std::move(e.q8), std::move(e.scales),
+                             e.activation_max);
+  else
+    out.packed = std::move(e.f32);
+  e.q8 = {};
+  e.f32 = {};
+  return out;
+}
+
+std::optional<PreparedTable> StreamedCheckpoint::take_table(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end() || it->second->form != Entry::Table) return std::nullopt;
+  Entry& e = *it->second;
+  if (e.taken) fail_value(e.file + ": tensor '" + name + "' was read twice as an embedding table");
+  e.taken = true;
+  PreparedTable out;
+  out.f32 = std::move(e.f32);
+  out.q8 = std::move(e.q8);
+  out.scales = std::move(e.scales);
+  return out;
+}
+
+const StreamedCheckpoint* streamed_of(const Weights& weights) {
+  const auto* context = dynamic_cast<const LoadContext*>(&weights);
+  return dynamic_cast<const StreamedCheckpoint*>(context ? &context->inner() : &weights);
+}
+
+}  // namespace relpos::models

@@ -1,0 +1,123 @@
+// Safetensors checkpoints converted while they stream in (issue #34): the bytes of each file arrive
+// in chunks of any size, and every tensor — a block of whole rows at a time — is turned straight into
+// the form the model keeps; the file's bytes are never held. Peak memory: the converted weights plus
+// one block (≤ ~1 MiB of file bytes and its float32 rows), instead of the whole file + the weights.
+//
+//   StreamedCheckpoint s(options);                       // only for streams_family(model_type)
+//   s.set_memory_available(bytes);                       // optional: the "cannot fit" check per file
+//   s.begin_file("model.safetensors", size);             // size: file bytes, or -1 when unknown
+//   s.write(bytes, n); …                                 // the whole file, in order
+//   s.end_file();                                        // (a sharded set: once per shard, + set_index)
+//   auto model = load_model(config, s, options);         // the same options
+//
+// The form of each tensor follows the family's naming rule (streams_family: llama, qwen3, gemma3_text,
+// whose families load `embed_tokens` with EmbeddingTable::load and every `*_proj` with Linear::load):
+//   linear  `[model.]layers.N.….*_proj.weight`, 2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
+//           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
+//           bits of the whole matrix); Linear::load takes it (take_linear)
+//   table   `[model.]embed_tokens.weight` [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
+//           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table)
+//   float   every other F32/F16/BF16 tensor, as float32 (to_f32 returns a copy)
+//   raw     I64/I32 tensors as their bytes (to_i64)
+// Reading a linear or table tensor any other way (to_f32) is an Error: the family broke the rule.
+// Errors (relpos::Error, naming the file): everything SafeTensors::parse reports, with the same
+// messages; a tensor in two shards; and, before a file's tensors are converted, RangeError when they
+// need more than set_memory_available allows ("needs N bytes … dtype 'q8' needs about M").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/layers/linear_q8.h"
+#include "relpos/model.h"
+#include "relpos/weights.h"
+
+namespace relpos::models {
+
+// True for the model_types whose tensors follow StreamedCheckpoint's naming rule.
+bool streams_family(const std::string& model_type);
+
+struct PreparedLinear {
+  std::vector<float> packed;  // fp32: pack_b_nk panels
+  QuantizedMatrix q8;         // q8
+};
+struct PreparedTable {
+  std::vector<float> f32;  // fp32 [rows · dim]
+  std::vector<std::int8_t> q8;
+  std::vector<float> scales;
+};
+
+class StreamedCheckpoint final : public Weights {
+ public:
+  explicit StreamedCheckpoint(const LoadOptions& options);
+  ~StreamedCheckpoint() override;
+
+  // The bytes a file's converted tensors may take (default: no limit); `note` ends the RangeError's
+  // message (e.g. " (limit 4294967296 bytes, 20971520 in use)").
+  void set_memory_available(std::size_t bytes, std::string note = "") {
+    available_ = bytes;
+    memory_note_ = std::move(note);
+  }
+  void begin_file(const std::string& name, double size);
+  void write(const std::uint8_t* bytes, std::size_t n);
+  void end_file();
+  // A sharded set's index (model.safetensors.index.json text): checked by finish() against the shards.
+  void set_index(const std::string& name, const std::string& text);
+  // After the last file: every shard the index names was given, every weight_map tensor is in its shard.
+  void finish();
+
+  // Progress of the current file: bytes of it consumed, and its size (0 while unknown).
+  std::size_t file_loaded() const { return pos_; }
+  std::size_t file_total() const { return file_size_ == kUnknown ? 0 : file_size_; }
+  // Bytes the converted tensors of all files hold so far.
+  std::size_t converted_bytes() const { return converted_bytes_; }
+  const LoadOptions& options() const { return options_; }
+
+  bool contains(const std::string& name) const override;
+  const TensorInfo& info(const std::string& name) const override;
+  std::vector<std::string> names() const override;
+  std::vector<float> to_f32(const std::string& name) const override;
+  std::vector<std::int64_t> to_i64(const std::string& name) const override;
+  const std::string& file_name() const override { return name_; }
+
+  // The prepared forms (moved out: each can be taken once); nullopt when `name` is not one.
+  std::optional<PreparedLinear> take_linear(const std::string& name) const;
+  std::optional<PreparedTable> take_table(const std::string& name) const;
+
+  struct Entry;  // one tensor and its converted form (streamed_checkpoint.cpp)
+
+ private:
+  static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
+  void parse_header();
+  void consume(const std::uint8_t* p, std::size_t n);
+  void convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows);
+  const Entry& entry(const std::string& name) const;
+
+  LoadOptions options_;
+  std::string name_ = "model.safetensors";  // the current file, then the set (file_name())
+  std::size_t available_ = static_cast<std::size_t>(-1);
+  std::string memory_note_;
+  // the current file
+  std::size_t file_size_ = kUnknown, pos_ = 0, data_start_ = 0;
+  std::vector<std::uint8_t> head_;     // its first 8 + header bytes until parsed
+  std::vector<Entry*> order_;          // its tensors by offset
+  std::size_t next_ = 0;               // order_[next_]: the tensor being received
+  std::vector<std::uint8_t> pending_;  // bytes of a block that arrived split across writes
+  std::vector<float> rows_;            // a block as float32
+  // all files
+  std::map<std::string, std::unique_ptr<Entry>> entries_;
+  std::vector<std::string> names_;  // in file and offset order
+  std::vector<std::string> files_;
+  std::string index_name_, index_text_;
+  std::size_t converted_bytes_ = 0;
+};
+
+// The StreamedCheckpoint a load reads from (through its LoadContext), or null.
+const StreamedCheckpoint* streamed_of(const Weights& weights);
+
+}  // namespace relpos::models

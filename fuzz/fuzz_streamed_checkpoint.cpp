@@ -1,0 +1,149 @@
+// libFuzzer target: StreamedCheckpoint (models/layers/streamed_checkpoint.h) against SafeTensors::parse,
+// differentially. Byte 0 picks the mode: bit 0 = file size known / unknown (HTTP without a length),
+// bit 1 = q8 / fp32, bits 2–7 seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in.
+//
+// Contract checked: only relpos::Error escapes; the stream rejects exactly the files parse() rejects
+// (with the same message when the size is known); for an accepted file every tensor has parse()'s
+// dtype, shape and byte size, float tensors read back bitwise equal to SafeTensors::to_f32, integer
+// tensors to to_i64, and the prepared forms (linear-layer panels or QuantizedMatrix, embedding rows)
+// equal what the whole-file load builds from parse()'s floats: the same packed floats, and for q8 the
+// same unpacked int8 weights, group multipliers, scales and the same outputs on a probe row (which
+// also compares the activation range). q8 is only used when every float is finite (pack_qs8_nk's
+// contract); non-finite inputs run as fp32.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_f32.h"
+#include "models/layers/embedding_table.h"
+#include "models/layers/linear_q8.h"
+#include "models/layers/streamed_checkpoint.h"
+#include "relpos/error.h"
+#include "relpos/safetensors.h"
+
+namespace {
+
+[[noreturn]] void finding(const std::string& what) {
+  std::fprintf(stderr, "fuzz_streamed_checkpoint: %s\n", what.c_str());
+  std::abort();
+}
+
+bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, const std::string& x) {
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const std::uint8_t mode = data[0];
+  const std::vector<std::uint8_t> file(data + 1, data + size);
+
+  std::optional<relpos::SafeTensors> reference;
+  std::string reference_error;
+  try {
+    reference.emplace(relpos::SafeTensors::parse(file, "model.safetensors"));
+  } catch (const relpos::Error& e) {
+    reference_error = e.what();
+  }
+  bool finite = true;
+  if (reference)
+    for (const auto& name : reference->names()) {
+      const relpos::TensorInfo& t = reference->info(name);
+      if (t.dtype == relpos::DType::I64 || t.dtype == relpos::DType::I32) continue;
+      for (float v : reference->to_f32(name))
+        if (!std::isfinite(v)) finite = false;
+    }
+  relpos::LoadOptions options;
+  options.dtype = (mode & 2) && finite ? relpos::WeightFormat::Q8 : relpos::WeightFormat::F32;
+  const bool known = (mode & 1) != 0;
+
+  relpos::models::StreamedCheckpoint stream(options);
+  std::string stream_error;
+  try {
+    stream.begin_file("model.safetensors", known ? static_cast<double>(file.size()) : -1.0);
+    std::uint32_t s = 0x9E3779B9u ^ (mode >> 2);
+    for (std::size_t at = 0; at < file.size();) {
+      s ^= s << 13;
+      s ^= s >> 17;
+      s ^= s << 5;
+      const std::size_t n = std::min<std::size_t>(file.size() - at, 1 + (s % (s & 1 ? 7 : 65536)));
+      stream.write(file.data() + at, n);
+      at += n;
+    }
+    stream.end_file();
+    stream.finish();
+  } catch (const relpos::Error& e) {
+    stream_error = e.what();
+  }
+  if (!reference) {
+    if (stream_error.empty()) finding("the stream accepted a file parse() rejects: " + reference_error);
+    if (known && stream_error != reference_error && stream_error.find("header length") == std::string::npos)
+      finding("messages differ: parse '" + reference_error + "', stream '" + stream_error + "'");
+    return 0;
+  }
+  if (!stream_error.empty()) finding("the stream rejected a file parse() accepts: " + stream_error);
+  if (stream.names().size() != reference->names().size()) finding("tensor counts differ");
+  for (const auto& name : reference->names()) {
+    const relpos::TensorInfo& a = reference->info(name);
+    const relpos::TensorInfo& b = stream.info(name);
+    if (a.dtype != b.dtype || a.shape != b.shape || a.nbytes != b.nbytes) finding("tensor '" + name + "': info differs");
+    if (a.dtype == relpos::DType::I64 || a.dtype == relpos::DType::I32) {
+      if (reference->to_i64(name) != stream.to_i64(name)) finding("tensor '" + name + "': to_i64 differs");
+      continue;
+    }
+    const std::vector<float> w = reference->to_f32(name);
+    const bool two_d = a.shape.size() == 2;
+    const bool table = two_d && (name == "embed_tokens.weight" || name == "model.embed_tokens.weight");
+    const bool linear = two_d && !table && (starts_with(name, "layers.") || starts_with(name, "model.layers.")) &&
+                        ends_with(name, "_proj.weight");
+    if (!table && !linear) {
+      if (!same_floats(w, stream.to_f32(name))) finding("tensor '" + name + "': to_f32 differs");
+      continue;
+    }
+    const int rows = static_cast<int>(a.shape[0]), cols = static_cast<int>(a.shape[1]);
+    if (table) {
+      std::optional<relpos::models::PreparedTable> p = stream.take_table(name);
+      if (!p) finding("tensor '" + name + "': no prepared table");
+      if (options.dtype == relpos::WeightFormat::F32) {
+        if (!same_floats(w, p->f32)) finding("tensor '" + name + "': table rows differ");
+        continue;
+      }
+      std::vector<std::int8_t> q(w.size());
+      std::vector<float> scales(static_cast<std::size_t>(rows));
+      relpos::models::EmbeddingTable::quantize_rows(rows, cols, w.data(), q.data(), scales.data());
+      if (q != p->q8 || !same_floats(scales, p->scales)) finding("tensor '" + name + "': q8 table differs");
+      continue;
+    }
+    std::optional<relpos::models::PreparedLinear> p = stream.take_linear(name);
+    if (!p) finding("tensor '" + name + "': no prepared linear layer");
+    if (options.dtype == relpos::WeightFormat::F32) {
+      std::vector<float> packed(relpos::kernels::packed_b_floats(cols, rows));
+      relpos::kernels::pack_b_nk(cols, rows, w.data(), static_cast<std::size_t>(cols), packed.data());
+      if (!same_floats(packed, p->packed)) finding("tensor '" + name + "': packed panels differ");
+      continue;
+    }
+    const relpos::models::QuantizedMatrix whole(cols, rows, w.data());
+    std::vector<std::int8_t> q1, q2;
+    std::vector<std::uint8_t> m1, m2;
+    whole.unpack(q1, m1);
+    p->q8.unpack(q2, m2);
+    if (q1 != q2 || m1 != m2 || !same_floats(whole.scales(), p->q8.scales())) finding("tensor '" + name + "': q8 weights differ");
+    std::vector<float> x(static_cast<std::size_t>(cols)), y1(static_cast<std::size_t>(rows)), y2(y1.size());
+    for (int k = 0; k < cols; ++k) x[k] = static_cast<float>((k * 37) % 19) - 9.0f;
+    whole.forward(1, x.data(), y1.data(), nullptr);
+    p->q8.forward(1, x.data(), y2.data(), nullptr);
+    if (!same_floats(y1, y2)) finding("tensor '" + name + "': q8 outputs differ (activation range)");
+  }
+  return 0;
+}

@@ -1,0 +1,98 @@
+// Random-weight checkpoints of a published shape, written without holding them in memory: a folder
+// with config.json and model.safetensors (BF16 by default), its data written tensor by tensor in
+// chunks from a seeded generator. Used by tests/js/streamed-load.test.mjs (small shapes) and
+// bench/lib/big_models.mjs (EmbeddingGemma-300m / Qwen3-0.6B shapes).
+//
+//   writeRandomCheckpoint(dir, config, { seed, dtype: 'BF16' | 'F32', prefix: 'model.' })
+//     → { file, bytes, parameters, tensors: [{ name, shape }] }
+//   decoderTensors(config, prefix) → [{ name, shape }]   the tensors a llama / qwen3 / gemma3_text checkpoint holds
+//
+// Values: weights of matrices ±[2^-9, 2^-5) with random sign and mantissa (scaled like trained
+// projections, so activations stay finite through dozens of layers); 1-D (norm) weights in [1, 2)
+// for llama/qwen3 and in [2^-4, 2^-3) for gemma3_text (whose norms scale by 1 + w).
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function decoderTensors(c, prefix = 'model.') {
+  const H = c.hidden_size, I = c.intermediate_size, heads = c.num_attention_heads, kv = c.num_key_value_heads ?? heads;
+  const d = c.head_dim ?? H / heads;
+  const t = [{ name: `${prefix}embed_tokens.weight`, shape: [c.vocab_size, H] }];
+  const gemma = c.model_type === 'gemma3_text', qwen = c.model_type === 'qwen3';
+  for (let i = 0; i < c.num_hidden_layers; ++i) {
+    const b = `${prefix}layers.${i}.`;
+    t.push({ name: `${b}input_layernorm.weight`, shape: [H] });
+    t.push({ name: `${b}post_attention_layernorm.weight`, shape: [H] });
+    if (gemma) {
+      t.push({ name: `${b}pre_feedforward_layernorm.weight`, shape: [H] });
+      t.push({ name: `${b}post_feedforward_layernorm.weight`, shape: [H] });
+    }
+    t.push({ name: `${b}self_attn.q_proj.weight`, shape: [heads * d, H] });
+    t.push({ name: `${b}self_attn.k_proj.weight`, shape: [kv * d, H] });
+    t.push({ name: `${b}self_attn.v_proj.weight`, shape: [kv * d, H] });
+    t.push({ name: `${b}self_attn.o_proj.weight`, shape: [H, heads * d] });
+    if (gemma || qwen) {
+      t.push({ name: `${b}self_attn.q_norm.weight`, shape: [d] });
+      t.push({ name: `${b}self_attn.k_norm.weight`, shape: [d] });
+    }
+    t.push({ name: `${b}mlp.gate_proj.weight`, shape: [I, H] });
+    t.push({ name: `${b}mlp.up_proj.weight`, shape: [I, H] });
+    t.push({ name: `${b}mlp.down_proj.weight`, shape: [H, I] });
+  }
+  t.push({ name: `${prefix}norm.weight`, shape: [H] });
+  return t;
+}
+
+const count = (shape) => shape.reduce((a, b) => a * b, 1);
+
+export function writeRandomCheckpoint(dir, config, { seed = 1, dtype = 'BF16', prefix = 'model.' } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));
+  const tensors = decoderTensors(config, prefix).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const size = dtype === 'BF16' ? 2 : 4;
+  const header = { __metadata__: { format: 'pt' } };
+  let at = 0;
+  for (const t of tensors) {
+    const bytes = count(t.shape) * size;
+    header[t.name] = { dtype, shape: t.shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const file = path.join(dir, 'model.safetensors');
+  const fd = fs.openSync(file, 'w');
+  try {
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(json.length));
+    fs.writeSync(fd, len);
+    fs.writeSync(fd, json);
+    let s = (seed * 2654435761) >>> 0 || 1;
+    const CHUNK = 1 << 20; // 32-bit words per write (4 MiB)
+    const words = new Uint32Array(CHUNK);
+    const gemma = config.model_type === 'gemma3_text';
+    for (const t of tensors) {
+      const vector = t.shape.length === 1;
+      // bf16 bit patterns: sign | exponent | 7-bit mantissa; matrices 2^(e−127) with e in [118, 122)
+      const lowExp = vector ? (gemma ? 123 : 127) : 118;
+      const expMask = vector ? 0 : 3;
+      let left = count(t.shape) * size; // bytes
+      while (left > 0) {
+        const n = Math.min(CHUNK, Math.ceil(left / 4));
+        for (let i = 0; i < n; ++i) {
+          s ^= s << 13; s >>>= 0;
+          s ^= s >>> 17;
+          s ^= s << 5; s >>>= 0;
+          const a = ((s & 0x8000) | ((lowExp + (s & expMask)) << 7) | ((s >>> 4) & 0x7f)) & 0xffff;
+          const b = (((s >>> 16) & 0x8000) | ((lowExp + ((s >>> 11) & expMask)) << 7) | ((s >>> 20) & 0x7f)) & 0xffff;
+          if (size === 2) words[i] = (a | (b << 16)) >>> 0;
+          else words[i] = (a << 16) >>> 0; // F32: the same value as bf16 a
+        }
+        const bytes = Math.min(left, 4 * n);
+        fs.writeSync(fd, new Uint8Array(words.buffer, 0, bytes));
+        left -= bytes;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { file, bytes: 8 + json.length + at, parameters: tensors.reduce((a, t) => a + count(t.shape), 0), tensors };
+}

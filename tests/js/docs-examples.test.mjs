@@ -128,7 +128,8 @@ for (const block of blocks) {
     } catch (e) {
       const m = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+)`).exec(e?.stack ?? '');
       const at = m && map[Number(m[1]) - 1];
-      throw new Error(`${at ?? `${block.file}:${block.line}`}: ${e?.message}\n(module: ${file}; console: ${logs.slice(-5).join(' | ')})`, { cause: e });
+      const where = at ?? `${block.file}:${block.line}`;
+      throw new Error(`${e?.message?.startsWith(where) ? '' : `${where}: `}${e?.message}\n(module: ${file}; console: ${logs.slice(-5).join(' | ')})`, { cause: e });
     } finally {
       Object.assign(console, saved);
     }

@@ -1,6 +1,7 @@
 // The `//=>` notation of the docs' code examples (DEVELOPERS.md, "Code examples in the docs"):
 //
 //   expr;                 //=> value        the expression's value must match `value`
+//   console.log(expr);    //=> value        the same for expr (printed as well)
 //   const x = expr;       //=> value        the same for x
 //   expr;                 //=> throws RangeError: 'maxLength: …'   expr must throw that class (message optional)
 //
@@ -190,11 +191,12 @@ export function instrument(code, where) {
       lines[i] = `${indent}await __throws(async () => { ${left}; }, ${JSON.stringify(throwsMatch[1])}, ${JSON.stringify(throwsMatch[2] ?? null)}, ${loc});`;
     } else {
       parseExpected(expected);  // fails here, with the doc line, when the expected text is malformed
+      const log = /^console\.log\(([\s\S]+)\)$/.exec(left);
       const decl = /^(const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*([\s\S]+)$/.exec(left);
       if (!decl && /^(const|let|var)\s/.test(left)) throw new Error(`${where(i)}: '//=>' after a declaration needs a single name (const x = …), not a pattern`);
-      lines[i] = decl
-        ? `${indent}${decl[1]} ${decl[2]} = ${decl[3]}; __check(${decl[2]}, ${JSON.stringify(expected)}, ${loc});`
-        : `${indent}__check((${left}), ${JSON.stringify(expected)}, ${loc});`;
+      lines[i] = log ? `${indent}console.log(__check((${log[1]}), ${JSON.stringify(expected)}, ${loc}));`
+        : decl ? `${indent}${decl[1]} ${decl[2]} = ${decl[3]}; __check(${decl[2]}, ${JSON.stringify(expected)}, ${loc});`
+          : `${indent}__check((${left}), ${JSON.stringify(expected)}, ${loc});`;
     }
     ++checks;
     i = j;
@@ -206,6 +208,7 @@ export function installChecks(target = globalThis) {
   target.__check = (actual, expected, where) => {
     const d = mismatch(actual, parseExpected(expected));
     if (d) throw new Error(`${where}: //=> ${expected}\n  ${d}`);
+    return actual;
   };
   target.__throws = async (fn, name, message, where) => {
     try {

@@ -3,7 +3,7 @@
 // example.com URLs and the CDN are answered from them, and nothing reaches the network
 // (tests/js/docs/workspace.mjs says which model answers each name). A block fails when it throws or when
 // one of its `//=> value` results no longer holds (tests/js/docs/expect.mjs). Info-string attributes
-// (DEVELOPERS.md, "Code examples in the docs"):
+// (DEVELOPERS.md, "Docs and their code examples"):
 //   id=NAME        other blocks of the same file may continue this one
 //   after=NAME     runs the block NAME first, then this one in a nested scope (its variables stay visible)
 //   browser="why"  browser-only code: runs with stand-ins (input.files: a file picker holding all-MiniLM-L6-v2)

@@ -1,4 +1,4 @@
-// The `//=>` notation of the docs' code examples (DEVELOPERS.md, "Code examples in the docs"):
+// The `//=>` notation of the docs' code examples (DEVELOPERS.md, "Docs and their code examples"):
 //
 //   expr;                 //=> value        the expression's value must match `value`
 //   console.log(expr);    //=> value        the same for expr (printed as well)

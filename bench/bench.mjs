@@ -13,7 +13,7 @@ import { ortAttentionFeeds, ortAttentionSession, ortGraphSkip, packageArgs, peer
 import { E2E_MODELS, ortModelSession, ortTokenFeeds, readSafetensors, tokenIds } from './lib/e2e_models.mjs';
 import { writeReports } from './lib/report.mjs';
 import { makeBenchData, packageSchemes } from './lib/data.mjs';
-import { updateReadme } from './lib/readme.mjs';
+import { updateDocs } from './lib/readme.mjs';
 import { threadScaling } from './lib/threads.mjs';
 import { peersAtEqualThreads } from './lib/peer_threads.mjs';
 import { minilmSource, procPeers, shortSeq } from './lib/proc_peers.mjs';
@@ -659,10 +659,10 @@ if (!process.env.BENCH_OUT && !QUICK && process.env.BENCH_SECTIONS && baseline) 
   const note = `BENCH_SECTIONS=${entry.sections} re-measured ${m.date.slice(0, 16)}Z at relpos ${m.relpos_commit}${m.relpos_worktree_dirty ? ' + uncommitted changes' : ''} and spliced in; every other section is from the run the header names (relpos ${baseline.meta.relpos_commit})`;
   merged.notes = [...(baseline.notes ?? []).filter((n) => !n.startsWith(`BENCH_SECTIONS=${entry.sections} `)), note];
   writeReports(merged, OUT);
-  updateReadme(OUT);
+  updateDocs(OUT);
 } else {
   writeReports(results, OUT);
-  // A full run into bench/results is what the README quotes (bench/lib/readme.mjs).
-  if (!process.env.BENCH_OUT && !QUICK && !process.env.BENCH_SECTIONS) updateReadme(OUT);
+  // A full run into bench/results is what docs/performance.md and the README quote (bench/lib/readme.mjs).
+  if (!process.env.BENCH_OUT && !QUICK && !process.env.BENCH_SECTIONS) updateDocs(OUT);
 }
 process.exit(0); // the threads runtimes' Workers would keep the process alive

@@ -6,8 +6,8 @@
 //   maxAbs  max |q8 − fp32| of last_hidden_state;  rel  maxAbs / max |fp32|;
 //   cosine  the smallest cosine similarity of the mean-pooled embeddings (one per sequence);
 //   bytes   model.info.weightBytes of q8 ÷ fp32.
-// Used by tests/js/q8.test.mjs (bounds) and, run as a script, rewrites README.md's table between
-// <!-- q8:start --> and <!-- q8:end -->:   node scripts/q8-accuracy.mjs [README.md]
+// Used by tests/js/q8.test.mjs (bounds) and, run as a script, rewrites docs/q8.md's table between
+// <!-- q8:start --> and <!-- q8:end -->:   node scripts/q8-accuracy.mjs [docs/q8.md]
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareHidden } from '../web/webgpu/compare.js';
@@ -59,7 +59,7 @@ export async function measureQ8(rp, name) {
 
 const f = (x, d = 3) => (x == null ? '–' : Number(x).toPrecision(d));
 
-/** The README table (markdown) from measureQ8 rows. */
+/** The docs/q8.md table (markdown) from measureQ8 rows. */
 export function table(rows, label) {
   const L = [`Measured by \`node scripts/q8-accuracy.mjs\` (${label}); last hidden state on valid tokens, q8 vs fp32:`, '',
     '| model | hidden | max abs error | relative (÷ max abs fp32) | cosine of mean-pooled embeddings (min over sequences) | weight bytes q8 / fp32 |',
@@ -74,7 +74,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
   const rp = await init({ simd: true });
   const rows = [];
   for (const name of [...REAL_NAMES, ...BENCH_NAMES, ...FIXTURE_NAMES]) rows.push(await measureQ8(rp, name));
-  const readme = path.resolve(process.argv[2] ?? path.join(ROOT, 'README.md'));
+  const readme = path.resolve(process.argv[2] ?? path.join(ROOT, 'docs', 'q8.md'));
   const text = fs.readFileSync(readme, 'utf8');
   const start = '<!-- q8:start -->', end = '<!-- q8:end -->';
   const a = text.indexOf(start), b = text.indexOf(end);

@@ -4,7 +4,7 @@
 //   rp.loadModel('hf:bert-base-uncased', { revision: 'v1.0' })  → https://huggingface.co/bert-base-uncased/resolve/v1.0/<file>
 //   rp.loadModel('me/tiny', { host: 'https://hub.example.com' }) → https://hub.example.com/me/tiny/resolve/main/<file>
 //
-// The rule (README "Hub ids"): a string source is a Hub id when
+// The rule (docs/models.md, "Hub ids and the browser cache"): a string source is a Hub id when
 //   1. it starts with 'hf:' (the rest must be an id), or
 //   2. the options give `host` or `revision` (the string must be an id), or
 //   3. it has the shape of an id — 'name' or 'owner/name', each part made of ASCII letters, digits,

@@ -111,7 +111,7 @@ export async function loadModule(variant, wasmPaths, workers = 0) {
     },
     print: (text) => console.log(text),
     // Node's main thread may block (Atomics.wait): Emscripten's warning about blocking on a browser's
-    // main thread does not apply there (README: Threads).
+    // main thread does not apply there (docs/runtime.md: Threads).
     printErr: (text) => (isNode && /^Blocking on the main thread/.test(text) ? undefined : console.warn(text)),
     relposWorkers: workers, // -sPTHREAD_POOL_SIZE=Module.relposWorkers (threads build only)
   });

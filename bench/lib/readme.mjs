@@ -1,7 +1,8 @@
-// Writes the README's performance section from a benchmark's latest.json: everything between
-// <!-- bench:start --> and <!-- bench:end --> is replaced; nothing is measured here.
-//   node bench/lib/readme.mjs [results dir (default bench/results)] [README path]
-// bench/bench.mjs calls it after a full run written to bench/results.
+// Writes docs/performance.md from a benchmark's latest.json — everything between <!-- bench:start -->
+// and <!-- bench:end --> is replaced — and the README's headline table (bench/lib/headline.mjs, between
+// <!-- headline:start --> and <!-- headline:end -->); nothing is measured here.
+//   node bench/lib/readme.mjs [results dir (default bench/results)] [performance.md path] [README path]
+// bench/bench.mjs calls it after a full run written to bench/results and after a BENCH_SECTIONS splice.
 import fs from 'node:fs';
 import path from 'node:path';
 import { flopBound, targets } from './report.mjs';
@@ -11,6 +12,7 @@ import { familiesMarkdown } from './report_families.mjs';
 import { webgpuMarkdown } from './webgpu.mjs';
 import { webgpuPeerMarkdown } from './report_webgpu_peer.mjs';
 import { spansReadme } from './spans.mjs';
+import { headlineTable } from './headline.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '../..');
@@ -127,15 +129,23 @@ export function performanceSection(r, resultsDir) {
   return L.join('\n');
 }
 
-export function updateReadme(resultsDir, readmePath = path.join(ROOT, 'README.md')) {
-  const r = JSON.parse(fs.readFileSync(path.join(resultsDir, 'latest.json'), 'utf8'));
-  const text = fs.readFileSync(readmePath, 'utf8');
-  const start = '<!-- bench:start -->', end = '<!-- bench:end -->';
+/** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in the file. */
+function splice(file, name, body) {
+  const text = fs.readFileSync(file, 'utf8');
+  const start = `<!-- ${name}:start -->`, end = `<!-- ${name}:end -->`;
   const a = text.indexOf(start), b = text.indexOf(end);
-  if (a < 0 || b < a) throw new Error(`${readmePath}: no ${start} … ${end} block`);
-  fs.writeFileSync(readmePath, text.slice(0, a + start.length) + '\n' + performanceSection(r, resultsDir) + '\n' + text.slice(b));
+  if (a < 0 || b < a) throw new Error(`${file}: no ${start} … ${end} block`);
+  fs.writeFileSync(file, text.slice(0, a + start.length) + '\n' + body + '\n' + text.slice(b));
+}
+
+/** docs/performance.md (every table) and the README's headline table, from resultsDir/latest.json. */
+export function updateDocs(resultsDir, { performance = path.join(ROOT, 'docs', 'performance.md'), readme = path.join(ROOT, 'README.md') } = {}) {
+  const r = JSON.parse(fs.readFileSync(path.join(resultsDir, 'latest.json'), 'utf8'));
+  splice(performance, 'bench', performanceSection(r, resultsDir));
+  splice(readme, 'headline', headlineTable(r).join('\n'));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
-  updateReadme(path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/results')), process.argv[3] ? path.resolve(process.argv[3]) : undefined);
+  const [dir, performance, readme] = process.argv.slice(2).map((p) => path.resolve(p));
+  updateDocs(dir ?? path.join(ROOT, 'bench/results'), { ...(performance && { performance }), ...(readme && { readme }) });
 }

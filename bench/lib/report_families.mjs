@@ -1,4 +1,4 @@
-// Targets, latest.md and README tables of the `families` section (lib/families.mjs, issue #26).
+// Targets, latest.md and docs/performance.md tables of the `families` section (lib/families.mjs, issue #26).
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
 const MiB = 2 ** 20;
 

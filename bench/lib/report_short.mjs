@@ -1,4 +1,4 @@
-// Targets, latest.md tables and README tables of the issue #19 / #20 sections (lib/proc_peers.mjs,
+// Targets, latest.md tables and docs/performance.md tables of the issue #19 / #20 sections (lib/proc_peers.mjs,
 // lib/profile.mjs, lib/batching.mjs); report.mjs and readme.mjs call these.
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
 const BENCH_LAYERS = ['bert-minilm-layer', 'bert-relative-key-layer', 't5-small-encoder-layer', 'deberta-v3-xsmall-layer'];

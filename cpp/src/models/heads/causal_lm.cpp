@@ -23,21 +23,9 @@ class CausalLmHead final : public TaskHead {
   }
 
   std::vector<float> logits(const ModelOutput& o, const std::vector<int>& positions) const override {
-    const Tensor& h = o.last_hidden_state;
-    if (h.shape.size() != 3) fail_value("causal-LM head: the model output has no last_hidden_state");
-    const int tokens = h.shape[0] * h.shape[1], H = h.shape[2];
-    const int rows = positions.empty() ? tokens : static_cast<int>(positions.size());
-    for (const int p : positions)
-      if (p < 0 || p >= tokens)
-        fail_range("causal-LM head: position " + std::to_string(p) + " is outside the " + std::to_string(tokens) +
-                   " tokens of the batch (flat index b·L + l)");
-    const float* x = h.data.data();
     std::vector<float> gathered, out;  // grow(): buffers of a recorded plan
-    if (!positions.empty()) {
-      float* g = grow(gathered, static_cast<std::size_t>(rows) * H);
-      select_rows(rows, positions.data(), tokens, H, x, g);
-      x = g;
-    }
+    int rows = 0, H = 0;
+    const float* x = vocabulary_head_rows(o, positions, "causal-LM", gathered, &rows, &H);
     grow(out, static_cast<std::size_t>(rows) * outputs_);
     decoder_->project(rows, x, out.data(), nullptr);
     return out;

@@ -1,6 +1,8 @@
 // Config and tensor helpers shared by the task heads (head_support.h).
 #include "models/heads/head_support.h"
 
+#include "models/layers/layers.h"
+#include "models/model_base.h"
 #include "relpos/error.h"
 
 namespace relpos::models::heads {
@@ -64,6 +66,23 @@ std::string first_missing(const Weights& w, const std::vector<std::string>& name
   for (const auto& n : names)
     if (!w.contains(n)) return n;
   return "";
+}
+
+const float* vocabulary_head_rows(const ModelOutput& o, const std::vector<int>& positions, const char* head,
+                                  std::vector<float>& gathered, int* rows, int* width) {
+  const Tensor& h = o.last_hidden_state;
+  if (h.shape.size() != 3) fail_value(std::string(head) + " head: the model output has no last_hidden_state");
+  const int tokens = h.shape[0] * h.shape[1], H = h.shape[2];
+  for (const int p : positions)
+    if (p < 0 || p >= tokens)
+      fail_range(std::string(head) + " head: position " + std::to_string(p) + " is outside the " + std::to_string(tokens) +
+                 " tokens of the batch (flat index b·L + l)");
+  *width = H;
+  *rows = positions.empty() ? tokens : static_cast<int>(positions.size());
+  if (positions.empty()) return h.data.data();
+  float* g = grow(gathered, static_cast<std::size_t>(*rows) * H);
+  select_rows(*rows, positions.data(), tokens, H, h.data.data(), g);
+  return g;
 }
 
 }  // namespace relpos::models::heads

@@ -35,6 +35,13 @@ int rows_of(const Weights& weights, const std::string& name);
 // The first tensor of `names` the checkpoint lacks, or "" when it has them all.
 std::string first_missing(const Weights& weights, const std::vector<std::string>& names);
 
+// The rows a vocabulary head (masked LM, causal LM) reads from the model's last_hidden_state [B, L, H]: every token
+// in place (positions empty), or the flat positions b·L + l gathered into `gathered` (select_rows, so a recorded plan
+// sees them). *rows and *width are set; RangeError naming `head` for a position outside [0, B·L), Error when the
+// output has no last_hidden_state.
+const float* vocabulary_head_rows(const ModelOutput& outputs, const std::vector<int>& positions, const char* head,
+                                  std::vector<float>& gathered, int* rows, int* width);
+
 // Per-family factories (null when the family has no such head).
 std::unique_ptr<TaskHead> make_sequence_classifier(const HeadSource& source);
 std::unique_ptr<TaskHead> make_token_classifier(const HeadSource& source);

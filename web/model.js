@@ -87,7 +87,7 @@ async function attachWebGpu(model, handle, options, dtype) {
   const ctx = await W.createContext({ gpu: options.gpu });
   if (dtype === 'fp16' && !ctx.shaderF16) {
     ctx.destroy();
-    throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have`);
+    throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
   }
   const source = {
     plan: (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions)),

@@ -13,37 +13,11 @@ import { test } from 'node:test';
 
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { webgpuAdapter } from './webgpu-adapter.mjs';
+import { recordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
 
 const { skip, gpu: flagged } = await webgpuAdapter();
 const W = await import('../../web/webgpu/index.js');
 const haveDist = existsSync(new URL('../../web/dist/relpos-simd.wasm', import.meta.url));
-
-/** A GPU object over `real` that keeps every GPUDevice it creates in `.devices`. */
-function recordingGpu(real) {
-  const devices = [];
-  const wrap = (target, overrides) => new Proxy(target, {
-    get(t, key) {
-      if (key in overrides) return overrides[key];
-      const v = Reflect.get(t, key, t);
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
-  return {
-    devices,
-    requestAdapter: async (options) => {
-      const adapter = await real.requestAdapter(options);
-      if (!adapter) return adapter;
-      return wrap(adapter, {
-        requestDevice: async (desc) => {
-          const device = await adapter.requestDevice(desc);
-          devices.push(device);
-          return device;
-        },
-      });
-    },
-  };
-}
 
 /** Rejects with "hung" when `promise` has not settled after `ms`. */
 function within(promise, ms, what) {

@@ -249,6 +249,19 @@ export class GpuContext {
   }
 }
 
+/**
+ * Why an adapter lacks 'shader-f16' where the reason is known, for the fp16 Error (else ''): Dawn withholds the
+ * feature on NVIDIA's Vulkan driver (a driver bug list; Chrome on Linux + NVIDIA shows none for the same reason)
+ * unless the adapter toggle vulkan_enable_f16_on_nvidia is set, which a Node process can do through the npm
+ * package 'webgpu' (unsafe for browsing; a bench or a trusted app may).
+ */
+export function f16Hint(info) {
+  if (!/nvidia/i.test(`${info.vendor} ${info.description}`)) return '';
+  return isNode
+    ? ". Dawn withholds 'shader-f16' on NVIDIA's Vulkan driver; in Node, pass { gpu: create(['enable-dawn-features=vulkan_enable_f16_on_nvidia']) } (npm package 'webgpu') to enable it"
+    : ". Browsers built on Dawn withhold 'shader-f16' on NVIDIA's Vulkan driver (Chrome on Linux)";
+}
+
 /** The Error of GPU work on a lost device (GpuContext.guard). */
 export function lostError(what, info, cause) {
   const e = new Error(

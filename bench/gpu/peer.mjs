@@ -175,7 +175,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
   let t0 = performance.now();
   const peer = await T.AutoModel.from_pretrained(model, { device: 'webgpu', dtype: 'fp32' });
   log(`${model}: Transformers.js loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const peerOut = new Map(), peerTimes = new Map();
+  const peerOut = new Map(), peerTimes = new Map(), peerError = new Map();
   const relposFp32 = new Map();
   try {
     for (const dtype of DTYPES) {
@@ -195,36 +195,63 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
       log(`${model} ${dtype}: relpos loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s on ${m.info.adapter.description || m.info.adapter.vendor}`);
       try {
         for (const row of rows) {
+          try {
+            await runRow(row);
+          } catch (e) { // a row that fails (e.g. out of GPU memory) is recorded, the others still run
+            failed++;
+            result.rows.push({ model, row: row.id, shape: row.shape, dtype, error: e.message });
+            save();
+            log(`${model} ${row.id} ${dtype}: FAILED ${e.stack}`);
+          }
+        }
+        async function runRow(row) {
           const batches = batchesOf.get(row.id);
           const reps = SMALL ? 1 : row.reps;
           const rf = relposCall(m), pf = peerCall(peer);
+          // The peer may fail where relpos does not (GPU memory at 8192 tokens): relpos is still timed, the row says why.
+          const peerTry = async () => {
+            if (peerError.has(row.id)) return null;
+            try {
+              return await pf(batches);
+            } catch (e) {
+              peerError.set(row.id, e.message);
+              log(`${model} ${row.id}: Transformers.js failed: ${e.message}`);
+              return null;
+            }
+          };
           let rOut = await rf(batches); // warm-up: plans, pipelines
-          if (!peerOut.has(row.id)) peerOut.set(row.id, await pf(batches));
+          if (!peerOut.has(row.id)) peerOut.set(row.id, await peerTry());
           const rt = [], pt = peerTimes.get(row.id) ?? [];
           for (let r = 0; r < reps; ++r) {
             let t = performance.now();
             rOut = await rf(batches);
             rt.push(performance.now() - t);
-            if (pt.length < reps) { // the peer is timed alongside the first dtype only
+            if (pt.length < reps && !peerError.has(row.id)) { // the peer is timed alongside the first dtype only
               t = performance.now();
-              peerOut.set(row.id, await pf(batches));
-              pt.push(performance.now() - t);
+              const o = await peerTry();
+              if (o) {
+                peerOut.set(row.id, o);
+                pt.push(performance.now() - t);
+              }
             }
           }
           peerTimes.set(row.id, pt);
-          const agree = agreement(rOut, peerOut.get(row.id), batches);
-          const out = { model, row: row.id, shape: row.shape, dtype, relposMs: +median(rt).toFixed(2), peerMs: +median(pt).toFixed(2), ...agree, relposTimesMs: rt.map((x) => +x.toFixed(2)), peerTimesMs: pt.map((x) => +x.toFixed(2)) };
-          out.speedup = +(out.peerMs / out.relposMs).toFixed(2);
+          const out = { model, row: row.id, shape: row.shape, dtype, relposMs: +median(rt).toFixed(2), peerMs: pt.length ? +median(pt).toFixed(2) : null };
+          if (peerError.has(row.id)) out.peerError = peerError.get(row.id);
+          else Object.assign(out, agreement(rOut, peerOut.get(row.id), batches));
+          out.speedup = out.peerMs ? +(out.peerMs / out.relposMs).toFixed(2) : null;
+          out.relposTimesMs = rt.map((x) => +x.toFixed(2));
+          out.peerTimesMs = pt.map((x) => +x.toFixed(2));
           if (dtype === 'fp32') {
             relposFp32.set(row.id, rOut);
-            if (!(agree.cosine >= FP32_MIN)) { out.failed = `cosine ${agree.cosine} < ${FP32_MIN}`; failed++; }
+            if (out.cosine !== undefined && !(out.cosine >= FP32_MIN)) { out.failed = `cosine ${out.cosine} < ${FP32_MIN}`; failed++; }
           } else if (dtype === 'fp16' && relposFp32.has(row.id)) {
             out.cosineFp32 = agreement(rOut, relposFp32.get(row.id), batches).cosine;
             if (!(out.cosineFp32 >= FP16_MIN)) { out.failed = `fp16 cosine to fp32 ${out.cosineFp32} < ${FP16_MIN}`; failed++; }
           }
           result.rows.push(out);
           save();
-          log(`${model} ${row.id} ${dtype}: relpos ${out.relposMs} ms, peer ${out.peerMs} ms (${out.speedup}×), cosine ${agree.cosine}${out.cosineFp32 ? `, fp16→fp32 ${out.cosineFp32}` : ''}${out.failed ? `  FAILED: ${out.failed}` : ''}`);
+          log(`${model} ${row.id} ${dtype}: relpos ${out.relposMs} ms, peer ${out.peerMs ?? out.peerError} ms (${out.speedup}×), cosine ${out.cosine}${out.cosineFp32 ? `, fp16→fp32 ${out.cosineFp32}` : ''}${out.failed ? `  FAILED: ${out.failed}` : ''}`);
         }
       } finally {
         m.dispose();

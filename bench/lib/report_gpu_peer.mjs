@@ -29,7 +29,7 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
   }
   const a = p.device ?? {};
   const fp32 = p.rows.filter((r) => r.dtype === 'fp32');
-  const met = fp32.filter((r) => r.speedup >= TARGET).length;
+  const met = fp32.filter((r) => r.speedup >= TARGET).length; // a row the peer failed on is not counted as met
   L.push(`${p.relpos} against ${p.peer}, one Node ${p.node} process, adapter ${[a.vendor, a.architecture, a.description].filter(Boolean).join(' / ') || 'unnamed'}`,
     `(Dawn flags: ${p.dawnFlags?.length ? p.dawnFlags.join(' ') : 'none'}), run ${String(p.date).slice(0, 10)} (\`${path.relative(root, p.dir)}\`). Both libraries read the same`,
     'model.safetensors (the graphs of ../shared/gpu-peer-models at their published shapes, weights from seed 0); ms per call with the',
@@ -37,8 +37,17 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
     `rows between relpos and the peer (fp32 rows are checked ≥ 0.9999). Target: relpos ≥ ${TARGET}× faster on every fp32 row — met on ${met} of ${fp32.length}.`, '');
   L.push('| model | input | relpos dtype | relpos ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | cosine to peer | fp16 cosine to relpos fp32 |',
     '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |');
-  for (const r of p.rows)
+  for (const r of p.rows) {
+    if (r.error) {
+      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|')}\` | | | | |`);
+      continue;
+    }
+    if (r.peerError) {
+      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | failed: \`${r.peerError.replace(/\|/g, '\\|').slice(0, 200)}\` | – | – | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
+      continue;
+    }
     L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${r.dtype === 'fp32' && r.speedup < TARGET ? ' (below target)' : ''} | ${f(r.cosine, 6)} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
+  }
   L.push('');
   const notes = [...(p.notes ?? [])];
   if (p.fp16) notes.push(`fp16 ${p.fp16}`);

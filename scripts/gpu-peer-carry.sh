@@ -12,7 +12,7 @@
 #   inputs.json          bench/gpu/peer_inputs.mjs: the ids of 64 texts and 16 sentences (MiniLM's tokenizer)
 #   fixtures/            ../shared/fixtures/hf and hf-families (6.7 MB): bench/gpu/fixtures.mjs in fp16
 #   MANIFEST             versions and sha256 of the above
-# About 59 MB; the device tool carries at most 64 MiB beside the tree (carry also web/dist: ~1 MB).
+# About 59 MB (58,860,576 bytes = 56.1 MiB on 2026-11-27); the device tool carries at most 64 MiB in all, web/dist included.
 # Usage: bash scripts/gpu-peer-carry.sh (needs npm ci --prefix bench), then carry .gpu-peer and web/dist.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -44,7 +44,7 @@ echo "== RELPOS_DAWN_FLAGS=$RELPOS_DAWN_FLAGS"
 [ -f web/dist/relpos-simd.wasm ] || { echo "== web/dist/relpos-simd.wasm is missing: carry web/dist"; exit 1; }
 
 echo "== bench/gpu/peer.mjs"
-OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-420}" "$NODE" --no-experimental-fetch bench/gpu/peer.mjs > "$OUT/peer-rows.json"
+OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-420}" "$NODE" bench/gpu/peer.mjs > "$OUT/peer-rows.json"
 rc=$?
 echo "== peer exit $rc"
 cat "$OUT/peer-rows.json"

@@ -33,7 +33,7 @@ test('webgpu peer bench (small, SwiftShader): relpos and Transformers.js read th
     env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
     delete env.PEER_MODELS;
     env.PEER_MODELS = join(ROOT, '..', 'shared', 'gpu-peer-models');
-    const r = spawnSync(process.execPath, ['--no-experimental-fetch', 'bench/gpu/peer.mjs'], { cwd: ROOT, env, encoding: 'utf8', timeout: 280000 });
+    const r = spawnSync(process.execPath, ['bench/gpu/peer.mjs'], { cwd: ROOT, env, encoding: 'utf8', timeout: 280000 });
     assert.equal(r.status, 0, `peer.mjs exited ${r.status} (${r.signal ?? ''}):\n${r.stderr.slice(-3000)}`);
     const result = JSON.parse(readFileSync(join(work, 'out', 'peer.json'), 'utf8'));
     assert.ok(result.device && typeof result.device.description === 'string', 'peer.json names the adapter');

@@ -35,12 +35,12 @@ unpack_carry() {
   fi
   # The NVIDIA ICD (libGLX_nvidia.so.0) needs GLVND's libGLdispatch: unpack the carried .debs into / when the
   # machine lacks it (GPU machines here are handed out bare and given back after the run).
-  if [ -d "$C/gl" ] && ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 ' && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null; then
+  if [ -d "$C/gl" ] && ! (ldconfig -p 2>/dev/null | grep 'libGLdispatch.so.0 ' >/dev/null) && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null; then
     echo "== no libGLdispatch.so.0: unpacking the carried GLVND .debs into /"
     for f in "$C"/gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
   fi
-  if [ -n "${GPU_BENCH_CARRIED_LOADER:-}" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
+  if [ -n "${GPU_BENCH_CARRIED_LOADER:-}" ] || ! (ldconfig -p 2>/dev/null | grep 'libvulkan.so.1 ' >/dev/null); then
     echo "== extracting the carried libvulkan1.deb (system libvulkan.so.1: $(ldconfig -p 2>/dev/null | grep -c 'libvulkan.so.1 ') found)"
     mkdir -p "$WORK/vulkan"
     if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$C/libvulkan1.deb" "$WORK/vulkan"

@@ -215,7 +215,12 @@ export class GpuContext {
    */
   async guard(what, fn) {
     if (this.lostInfo) throw lostError(what, this.lostInfo);
-    const work = Promise.resolve().then(fn);
+    let work; // fn runs now (a forward records and submits before its first await), its failures become rejections
+    try {
+      work = Promise.resolve(fn());
+    } catch (e) {
+      work = Promise.reject(e);
+    }
     const lost = this.lost.then((info) => {
       throw lostError(what, info);
     });

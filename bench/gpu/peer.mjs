@@ -22,10 +22,12 @@
 // weights are written, default /tmp/relpos-gpu-peer), PEER_INPUTS (default .gpu-peer/inputs.json, else made here),
 // PEER_TRANSFORMERS (Transformers.js's transformers.node.mjs; default bench/node_modules/…), PEER_ROWS (comma list of
 // row ids: minilm, minilm-1by1, deberta, mpnet, modernbert-512, modernbert-8192), PEER_DTYPES (default fp32,q8,fp16),
+// PEER_PROFILE (default 1, 0 in the small mode: fp32 rows below the 1.5× target get row.relposProfile and
+// result.peerProfiles, plus onnxruntime's own profile file $OUT/ort-profile-<model>_*.json),
 // RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: MiniLM only, 2 texts and the 2 shortest
 // sentences cut to 8 tokens, one timed call (a check of the plumbing and of the agreement on SwiftShader, not of speed).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -40,6 +42,11 @@ const TJS = process.env.PEER_TRANSFORMERS ?? 'bench/node_modules/@huggingface/tr
 const FLAGS = (process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const DTYPES = (process.env.PEER_DTYPES ?? 'fp32,q8,fp16').split(',');
 const FP32_MIN = 0.9999, FP16_MIN = 0.999;
+const TARGET = 1.5; // relpos ≥ 1.5× faster than the peer on every fp32 row (issue #33)
+// Rows below the target are profiled (PEER_PROFILE=0: not): relpos op by op (PlanExecutor.profile, each op submitted
+// alone), the peer by onnxruntime's profiler (a second session with enableProfiling, one call of the row's first batch;
+// its per-node times are what onnxruntime records for the WebGPU EP's nodes — launch-side, not GPU timestamps).
+const PROFILE = (process.env.PEER_PROFILE ?? (SMALL ? '0' : '1')) === '1';
 const log = (...a) => console.error('[peer]', ...a);
 
 // ---- inputs ------------------------------------------------------------------------------------------------------
@@ -94,6 +101,14 @@ const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1' : R
 // ---- the two libraries ---------------------------------------------------------------------------------------------
 const { gpu } = await openDawn(FLAGS);
 const { init } = await import('../../web/index.js');
+// The executor each relpos model builds (the package's own module instance), for PlanExecutor.profile below.
+const W = await import('../../web/webgpu/index.js');
+let executor = null;
+const prepare = W.PlanExecutor.prototype.prepare;
+W.PlanExecutor.prototype.prepare = function (...args) {
+  executor = this;
+  return prepare.apply(this, args);
+};
 const rp = await init({ simd: true });
 const T = await import(pathToFileURL(resolve(TJS)).href);
 T.env.allowRemoteModels = false;
@@ -137,6 +152,50 @@ const peerCall = (m) => async (batches) => {
   return outs;
 };
 
+/** relpos's fp32 forward of one batch op by op: totals per op kind and the slowest ops. */
+async function relposProfile(ex, b) {
+  const B = b.inputIds.length, L = b.inputIds[0].length;
+  const prof = await ex.profile({ batch: B, seq: L, ids: Int32Array.from(b.inputIds.flat()), mask: Int32Array.from(b.attentionMask.flat()), types: null });
+  const byOp = {};
+  for (const o of prof.ops) {
+    const k = o.op === 'attention' ? `attention ${o.kind}${/window/.test(o.shape) ? ' window' : ''}` : o.op;
+    byOp[k] ??= { count: 0, ms: 0 };
+    byOp[k].count += 1;
+    byOp[k].ms = +(byOp[k].ms + o.ms).toFixed(3);
+  }
+  return { batch: `${B} × ${L}`, totalMs: prof.totalMs, ops: prof.ops.length, byOp, slowest: [...prof.ops].sort((x, y) => y.ms - x.ms).slice(0, 8) };
+}
+
+/** onnxruntime's profile of the peer on each row's first batch (a profiling session of its own): totals per op type. */
+async function peerProfile(model, rows, batchesOf) {
+  const prefix = join(resolve(OUT), `ort-profile-${model}`);
+  let m;
+  try {
+    m = await T.AutoModel.from_pretrained(model, { device: 'webgpu', dtype: 'fp32', session_options: { enableProfiling: true, profileFilePrefix: prefix } });
+    for (const row of rows) await peerCall(m)(batchesOf.get(row.id).slice(0, 1)); // warm-up and profiled calls alike
+    const session = Object.values(m.sessions)[0];
+    session.endProfiling();
+    const file = readdirSync(resolve(OUT)).filter((f) => f.startsWith(`ort-profile-${model}`) && f.endsWith('.json')).sort().pop();
+    const events = JSON.parse(readFileSync(join(resolve(OUT), file), 'utf8'));
+    const byOp = {}, byProvider = {};
+    for (const e of events) {
+      if (e.cat !== 'Node' || !e.args?.op_name || !/_kernel_time$/.test(e.name)) continue;
+      byOp[e.args.op_name] ??= { count: 0, ms: 0 };
+      byOp[e.args.op_name].count += 1;
+      byOp[e.args.op_name].ms = +(byOp[e.args.op_name].ms + e.dur / 1000).toFixed(3);
+      byProvider[e.args.provider] = (byProvider[e.args.provider] ?? 0) + 1;
+    }
+    result.peerProfiles.push({ model, rows: rows.map((r) => r.id), file, note: `all calls of the profiling session (${rows.length} row(s), one batch each), onnxruntime's kernel_time events`, byProvider, byOp: Object.fromEntries(Object.entries(byOp).sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) });
+    log(`${model}: onnxruntime profile → ${file} (nodes per provider ${JSON.stringify(byProvider)})`);
+  } catch (e) {
+    result.peerProfiles.push({ model, error: e.message });
+    log(`${model}: onnxruntime profile failed: ${e.message}`);
+  } finally {
+    await m?.dispose();
+  }
+  save();
+}
+
 /** The smallest cosine over every batch of a row (compareHidden per batch). */
 function agreement(a, b, batches) {
   let cosine = 1, maxAbs = 0;
@@ -158,6 +217,7 @@ const result = {
   dawnFlags: FLAGS,
   date: new Date().toISOString(),
   rows: [],
+  peerProfiles: [],
   notes: [
     'Same weights: both libraries read the same model.safetensors (make-weights.mjs, seed 0); the peer through model.onnx\'s external data.',
     'Times: the whole call, ids in and last_hidden_state back on the CPU; one warm-up call excluded; calls of the two libraries alternate; medians.',
@@ -179,6 +239,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
   const peer = await T.AutoModel.from_pretrained(model, { device: 'webgpu', dtype: 'fp32' });
   log(`${model}: Transformers.js loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const peerOut = new Map(), peerTimes = new Map(), peerError = new Map();
+  const profileRows = []; // fp32 rows below the target: profiled on both sides
   const relposFp32 = new Map();
   try {
     for (const dtype of DTYPES) {
@@ -245,6 +306,14 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           out.speedup = out.peerMs ? +(out.peerMs / out.relposMs).toFixed(2) : null;
           out.relposTimesMs = rt.map((x) => +x.toFixed(2));
           out.peerTimesMs = pt.map((x) => +x.toFixed(2));
+          if (dtype === 'fp32' && PROFILE && !(out.speedup >= TARGET)) {
+            try {
+              out.relposProfile = await relposProfile(executor, batches[0]);
+              profileRows.push(row);
+            } catch (e) {
+              out.relposProfile = { error: e.message };
+            }
+          }
           if (dtype === 'fp32') {
             relposFp32.set(row.id, rOut);
             if (out.cosine !== undefined && !(out.cosine >= FP32_MIN)) { out.failed = `cosine ${out.cosine} < ${FP32_MIN}`; failed++; }
@@ -263,6 +332,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
   } finally {
     await peer.dispose();
   }
+  if (profileRows.length) await peerProfile(model, profileRows, batchesOf);
 }
 if (f16) result.fp16 = `not run: ${f16}`;
 save();

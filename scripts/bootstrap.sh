@@ -2,7 +2,8 @@
 # Installs what relpos needs on a fresh Debian bookworm machine (as root) when it is missing:
 # Debian packages (toolchain, xsimd, Catch2, Chromium for browser tests, clang + its runtime for
 # the libFuzzer targets in fuzz/; libvulkan1, the Vulkan loader Dawn (npm `webgpu`) opens for the WebGPU tests; python3-torch, python3-sentencepiece and spm_train to make PyTorch
-# checkpoints and SentencePiece models for the tests — run them as /usr/bin/python3) and the npm dev deps.
+# checkpoints and SentencePiece models for the tests — run them as /usr/bin/python3) and the npm dev deps (root,
+# tests/browser, bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,3 +28,9 @@ elif [ ! -d node_modules ]; then
   npm install --no-audit --no-fund --loglevel=error
 fi
 [ -d tests/browser/node_modules ] || npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+# bench/: Transformers.js 4.3.1 and its onnxruntime-node 1.30.0 (linux-x64 WebGPU EP in the package) for
+# tests/js/webgpu-peer.test.mjs (bench/gpu/peer.mjs's small mode). onnxruntime-node's install script would fetch
+# CUDA libraries from a host that is not reachable: skipped (bench/.npmrc says so too).
+if [ ! -d bench/node_modules ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --prefix bench --no-audit --no-fund --loglevel=error
+fi

@@ -11,38 +11,43 @@
 #                      bench/gpu/fixtures.mjs: every public fixture on the GPU
 #   MANIFEST           versions and sha256 of the above
 # About 56 MB; the device tool carries at most 64 MiB. Usage: bash scripts/gpu-carry.sh (then carry .gpu).
+# GPU_CARRY_DIR=dir writes another folder; GPU_CARRY_BASE=1 only the runtime (node, Dawn, the Vulkan loader, GLVND,
+# libstdc++: no minilm/ nor fixtures/) — scripts/gpu-peer-carry.sh builds .gpu-peer/ on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg=node_modules/webgpu
+C=${GPU_CARRY_DIR:-.gpu}
 [ -f "$pkg/dist/linux-x64/dawn.node" ] || { echo "gpu-carry: $pkg/dist/linux-x64/dawn.node is missing: run npm ci first" >&2; exit 1; }
-rm -rf .gpu && mkdir -p .gpu/webgpu .gpu/lib
+rm -rf "$C" && mkdir -p "$C/webgpu" "$C/lib"
 node_bin=$(command -v node)
 echo "gpu-carry: node $("$node_bin" --version) from $node_bin"
-xz -T2 -6 -c "$node_bin" > .gpu/node.xz
-xz -T2 -6 -c "$pkg/dist/linux-x64/dawn.node" > .gpu/dawn.node.xz
-cp "$pkg/index.js" "$pkg/package.json" .gpu/webgpu/
-( cd .gpu && apt-get download libvulkan1:amd64 >/dev/null 2>&1 ) || { echo "gpu-carry: apt-get download libvulkan1 failed" >&2; exit 1; }
-mv .gpu/libvulkan1_*.deb .gpu/libvulkan1.deb
+xz -T2 -6 -c "$node_bin" > "$C"/node.xz
+xz -T2 -6 -c "$pkg/dist/linux-x64/dawn.node" > "$C"/dawn.node.xz
+cp "$pkg/index.js" "$pkg/package.json" "$C"/webgpu/
+( cd "$C" && apt-get download libvulkan1:amd64 >/dev/null 2>&1 ) || { echo "gpu-carry: apt-get download libvulkan1 failed" >&2; exit 1; }
+mv "$C"/libvulkan1_*.deb "$C"/libvulkan1.deb
 # GLVND: the NVIDIA Vulkan ICD is libGLX_nvidia.so.0, which needs libGLdispatch/libGLX; GPU machines without them
 # answered "Could not get 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'" (checked on an H200, 2026-11-26).
-mkdir -p .gpu/gl
-( cd .gpu/gl && apt-get download libglvnd0:amd64 libglx0:amd64 libgl1:amd64 libegl1:amd64 libopengl0:amd64 libgles2:amd64 >/dev/null 2>&1 ) \
+mkdir -p "$C"/gl
+( cd "$C"/gl && apt-get download libglvnd0:amd64 libglx0:amd64 libgl1:amd64 libegl1:amd64 libopengl0:amd64 libgles2:amd64 >/dev/null 2>&1 ) \
   || { echo "gpu-carry: apt-get download of the GLVND libraries failed" >&2; exit 1; }
 for lib in libstdc++.so.6 libgcc_s.so.1; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found { print $NF; found = 1 }')
-  if [ -n "$path" ]; then xz -c "$(readlink -f "$path")" > ".gpu/lib/$lib.xz"; fi
+  if [ -n "$path" ]; then xz -c "$(readlink -f "$path")" > "$C/lib/$lib.xz"; fi
 done
-node --no-experimental-fetch bench/gpu/minilm_carry.mjs .gpu/minilm
-xz -T2 -6 .gpu/minilm/model.safetensors
-mkdir -p .gpu/fixtures
+if [ "${GPU_CARRY_BASE:-0}" != 1 ]; then
+node --no-experimental-fetch bench/gpu/minilm_carry.mjs "$C"/minilm
+xz -T2 -6 "$C"/minilm/model.safetensors
+mkdir -p "$C"/fixtures
 for set in hf hf-families; do
-  [ -d ../shared/fixtures/$set ] && cp -r ../shared/fixtures/$set .gpu/fixtures/$set
+  [ -d ../shared/fixtures/$set ] && cp -r ../shared/fixtures/$set "$C"/fixtures/$set
 done
+fi
 {
   echo "node $("$node_bin" --version)"
   echo "webgpu $(node -p "require('./$pkg/package.json').version")"
-  echo "libvulkan1 $(dpkg-deb -f .gpu/libvulkan1.deb Version)"
-  ( cd .gpu && find . -type f ! -name MANIFEST | sort | xargs sha256sum )
-} > .gpu/MANIFEST
-du -sh .gpu
-cat .gpu/MANIFEST
+  echo "libvulkan1 $(dpkg-deb -f "$C"/libvulkan1.deb Version)"
+  ( cd "$C" && find . -type f ! -name MANIFEST | sort | xargs sha256sum )
+} > "$C"/MANIFEST
+du -sh "$C"
+cat "$C"/MANIFEST

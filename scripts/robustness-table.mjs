@@ -17,6 +17,7 @@ import { bytesField, field, goodPieces, proto, str } from '../tests/js/spm-proto
 import { decoderTensors } from '../tests/support/random-checkpoint.mjs';
 import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
 import { dense3, haveLlm, llmFiles } from '../tests/js/llm-bad-inputs.mjs';
+import { recordingGpu } from '../tests/js/webgpu-adapter.mjs';
 
 const rp = await init({ simd: true });
 const n = 40;
@@ -187,8 +188,42 @@ const cases = [
   ...familyRows(),
   ['argument value', "loadModel(src, { dtype: 'fp16' }) on device 'wasm' (the default)", () => rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { dtype: 'fp16' }),
    'webgpu-dtypes.test.mjs', "device 'webgpu' rejects naming shader-f16; 'auto' falls back to fp32 on WASM with the reason; 'wasm' rejects fp16"],
+  ...lostDeviceRows(),
   ...llmRows(),
 ];
+
+// A GPU device lost under a model on WebGPU (tests/js/webgpu-device-lost.test.mjs), on SwiftShader: the device is the
+// one a recording GPU object handed to loadModel (tests/js/webgpu-adapter.mjs recordingGpu), destroyed by the script.
+function lostDeviceRows() {
+  const L = 'webgpu-device-lost.test.mjs';
+  const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
+  const lose = (during) => async () => {
+    if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
+    const { findGpu } = await import('../web/webgpu/index.js');
+    const gpu = recordingGpu((await findGpu({})).gpu);
+    const m = await rp.loadModel({ 'config.json': fx.configText, 'model.safetensors': fx.modelBytes }, { device: 'webgpu', gpu });
+    const inputs = { inputIds: [[1, 2, 3, 4]] };
+    try {
+      await m.forward(inputs);
+      if (during) {
+        const pending = m.forward(inputs);
+        gpu.devices[0].destroy();
+        return await pending;
+      }
+      gpu.devices[0].destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      return await m.forward(inputs);
+    } finally {
+      m.dispose();
+    }
+  };
+  return [
+    ['GPU device', 'forward on a WebGPU model whose GPU device is destroyed during the call', lose(true), L,
+     "webgpu model: a device destroyed during a forward rejects that forward with the loss (no hang), info.deviceLost shows it, later forwards reject at once; the model loads again (webgpu, or 'auto' → WASM without an adapter)"],
+    ['GPU device', 'forward after the GPU device was lost while the model was idle', lose(false), L,
+     'webgpu model: a device lost while idle shows in model.info.deviceLost and the next forward is an Error saying so'],
+  ];
+}
 
 // Task-head rows (tests/js/task-heads.test.mjs): heads of the wrong shape, labels missing, bad head options.
 function taskHeadRows() {

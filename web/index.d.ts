@@ -408,6 +408,12 @@ export interface ModelInfo {
   deviceReason: string | null;
   /** On WebGPU: bytes of weights held on the GPU (q8: linear layers int8 plus scales; fp16: 2 bytes per value). */
   gpuWeightBytes?: number;
+  /**
+   * On WebGPU: null while the GPU device works; { reason, message } once it was lost (driver reset,
+   * device.destroy(), the browser reclaiming it). After a loss every forward rejects with an Error saying
+   * so (error.deviceLost has the same fields); load the model again (device 'auto' falls back to WASM).
+   */
+  deviceLost?: { reason: string; message: string } | null;
   /** On WebGPU: the adapter (vendor, architecture, device, description). */
   adapter?: { vendor: string; architecture: string; device: string; description: string; backend: 'webgpu'; source: string };
 }

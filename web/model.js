@@ -91,7 +91,7 @@ async function attachWebGpu(model, handle, options, dtype) {
   const ctx = await W.createContext({ gpu: options.gpu });
   if (dtype === 'fp16' && !ctx.shaderF16) {
     ctx.destroy();
-    throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have`);
+    throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
   }
   const source = {
     plan: (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions)),
@@ -313,7 +313,14 @@ export class Model {
   _useWebGpu(gpu) {
     this.#gpu = gpu;
     const dtype = gpu.executor.dtype === 'f16' ? 'fp16' : this.info.dtype;
-    this.info = Object.freeze({ ...this.info, device: 'webgpu', deviceReason: null, adapter: gpu.adapter, dtype, gpuWeightBytes: gpu.weightBytes });
+    this.info = Object.freeze({ ...this.info, device: 'webgpu', deviceReason: null, deviceLost: null, adapter: gpu.adapter, dtype, gpuWeightBytes: gpu.weightBytes });
+    // A lost device (driver reset, device.destroy(), the browser reclaiming it) shows in info.deviceLost.
+    gpu.ctx.lost.then((lost) => this.#deviceLost(lost));
+  }
+
+  #deviceLost(lost) {
+    if (this.#disposed || this.info.deviceLost) return;
+    this.info = Object.freeze({ ...this.info, deviceLost: Object.freeze({ reason: lost.reason, message: lost.message }) });
   }
 
   /** @internal loadModel with device 'auto': stays on WebAssembly, for `reason`. */
@@ -425,7 +432,15 @@ export class Model {
   async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions }) {
     if (outputAttentions) throw new Error('forward: outputAttentions is not available on WebGPU (the attention kernel never forms the L×L probabilities); load with device \'wasm\'');
     const at = positions ? Int32Array.from(positions) : null;
-    const out = await this.#gpu.executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at });
+    // A lost GPU device ends the call in an Error saying so (GpuContext.guard): no hang, no stale outputs.
+    const { ctx, executor } = this.#gpu;
+    let out;
+    try {
+      out = await ctx.guard('forward', () => executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at }));
+    } catch (e) {
+      if (e.deviceLost) this.#deviceLost(e.deviceLost);
+      throw e;
+    }
     this.#check('forward');
     const H = this.info.hiddenSize;
     const result = { lastHiddenState: { data: out.lastHiddenState, dims: [batch, seq, H] } };

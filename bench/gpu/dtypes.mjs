@@ -22,10 +22,11 @@ const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)
 
 const dawn = await loadDawn();
 // The adapter's features with Dawn's defaults, then (when 'shader-f16' is missing) with allow_unsafe_apis, which
-// exposes features Dawn still marks experimental on a backend; the first instance that has it runs everything.
+// exposes features Dawn still marks experimental on a backend, then with vulkan_enable_f16_on_nvidia (Dawn withholds
+// 'shader-f16' on NVIDIA's Vulkan driver unless this adapter toggle is set); the first instance that has it runs everything.
 const probes = [];
 let gpu = null, ctx = null, flags = [];
-for (const f of [[], ['enable-dawn-features=allow_unsafe_apis']]) {
+for (const f of [[], ['enable-dawn-features=allow_unsafe_apis'], ['enable-dawn-features=vulkan_enable_f16_on_nvidia']]) {
   const g = dawn.create(f);
   const adapter = await g.requestAdapter({ powerPreference: 'high-performance' });
   probes.push({ flags: f, adapterFeatures: adapter ? [...adapter.features].sort() : null });

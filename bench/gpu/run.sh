@@ -26,72 +26,13 @@ START=$(date +%s)
 exec > >(tee -a "$OUT/run.log") 2>&1
 echo "== relpos WebGPU bench, $(date -u +%FT%TZ), $(uname -srm), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
-unxz_to() { # unxz_to file.xz dest — xz, else Python's lzma
-  if command -v xz >/dev/null; then xz -dc "$1" > "$2"
-  else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"; fi
-}
-
+# The carried runtime (.gpu/: node, dawn.node, the Vulkan loader, GLVND) and the Vulkan driver: bench/gpu/carry-env.sh.
+source bench/gpu/carry-env.sh
 NODE=node
 export RELPOS_WEBGPU=${RELPOS_WEBGPU:-}
-if [ -d .gpu ]; then
-  echo "== unpacking .gpu/ into $WORK"
-  [ -f .gpu/MANIFEST ] && cat .gpu/MANIFEST | head -4
-  unxz_to .gpu/node.xz "$WORK/node" && chmod +x "$WORK/node"
-  mkdir -p "$WORK/webgpu/dist/linux-x64"
-  cp .gpu/webgpu/index.js .gpu/webgpu/package.json "$WORK/webgpu/"
-  unxz_to .gpu/dawn.node.xz "$WORK/webgpu/dist/linux-x64/dawn.node"
-  NODE="$WORK/node"
-  RELPOS_WEBGPU="$WORK/webgpu/index.js"
-  echo "== system: $(ldd --version 2>&1 | head -1)"
-  # dawn.node needs GLIBC 2.34 and GLIBCXX 3.4.30: when node or the binding will not load with the system's
-  # libstdc++, the carried one (Debian 12's) goes first on the library path.
-  dawn_loads() { "$NODE" -e "require('$WORK/webgpu/dist/linux-x64/dawn.node')" 2>"$WORK/dawn-load.err"; }
-  if ! "$NODE" --version >/dev/null 2>&1 || ! dawn_loads; then
-    echo "== node or dawn.node does not load with the system libraries ($(head -c 300 "$WORK/dawn-load.err" 2>/dev/null)); using the carried libstdc++/libgcc_s"
-    mkdir -p "$WORK/lib"
-    for f in .gpu/lib/*.xz; do unxz_to "$f" "$WORK/lib/$(basename "$f" .xz)"; done
-    export LD_LIBRARY_PATH="$WORK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    dawn_loads || echo "== dawn.node still does not load: $(head -c 600 "$WORK/dawn-load.err")"
-  fi
-  # The NVIDIA ICD (libGLX_nvidia.so.0) needs GLVND's libGLdispatch: unpack the carried .debs into / when the
-  # machine lacks it (GPU machines here are handed out bare and given back after the run).
-  if [ -d .gpu/gl ] && ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 ' && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null; then
-    echo "== no libGLdispatch.so.0: unpacking the carried GLVND .debs into /"
-    for f in .gpu/gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-  fi
-  if [ -n "${GPU_BENCH_CARRIED_LOADER:-}" ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
-    echo "== extracting the carried libvulkan1.deb (system libvulkan.so.1: $(ldconfig -p 2>/dev/null | grep -c 'libvulkan.so.1 ') found)"
-    mkdir -p "$WORK/vulkan"
-    if command -v dpkg-deb >/dev/null; then dpkg-deb -x .gpu/libvulkan1.deb "$WORK/vulkan"
-    else # a .deb is an ar archive holding data.tar.xz: unpack it with Python
-      python3 - .gpu/libvulkan1.deb "$WORK/vulkan" <<'PY'
-import io, sys, tarfile
-data = open(sys.argv[1], 'rb').read()
-at = 8
-while at < len(data):
-    name, size = data[at:at + 16].decode().strip(), int(data[at + 48:at + 58])
-    if name.startswith('data.tar'):
-        tarfile.open(fileobj=io.BytesIO(data[at + 60:at + 60 + size])).extractall(sys.argv[2])
-    at += 60 + size + (size & 1)
-PY
-    fi
-    export LD_LIBRARY_PATH="$WORK/vulkan/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  fi
-fi
+[ -d .gpu ] && unpack_carry .gpu
 echo "== node: $("$NODE" --version 2>&1)"
-
-# The Vulkan driver: an explicit VK_ICD_FILENAMES / VK_DRIVER_FILES wins; else NVIDIA's ICD where it is.
-if [ -z "${VK_ICD_FILENAMES:-}" ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
-  for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
-    if [ -f "$icd" ]; then
-      echo "== Vulkan ICD: $icd"; cat "$icd"; echo
-      [ "$icd" != /usr/share/vulkan/icd.d/nvidia_icd.json ] && [ "$icd" != /etc/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd"
-      break
-    fi
-  done
-fi
-echo "== VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-} VK_DRIVER_FILES=${VK_DRIVER_FILES:-} LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+pick_icd
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 | tee "$OUT/nvidia-smi.csv"
 
 rc=0
@@ -149,7 +90,7 @@ echo "== dtypes exit $drc"
 [ $rc -eq 0 ] && rc=$drc
 if [ -f web/dist/relpos-simd.wasm ]; then
   echo "== tests/js/webgpu-dtypes.test.mjs"
-  RELPOS_WEBGPU="$RELPOS_WEBGPU" RELPOS_DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis timeout -k 10 150 "$NODE" --no-experimental-fetch --test tests/js/webgpu-dtypes.test.mjs 2>&1 | tee "$OUT/webgpu-dtypes-test.log" | grep -E '^(not )?ok|^# (pass|fail|skip)|SKIP' | head -40
+  RELPOS_WEBGPU="$RELPOS_WEBGPU" RELPOS_DAWN_FLAGS=enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia timeout -k 10 150 "$NODE" --no-experimental-fetch --test tests/js/webgpu-dtypes.test.mjs 2>&1 | tee "$OUT/webgpu-dtypes-test.log" | grep -E '^(not )?ok|^# (pass|fail|skip)|SKIP' | head -40
 fi
 fi
 echo "== exit $rc; results in $OUT"

@@ -370,6 +370,27 @@ describe('webgpu fp16 on an adapter without shader-f16', { skip: hasF16 }, () =>
       fp32.dispose();
     }
   });
+  test("on an NVIDIA adapter the fp16 Error says Dawn withholds shader-f16 there and names the vulkan_enable_f16_on_nvidia toggle; 'auto' gives that reason", { skip: !haveQ8 && 'no fixtures' }, async () => {
+    // this adapter (SwiftShader), reporting itself as NVIDIA's: what a Node user on Linux + NVIDIA sees
+    const real = (await W.findGpu({ gpu })).gpu;
+    const nvidia = {
+      requestAdapter: async (o) => {
+        const adapter = await real.requestAdapter(o);
+        const info = { vendor: 'nvidia', architecture: '', device: '', description: 'NVIDIA: 580.159.04 580.159.4.0' };
+        return new Proxy(adapter, { get: (t, k) => (k === 'info' ? info : typeof t[k] === 'function' ? t[k].bind(t) : t[k]) });
+      },
+    };
+    const want = /which this adapter \(NVIDIA: 580\.159\.04 580\.159\.4\.0\) does not have\. Dawn withholds 'shader-f16' on NVIDIA's Vulkan driver; in Node, pass \{ gpu: create\(\['enable-dawn-features=vulkan_enable_f16_on_nvidia'\]\) \}/;
+    await assert.rejects(rp.loadModel(dir, { device: 'webgpu', dtype: 'fp16', gpu: nvidia }), want);
+    const auto = await rp.loadModel(dir, { device: 'auto', dtype: 'fp16', gpu: nvidia });
+    try {
+      assert.equal(auto.info.device, 'wasm');
+      assert.match(auto.info.deviceReason, want);
+    } finally {
+      auto.dispose();
+    }
+    assert.equal(W.f16Hint({ vendor: 'intel', description: 'Intel(R) Arc' }), '');
+  });
   test('the kernels and the executor refuse f16 on this device', () => {
     const a = ctx.empty(64), enc = ctx.device.createCommandEncoder();
     assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 2, N: 2, K: 2, dtype: 'f16' }), /gemm: dtype 'f16' needs the 'shader-f16' feature/);

@@ -9,7 +9,10 @@
 // Node process that installed one); in Node, the npm package `webgpu` (Dawn's Node binding), whose
 // create([]) returns one. Dawn on Linux opens libvulkan.so.1 and whatever Vulkan driver the loader
 // finds (VK_ICD_FILENAMES picks one, e.g. Chromium's SwiftShader for tests on a CPU).
-// No adapter → an Error saying what was tried. A lost device is reported in ctx.lost (a promise).
+// No adapter → an Error saying what was tried. A lost device (driver reset, device.destroy(), a browser
+// reclaiming it) is reported in ctx.lost (a promise of { reason, message }) and ctx.lostInfo (null until
+// then); ctx.guard(what, fn) runs GPU work that ends in an Error saying so (error.deviceLost) instead of a
+// hang or stale results when the device is lost before or during it.
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -99,7 +102,9 @@ export class GpuContext {
     this.features = Object.freeze(features);
     this.limits = Object.freeze(limits);
     this.shaderF16 = features.includes('shader-f16');
-    this.lost = device.lost.then((e) => ({ reason: e.reason, message: e.message }));
+    /** { reason, message } once the device is lost (or destroyed), else null. */
+    this.lostInfo = null;
+    this.lost = device.lost.then((e) => (this.lostInfo ??= { reason: e.reason ?? 'unknown', message: e.message ?? '' }));
     /** Compiled pipelines by kernel key (see pipeline()). */
     this.pipelines = new Map();
   }
@@ -201,10 +206,75 @@ export class GpuContext {
     return result;
   }
 
+  /**
+   * Runs `fn()` (GPU work: a promise, e.g. a forward) unless the device is lost, and races it against the
+   * loss: a device lost before, during or by the end of the work gives an Error whose message names `what`
+   * and the loss, with error.deviceLost = { reason, message } (its cause: the work's own error, if any). A
+   * failure of the work itself that the loss may explain (mapAsync's AbortError / OperationError on a lost
+   * device) is reported as the loss too: after such a failure the device gets LOST_GRACE_MS to report it.
+   */
+  async guard(what, fn) {
+    if (this.lostInfo) throw lostError(what, this.lostInfo);
+    let work; // fn runs now (a forward records and submits before its first await), its failures become rejections
+    try {
+      work = Promise.resolve(fn());
+    } catch (e) {
+      work = Promise.reject(e);
+    }
+    const lost = this.lost.then((info) => {
+      throw lostError(what, info);
+    });
+    lost.catch(() => {}); // settles only if the device is lost; never an unhandled rejection
+    let result;
+    try {
+      result = await Promise.race([work, lost]);
+    } catch (e) {
+      work.catch(() => {}); // the work may still fail after the loss was reported
+      if (e?.deviceLost) throw e;
+      // mapAsync on a lost device rejects with an AbortError / OperationError, which may come first
+      if (e?.name !== 'AbortError' && e?.name !== 'OperationError') throw e;
+      let timer;
+      const info = await Promise.race([this.lost, new Promise((resolve) => {
+        timer = setTimeout(() => resolve(null), GpuContext.LOST_GRACE_MS);
+      })]);
+      clearTimeout(timer);
+      if (info) throw lostError(what, info, e);
+      throw e;
+    }
+    if (this.lostInfo) throw lostError(what, this.lostInfo); // finished on a lost device: results not trusted
+    return result;
+  }
+
+  /** Milliseconds a failed guard() waits for device.lost before reporting the work's own error. */
+  static LOST_GRACE_MS = 2000;
+
   /** Releases the device (its buffers with it). */
   destroy() {
     this.device.destroy();
   }
+}
+
+/**
+ * Why an adapter lacks 'shader-f16' where the reason is known, for the fp16 Error (else ''): Dawn withholds the
+ * feature on NVIDIA's Vulkan driver (a driver bug list; Chrome on Linux + NVIDIA shows none for the same reason)
+ * unless the adapter toggle vulkan_enable_f16_on_nvidia is set, which a Node process can do through the npm
+ * package 'webgpu' (unsafe for browsing; a bench or a trusted app may).
+ */
+export function f16Hint(info) {
+  if (!/nvidia/i.test(`${info.vendor} ${info.description}`)) return '';
+  return isNode
+    ? ". Dawn withholds 'shader-f16' on NVIDIA's Vulkan driver; in Node, pass { gpu: create(['enable-dawn-features=vulkan_enable_f16_on_nvidia']) } (npm package 'webgpu') to enable it"
+    : ". Browsers built on Dawn withhold 'shader-f16' on NVIDIA's Vulkan driver (Chrome on Linux)";
+}
+
+/** The Error of GPU work on a lost device (GpuContext.guard). */
+export function lostError(what, info, cause) {
+  const e = new Error(
+    `${what}: the GPU device was lost (reason '${info.reason}'${info.message ? `: ${info.message}` : ''}); its buffers, and the model's weights on it, are gone — load the model again (device 'auto' falls back to WebAssembly, with the reason, when no GPU adapter is left)`,
+    cause === undefined ? undefined : { cause },
+  );
+  e.deviceLost = { reason: info.reason, message: info.message };
+  return e;
 }
 
 /**

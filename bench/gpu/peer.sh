@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The WebGPU peer bench on a GPU machine, in one call (issue #33; ≤ 9 min: peer.mjs ≤ 400 s (GPU_PEER_BUDGET_S), fixtures ≤ 100 s), from the repository root:
+#   bash bench/gpu/peer.sh            (OUT=dir for results; default bench/results/tmp/gpu-peer)
+# Needs .gpu-peer/ from scripts/gpu-peer-carry.sh (node, dawn.node, the Vulkan loader, GLVND, Transformers.js +
+# onnxruntime-node's linux-x64 libraries, the four peer graphs, the inputs) and web/dist; both travel:
+#   run(command='bash bench/gpu/peer.sh', carry=['.gpu-peer', 'web/dist'], timeout_s=540)
+# Steps: unpack (bench/gpu/carry-env.sh; the Transformers.js modules under $WORK/node_modules), then
+#   1. bench/gpu/peer.mjs: every row, relpos fp32 / q8 / fp16 against Transformers.js fp32 → $OUT/peer.json
+#   2. bench/gpu/fixtures.mjs with GPU_FIXTURES_DTYPE=fp16: every public fixture in fp16 (tolerance 2e-2)
+#      → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
+# Dawn flags (RELPOS_DAWN_FLAGS, default enable-dawn-features=vulkan_enable_f16_on_nvidia): Dawn withholds
+# 'shader-f16' on NVIDIA's Vulkan driver without that adapter toggle (a driver bug list; unsafe for browsing, fine
+# for a bench). Everything printed goes to $OUT/run.log. PEER_ROWS / PEER_DTYPES pass through to peer.mjs;
+# GPU_PEER_FIXTURES=0 skips step 2.
+# GPU_BENCH_SMALL=1 checks the whole script on SwiftShader (MiniLM only, 2 texts, 2 sentences):
+#   bash scripts/gpu-peer-carry.sh && VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json GPU_BENCH_SMALL=1 bash bench/gpu/peer.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-bench/results/tmp/gpu-peer}
+WORK=${WORK:-/tmp/relpos-gpu-peer}
+mkdir -p "$OUT" "$WORK"
+rm -f "$OUT/peer.json" "$OUT/run.log"
+exec > >(tee -a "$OUT/run.log") 2>&1
+echo "== relpos WebGPU peer bench, $(date -u +%FT%TZ), $(uname -srm), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+source bench/gpu/carry-env.sh
+NODE=node
+export RELPOS_WEBGPU=${RELPOS_WEBGPU:-}
+if [ -d .gpu-peer ]; then
+  unpack_carry .gpu-peer
+  echo "== unpacking .gpu-peer/peer-modules.tar.xz (Transformers.js, onnxruntime-node linux-x64, sharp)"
+  rm -rf "$WORK/node_modules"
+  if command -v xz >/dev/null; then xz -dc .gpu-peer/peer-modules.tar.xz | tar -C "$WORK" -xf -
+  else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' .gpu-peer/peer-modules.tar.xz "$WORK"; fi
+  export PEER_TRANSFORMERS="$WORK/node_modules/@huggingface/transformers/dist/transformers.node.mjs"
+  export PEER_MODELS=.gpu-peer/models PEER_INPUTS=.gpu-peer/inputs.json
+else
+  echo "== no .gpu-peer/: this machine's node, node_modules/webgpu, bench/node_modules and ../shared/gpu-peer-models"
+fi
+echo "== node: $("$NODE" --version 2>&1)"
+pick_icd
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 | tee "$OUT/nvidia-smi.csv"
+export RELPOS_DAWN_FLAGS=${RELPOS_DAWN_FLAGS-enable-dawn-features=vulkan_enable_f16_on_nvidia}
+echo "== RELPOS_DAWN_FLAGS=$RELPOS_DAWN_FLAGS"
+[ -f web/dist/relpos-simd.wasm ] || { echo "== web/dist/relpos-simd.wasm is missing: carry web/dist"; exit 1; }
+
+echo "== bench/gpu/peer.mjs"
+OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-400}" "$NODE" bench/gpu/peer.mjs > "$OUT/peer-rows.json"
+rc=$?
+echo "== peer exit $rc"
+cat "$OUT/peer-rows.json"
+if [ "${GPU_PEER_FIXTURES:-1}" = 1 ] && [ -z "${GPU_BENCH_SMALL:-}" ]; then
+  echo "== bench/gpu/fixtures.mjs in fp16"
+  OUT="$OUT" GPU_FIXTURES_DTYPE=fp16 timeout -k 10 100 "$NODE" --no-experimental-fetch bench/gpu/fixtures.mjs
+  echo "== fixtures fp16 exit $?"
+fi
+echo "== exit $rc; results in $OUT"
+exit $rc

@@ -12,6 +12,7 @@ import { familiesMarkdown } from './report_families.mjs';
 import { webgpuMarkdown } from './webgpu.mjs';
 import { webgpuPeerMarkdown } from './report_webgpu_peer.mjs';
 import { gpuPeerMarkdown, gpuPeerResults } from './report_gpu_peer.mjs';
+import { bigModelsMarkdown, bigModelsResults } from './report_big_models.mjs';
 import { spansReadme } from './spans.mjs';
 import { headlineTable } from './headline.mjs';
 
@@ -98,6 +99,7 @@ export function performanceSection(r, resultsDir) {
   shortReadme(r, L);  // short sequences, separate-process peers, profile, batching, fill-mask (lib/report_short.mjs)
   trainingReadme(r, L);  // lab training throughput (lib/report_training.mjs)
   familiesMarkdown(r, L);  // MPNet, ModernBERT, NomicBERT (lib/report_families.mjs)
+  bigModelsMarkdown(bigModelsResults(resultsDir), L);  // EmbeddingGemma / Qwen3-Embedding at real size (lib/report_big_models.mjs)
   webgpuMarkdown(r, L);  // WebGPU kernels on a GPU machine (lib/webgpu.mjs)
   webgpuPeerMarkdown(r, L);  // relpos vs Transformers.js WebGPU in Chromium (lib/report_webgpu_peer.mjs)
   gpuPeerMarkdown(gpuPeerResults(resultsDir), L, ROOT);  // relpos vs Transformers.js WebGPU on a GPU machine, same weights (lib/report_gpu_peer.mjs)

@@ -408,6 +408,9 @@ export interface ModelInfo {
   deviceReason: string | null;
   /** On WebGPU: bytes of weights held on the GPU (q8: linear layers int8 plus scales; fp16: 2 bytes per value). */
   gpuWeightBytes?: number;
+  /** On WebGPU: bytes of weights still held in WebAssembly memory after the upload (norm gains, biases, scheme tables:
+   * the linear layers and embedding tables live on the GPU only). weightBytes is what the load converted. */
+  wasmWeightBytes?: number;
   /**
    * On WebGPU: null while the GPU device works; { reason, message } once it was lost (driver reset,
    * device.destroy(), the browser reclaiming it). After a loss every forward rejects with an Error saying

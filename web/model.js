@@ -109,7 +109,10 @@ async function attachWebGpu(model, handle, options, dtype) {
   // bytes of weights on the GPU (q8 Linears: int8 words and their scale words; fp16: 2 per value)
   let weightBytes = 0;
   for (const b of [...executor.weights.values(), ...executor.scales.values()]) weightBytes += b.size;
-  return { executor, ctx, adapter: ctx.info, weightBytes };
+  // The GPU holds the weights now: the WASM copies of the Linear layers and embedding tables go (norm gains, biases and
+  // scheme tables, a few KB, stay for the plans); a 0.6 B model's weights are not kept twice.
+  const freed = unwrap(handle.releaseWeights());
+  return { executor, ctx, adapter: ctx.info, weightBytes, wasmWeightBytes: Math.max(0, model.info.weightBytes - freed) };
 }
 
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
@@ -313,7 +316,10 @@ export class Model {
   _useWebGpu(gpu) {
     this.#gpu = gpu;
     const dtype = gpu.executor.dtype === 'f16' ? 'fp16' : this.info.dtype;
-    this.info = Object.freeze({ ...this.info, device: 'webgpu', deviceReason: null, deviceLost: null, adapter: gpu.adapter, dtype, gpuWeightBytes: gpu.weightBytes });
+    this.info = Object.freeze({
+      ...this.info, device: 'webgpu', deviceReason: null, deviceLost: null, adapter: gpu.adapter, dtype, gpuWeightBytes: gpu.weightBytes,
+      wasmWeightBytes: gpu.wasmWeightBytes,
+    });
     // A lost device (driver reset, device.destroy(), the browser reclaiming it) shows in info.deviceLost.
     gpu.ctx.lost.then((lost) => this.#deviceLost(lost));
   }

@@ -27,6 +27,8 @@
 //     logits: the task head follows (an output op of kind 3), positions > 0: a masked-LM head at that many rows;
 //     a q8 Linear's entry is { key, kind: 'q8', rows, cols } (rows = out features, cols = in features), a q8
 //     embedding table's the same with rows, cols = its rows, dim
+//   LoadedModel.releaseWeights() → bytes freed | Error      after a WebGPU upload: frees the WASM copies of the plan's
+//     Linear and table weights (plan::release_weights); the CPU forward is an Error from then on
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32;
 //     for a q8 entry { q: Uint32Array, scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values)
 //   openStream(configText, options) → StreamLoad | null | Error   null: the family loads from whole files
@@ -169,6 +171,17 @@ class LoadedModel {
       out.set("constants", constants);
       weights_ = std::move(p.weights);
       return out;
+    });
+  }
+
+  // The WebGPU executor holds its own copy of every weight: free the WASM copies of the Linear layers and embedding
+  // tables that the model's plan (and its head's) names; the model then runs on the GPU only. Returns the bytes freed.
+  val release_weights() {
+    return guarded([&] {
+      std::size_t bytes = plan::release_weights(plan::build(*model_, 1, 1, false, nullptr, 0));
+      if (head_) bytes += plan::release_weights(plan::build(*model_, 1, 1, false, head_.get(), 0));
+      weights_.clear();
+      return val(static_cast<double>(bytes));
     });
   }
 
@@ -357,7 +370,8 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("head", &LoadedModel::head)
       .function("forward", &LoadedModel::forward)
       .function("plan", &LoadedModel::plan)
-      .function("weightValues", &LoadedModel::weight_values);
+      .function("weightValues", &LoadedModel::weight_values)
+      .function("releaseWeights", &LoadedModel::release_weights);
   class_<StreamLoad>("StreamLoad")
       .function("beginFile", &StreamLoad::begin_file)
       .function("write", &StreamLoad::write)

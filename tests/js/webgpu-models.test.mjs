@@ -64,6 +64,8 @@ for (const [set, name] of SUPPORTED) {
     try {
       assert.equal(model.info.device, 'webgpu');
       assert.equal(model.info.deviceReason, null);
+      // the weights live on the GPU once: the WASM copies of the linear layers and tables are freed after the upload
+      assert.ok(model.info.wasmWeightBytes < 0.1 * model.info.weightBytes, `WASM keeps ${model.info.wasmWeightBytes} of ${model.info.weightBytes} weight bytes`);
       const passMask = input.attention_mask_passed_to_model ?? true;
       const pending = model.forward({ inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) }, { outputHiddenStates: true });
       assert.ok(pending instanceof Promise, 'forward on a webgpu model returns a Promise');

@@ -156,4 +156,10 @@ struct Q8Values {
 bool is_q8(const Weight& weight, int* rows = nullptr, int* cols = nullptr);
 Q8Values q8_values(const Weight& weight);  // Error when !is_q8(weight)
 
+// Frees the storage of every Linear and EmbeddingTable `plan` names (Linear::release_weights,
+// EmbeddingTable::release_weights), once an executor holds its own copy of them; float tables (norm gains, biases,
+// scheme tables: small) stay. Plans still record afterwards; the CPU forward and the values of released weights are
+// Errors. Returns the bytes freed.
+std::size_t release_weights(const Plan& plan);
+
 }  // namespace relpos::plan

@@ -72,6 +72,10 @@ Q8Values pack_words(int rows, int cols, const std::int8_t* q, const std::uint8_t
 
 Q8Values q8_values(const Weight& w) {
   if (!is_q8(w)) fail_value("plan: q8_values: this weight is not a q8 Linear or table (weight_values gives its float32 values)");
+  const bool released = w.kind == Weight::Kind::Table ? static_cast<const models::EmbeddingTable*>(w.source)->released()
+                                                       : static_cast<const models::Linear*>(w.source)->released();
+  if (released)
+    fail_value("plan: q8_values: this model's weights live on the GPU (device 'webgpu'); their WebAssembly copy was released after the upload");
   if (w.kind == Weight::Kind::Table) {  // one scale per row, multipliers 1
     const auto& t = *static_cast<const models::EmbeddingTable*>(w.source);
     return pack_words(t.rows(), t.dim(), t.q8().data(), nullptr, t.scales().data());
@@ -81,6 +85,17 @@ Q8Values q8_values(const Weight& w) {
   std::vector<std::uint8_t> mult;
   m.unpack(q, mult);
   return pack_words(m.out(), m.in(), q.data(), mult.data(), m.scales().data());
+}
+
+std::size_t release_weights(const Plan& plan) {
+  std::size_t bytes = 0;
+  for (const Weight& w : plan.weights) {
+    // the plan holds const pointers into the model, which owns these objects and lends them to the executor
+    if (w.kind == Weight::Kind::Linear) bytes += const_cast<models::Linear*>(static_cast<const models::Linear*>(w.source))->release_weights();
+    if (w.kind == Weight::Kind::Table)
+      bytes += const_cast<models::EmbeddingTable*>(static_cast<const models::EmbeddingTable*>(w.source))->release_weights();
+  }
+  return bytes;
 }
 
 }  // namespace relpos::plan

@@ -57,7 +57,24 @@ EmbeddingTable EmbeddingTable::load(const Weights& weights, const std::string& n
   return t;
 }
 
+std::size_t EmbeddingTable::release_weights() {
+  const std::size_t bytes = f32_.size() * sizeof(float) + q8_.size() + scales_.size() * sizeof(float);
+  was_q8_ = is_q8();
+  f32_ = {};
+  q8_ = {};
+  scales_ = {};
+  dequantized_ = {};
+  released_ = true;
+  return bytes;
+}
+
+void EmbeddingTable::check_held(const char* what) const {
+  if (released_)
+    fail_value(std::string(what) + ": this model's weights live on the GPU (device 'webgpu'); their WebAssembly copy was released after the upload");
+}
+
 void EmbeddingTable::gather(int count, const std::int32_t* ids, float* out) const {
+  check_held("forward");
   for (int r = 0; r < count; ++r) {
     const std::int32_t id = ids[r];
     if (id < 0 || id >= rows_)
@@ -80,6 +97,7 @@ void EmbeddingTable::scale(float s) {
 }
 
 std::vector<float> EmbeddingTable::values() const {
+  check_held("plan: weight values");
   if (q8_.empty()) return f32_;
   std::vector<float> v(q8_.size());
   for (int r = 0; r < rows_; ++r)
@@ -88,6 +106,7 @@ std::vector<float> EmbeddingTable::values() const {
 }
 
 void EmbeddingTable::add_row(int row, float* out) const {
+  check_held("forward");
   const std::size_t at = static_cast<std::size_t>(row) * dim_;
   if (q8_.empty()) {
     add_inplace(static_cast<std::size_t>(dim_), out, f32_.data() + at);
@@ -109,6 +128,7 @@ void EmbeddingTable::project(int count, const float* x, float* y, const float* b
     op.set("K", dim_);
     return;
   }
+  check_held("forward");
   // Table rows per chunk. Up to kFewRows vectors, dot_rows_f32 streams each row once per 4 vectors;
   // more (every token of a batch) pack the chunk's rows once and run the packed GEMM over all of them.
   constexpr parallel::Index kRows = 128;

@@ -37,7 +37,11 @@ class EmbeddingTable {
   // The table [rows, dim] as float32 (q8 rows dequantized as gather() does), for the GPU plan.
   std::vector<float> values() const;
   // Held as int8 (q8 load): q8() [rows · dim] and scales() [rows], row r = scales()[r] · q8()[r·dim + c].
-  bool is_q8() const { return !q8_.empty(); }
+  bool is_q8() const { return was_q8_ || !q8_.empty(); }
+  // Frees the table's storage once a GPU executor holds its own copy (as Linear::release_weights): rows, dim and
+  // q8-ness stay, so plans still record; gather, project or values on the CPU are then an Error. Returns bytes freed.
+  std::size_t release_weights();
+  bool released() const { return released_; }
   const std::vector<std::int8_t>& q8() const { return q8_; }
   const std::vector<float>& scales() const { return scales_; }
   int rows() const { return rows_; }
@@ -45,6 +49,8 @@ class EmbeddingTable {
 
  private:
   int rows_ = 0, dim_ = 0;
+  bool released_ = false, was_q8_ = false;
+  void check_held(const char* what) const;
   std::vector<float> f32_;
   std::vector<std::int8_t> q8_;
   std::vector<float> scales_;

@@ -42,8 +42,14 @@ class Linear {
   const QuantizedMatrix* q8() const { return q8_.empty() ? nullptr : &q8_; }
   int in() const { return in_; }
   int out() const { return out_; }
+  // Frees the weights' storage once a GPU executor holds its own copy (web/model.js after the upload): shape, bias
+  // and q8-ness stay, so plans still record; a CPU forward or a request for the values is then an Error. Returns the
+  // bytes freed.
+  std::size_t release_weights();
+  bool released() const { return released_; }
 
  private:
+  bool released_ = false;
   int in_ = 0, out_ = 0;
   std::vector<float> packed_;
   std::vector<float> bias_;

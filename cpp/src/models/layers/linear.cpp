@@ -51,7 +51,22 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
   return l;
 }
 
+std::size_t Linear::release_weights() {
+  const std::size_t bytes = released_ ? 0 : (q8_.empty() ? packed_.size() * sizeof(float) : q8_.bytes());
+  packed_ = {};
+  if (!q8_.empty()) q8_.release();
+  released_ = true;
+  return bytes;
+}
+
+namespace {
+[[noreturn]] void fail_released(const char* what) {
+  fail_value(std::string(what) + ": this model's weights live on the GPU (device 'webgpu'); their WebAssembly copy was released after the upload");
+}
+}  // namespace
+
 std::vector<float> Linear::weight_f32() const {
+  if (released_) fail_released("plan: weight values");
   if (!q8_.empty()) fail_value("plan: int8 (q8) linear weights have no float32 form (plan::q8_values gives their int8 layout)");
   std::vector<float> w(static_cast<std::size_t>(in_) * out_);
   kernels::unpack_b_nk(in_, out_, packed_.data(), w.data());
@@ -71,6 +86,7 @@ void Linear::forward(int rows, const float* x, float* y) const {
     op.set("K", in_);
     return;
   }
+  if (released_) fail_released("forward");
   if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());

@@ -19,7 +19,15 @@ class QuantizedMatrix {
   // row blocks of the matrix as they stream in).
   QuantizedMatrix(int in, int out, std::vector<std::int8_t> packed, std::vector<float> scales, int activation_max)
       : in_(in), out_(out), packed_(std::move(packed)), scales_(std::move(scales)), activation_max_(activation_max) {}
-  bool empty() const { return packed_.empty(); }
+  // Not quantized (a default matrix). A released matrix (release()) stays non-empty: it was, and its GPU copy is.
+  bool empty() const { return packed_.empty() && !released_; }
+  // Frees the int8 panels and scales (their GPU copy serves the model from now on); shape and q8-ness stay.
+  void release() {
+    packed_ = {};
+    scales_ = {};
+    released_ = true;
+  }
+  bool released() const { return released_; }
   std::size_t bytes() const { return packed_.size() + scales_.size() * sizeof(float); }
   // y[rows, out] = x[rows, in] · Wᵀ (+ bias[out] when not null), W the quantized weight.
   void forward(int rows, const float* x, float* y, const float* bias) const;
@@ -35,6 +43,7 @@ class QuantizedMatrix {
   std::vector<std::int8_t> packed_;
   std::vector<float> scales_;
   int activation_max_ = 1;  // pack_qs8_nk's range for the activations of this matrix
+  bool released_ = false;
 };
 
 }  // namespace relpos::models

@@ -17,6 +17,7 @@
 // rate at these shapes, without the depth — and the ratio of the two.
 // Results: printed as a table and written to bench/results/big-models.json (rows keyed by CPU).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -227,7 +228,7 @@ export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], le
         log(describeRow(row));
       }
   }
-  return { cpu, date: new Date().toISOString(), rows };
+  return { cpu, date: new Date().toISOString(), loadAverage: os.loadavg()[0], rows };
 }
 
 const gib = (b) => (b / 2 ** 30).toFixed(2);
@@ -237,8 +238,9 @@ export function describeRow(r) {
   return `${r.model} ${r.dtype} ${r.threads}t: load ${(r.loadMs / 1000).toFixed(1)} s, VmHWM ${gib(r.vmHwmAfterLoad)} GiB after load, ${gib(r.vmHwm)} GiB at the end (file ${gib(r.fileBytes)} GiB, weights ${gib(r.weightBytes)} GiB); ${inputs}`;
 }
 
-export function markdown({ cpu, date, rows }) {
-  const L = [`CPU: ${cpu} · ${date} · Node ${process.version}`, '',
+export function markdown({ cpu, date, rows, loadAverage, note }) {
+  const load = note ?? (loadAverage !== undefined ? `load average ${loadAverage.toFixed(1)} at the end` : '');
+  const L = [`CPU: ${cpu} · ${date} · Node ${process.version}${load ? ` · ${load}` : ''}`, '',
     '| model | dtype | threads | file GiB | load s | VmHWM after load GiB | VmHWM end GiB | tokens | ms | GFLOP/s | % of reference (GFLOP/s) |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
   for (const r of rows) {

@@ -17,6 +17,7 @@
 // rate at these shapes, without the depth — and the ratio of the two.
 // Results: printed as a table and written to bench/results/big-models.json (rows keyed by CPU).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +81,45 @@ export function cpuName() {
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
+/**
+ * The whole-file path for comparison (what every load did before streaming): the file into the heap
+ * whole, then mod.loadModel; SIMD build, one thread, load + one forward of `tokens`.
+ */
+async function wholeFileChild([dir, dtype, tokens]) {
+  const { loadModule } = await import('../../web/loader.js');
+  const { Model } = await import('../../web/model.js');
+  const { openSource } = await import('../../web/sources.js');
+  const { readCheckpoint } = await import('../../web/weights.js');
+  const { unwrap } = await import('../../web/positions.js');
+  const row = { dtype, threads: 1, wholeFile: true, vmHwmBefore: vmHwm() };
+  const mod = await loadModule('simd');
+  const t0 = performance.now();
+  let model;
+  try {
+    const src = await openSource(dir);
+    const config = await src.text('config.json');
+    const files = await readCheckpoint(mod, src, null, null);
+    try {
+      model = new Model(mod, unwrap(mod.loadModel(config, files, { dtype })), JSON.parse(config), null);
+    } finally {
+      files.forEach((f) => f.buffer.delete());
+    }
+  } catch (e) {
+    row.error = `${e.constructor.name}: ${e.message}`;
+    row.vmHwm = vmHwm();
+    return row;
+  }
+  row.loadMs = performance.now() - t0;
+  row.vmHwmAfterLoad = vmHwm();
+  row.weightBytes = model.info.weightBytes;
+  const L = Number(tokens);
+  const t = performance.now();
+  model.forward({ inputIds: Array.from({ length: L }, (_, i) => 1 + ((i * 104729) % 1000)) });
+  row.inputs = [{ tokens: L, ms: performance.now() - t, runs: 1, gflops: 0, gemmGflops: 0, ofGemm: 0 }];
+  row.vmHwm = vmHwm();
+  return row;
+}
+
 async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
   const { init } = await import('../../web/index.js');
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
@@ -102,9 +142,15 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
   const ids = (n, seed) => Array.from({ length: n }, (_, i) => 1 + ((seed * 7919 + i * 104729) % (vocab - 1)));
   const gflops = (flops, ms) => flops / ms / 1e6;
   // The reference rate at these widths: a one-layer model of the same shapes at the same length
-  const gemmModel = await rp.loadModel(gemmDir, { dtype });
+  let gemmModel = null;
+  try {
+    gemmModel = await rp.loadModel(gemmDir, { dtype });
+  } catch (e) {  // no room beside the model: rows without the reference
+    row.referenceError = `${e.constructor.name}: ${e.message}`;
+  }
   const gemmConfig = JSON.parse(fs.readFileSync(path.join(gemmDir, 'config.json'), 'utf8'));
   const reference = (L) => {
+    if (!gemmModel) return 0;
     const gemmIds = ids(L, 9).map((x) => x % gemmConfig.vocab_size);
     gemmModel.forward({ inputIds: gemmIds });
     const times = [];
@@ -117,13 +163,14 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
   };
   row.inputs = [];
   for (const L of lengths.split(',').map(Number)) {
-    const gemmGflops = reference(L);
-    const flops = forwardFlops(config, L);
-    const estimateMs = flops / (gemmGflops * 1e6);
-    const n = estimateMs > 20000 ? 1 : Number(reps);
-    if (estimateMs <= 20000) model.forward({ inputIds: ids(L, 1) });
     const times = [];
+    let gemmGflops, flops, n;
     try {
+      gemmGflops = reference(L);
+      flops = forwardFlops(config, L);
+      const estimateMs = flops / ((gemmGflops || 20) * 1e6);
+      n = estimateMs > 20000 ? 1 : Number(reps);
+      if (estimateMs <= 20000) model.forward({ inputIds: ids(L, 1) });
       for (let r = 0; r < n; ++r) {
         const t = performance.now();
         const out = model.forward({ inputIds: ids(L, 2 + r) });
@@ -137,7 +184,7 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
     const ms = median(times);
     row.inputs.push({ tokens: L, ms, runs: n, gflops: gflops(flops, ms), gemmGflops, ofGemm: gflops(flops, ms) / gemmGflops });
   }
-  gemmModel.dispose();
+  gemmModel?.dispose();
   row.vmHwm = vmHwm();
   row.heapBytes = rp.heapBytes;
   model.dispose();
@@ -181,18 +228,19 @@ export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], le
         log(describeRow(row));
       }
   }
-  return { cpu, date: new Date().toISOString(), rows };
+  return { cpu, date: new Date().toISOString(), loadAverage: os.loadavg()[0], rows };
 }
 
 const gib = (b) => (b / 2 ** 30).toFixed(2);
 export function describeRow(r) {
   if (r.error) return `${r.model} ${r.dtype} ${r.threads}t: ${r.error} (VmHWM ${gib(r.vmHwm)} GiB)`;
-  const inputs = r.inputs.map((i) => i.error ? `${i.tokens} tok: ${i.error}` : `${i.tokens} tok ${i.ms.toFixed(0)} ms (${i.gflops.toFixed(1)} GFLOP/s, ${(100 * i.ofGemm).toFixed(0)} % of the one-layer reference ${i.gemmGflops.toFixed(1)}${i.runs === 1 ? ', 1 run' : ''})`).join('; ');
+  const inputs = r.inputs.map((i) => i.error ? `${i.tokens} tok: ${i.error}` : !i.gemmGflops ? `${i.tokens} tok ${i.ms.toFixed(0)} ms` : `${i.tokens} tok ${i.ms.toFixed(0)} ms (${i.gflops.toFixed(1)} GFLOP/s, ${(100 * i.ofGemm).toFixed(0)} % of the one-layer reference ${i.gemmGflops.toFixed(1)}${i.runs === 1 ? ', 1 run' : ''})`).join('; ');
   return `${r.model} ${r.dtype} ${r.threads}t: load ${(r.loadMs / 1000).toFixed(1)} s, VmHWM ${gib(r.vmHwmAfterLoad)} GiB after load, ${gib(r.vmHwm)} GiB at the end (file ${gib(r.fileBytes)} GiB, weights ${gib(r.weightBytes)} GiB); ${inputs}`;
 }
 
-export function markdown({ cpu, date, rows }) {
-  const L = [`CPU: ${cpu} · ${date} · Node ${process.version}`, '',
+export function markdown({ cpu, date, rows, loadAverage, note }) {
+  const load = note ?? (loadAverage !== undefined ? `load average ${loadAverage.toFixed(1)} at the end` : '');
+  const L = [`CPU: ${cpu} · ${date} · Node ${process.version}${load ? ` · ${load}` : ''}`, '',
     '| model | dtype | threads | file GiB | load s | VmHWM after load GiB | VmHWM end GiB | tokens | ms | GFLOP/s | % of reference (GFLOP/s) |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
   for (const r of rows) {
@@ -202,7 +250,7 @@ export function markdown({ cpu, date, rows }) {
     }
     for (const i of r.inputs)
       if (i.error) L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.error.replace(/\|/g, '\\|')} | | |`);
-      else L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.ms.toFixed(0)}${i.runs === 1 ? ' (1 run)' : ''} | ${i.gflops.toFixed(1)} | ${(100 * i.ofGemm).toFixed(0)} (${i.gemmGflops.toFixed(1)}) |`);
+      else L.push(`| ${r.model} | ${r.dtype} | ${r.threads} | ${gib(r.fileBytes)} | ${(r.loadMs / 1000).toFixed(1)} | ${gib(r.vmHwmAfterLoad)} | ${gib(r.vmHwm)} | ${i.tokens} | ${i.ms.toFixed(0)}${i.runs === 1 ? ' (1 run)' : ''} | ${i.gflops ? i.gflops.toFixed(1) : '—'} | ${i.gemmGflops ? `${(100 * i.ofGemm).toFixed(0)} (${i.gemmGflops.toFixed(1)})` : '—'} |`);
   }
   return L.join('\n');
 }
@@ -232,6 +280,24 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   if (args[0] === '--child') {
     console.log(JSON.stringify(await child(args.slice(1))));
+  } else if (args[0] === '--whole-file-child') {
+    console.log(JSON.stringify(await wholeFileChild(args.slice(1))));
+  } else if (args[0] === '--whole-file') {
+    // node bench/lib/big_models.mjs --whole-file name[,name] [dtype]: the before row (whole-file path)
+    const result = { cpu: cpuName(), date: new Date().toISOString(), rows: [] };
+    for (const name of args[1].split(',')) {
+      const dir = ensureCheckpoint(name, BIG_CONFIGS[name]);
+      for (const dtype of (args[2] ?? 'q8').split(',')) {
+        const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--whole-file-child', dir, dtype, '128'], {
+          encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        const row = { model: `${name} (whole file)`, fileBytes: fs.statSync(path.join(dir, 'model.safetensors')).size, ...JSON.parse(out.trim().split('\n').at(-1)) };
+        result.rows.push(row);
+        console.log(describeRow(row));
+      }
+    }
+    console.log('\n' + markdown(result));
+    saveResult(result);
   } else {
     const lengths = option(args, '--lengths', '128,512,2048').split(',').map(Number);
     const dtypes = option(args, '--dtypes', 'q8,fp32').split(',');

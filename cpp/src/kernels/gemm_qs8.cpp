@@ -324,7 +324,10 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
       const int k1 = std::min(K, k0 + kQs8Group);
       float gmax = 0.0f;
       for (int k = k0; k < k1; ++k) gmax = std::max(gmax, std::fabs(row[k]));
-      const int m = std::clamp(static_cast<int>(std::ceil(Mx * (gmax / amax))), 1, Mx);
+      // clamp(ceil(16 · gmax / amax), 1, 16), compared as a float first: a non-finite weight (amax = inf,
+      // ratio NaN) gets m = 1 instead of a float → int conversion out of range (found by fuzz_streamed_checkpoint)
+      const float r = std::ceil(Mx * (gmax / amax));
+      const int m = r >= 1.0f ? (r < static_cast<float>(Mx) ? static_cast<int>(r) : Mx) : 1;
       const float inv = (127.0f * Mx) / (amax * static_cast<float>(m));
       for (int k = k0; k < k1; ++k) {
         const int q = quantize_value(row[k], inv, 127);

@@ -47,7 +47,8 @@ std::size_t packed_qs8_bytes(int K, int N);
 // in [−127, 127], so W[n][k] ≈ scales[n] · m · q within half a step scales[n] · m.
 // Returns the matrix's activation range: the largest |Aq| for which every int32 sum Σ_k Aq · m·q is
 // exact, min(32767, (2³¹ − 1) / max_n Σ_k |m·q|) (≥ 1). Pass it to quantize_rows_qs8.
-// Contract: K, N ≥ 0; W finite; packed holds packed_qs8_bytes(K, N) bytes, scales N floats.
+// Contract: K, N ≥ 0; packed holds packed_qs8_bytes(K, N) bytes, scales N floats. W should be finite: a row
+// holding inf or NaN gets unspecified values (but no undefined behaviour).
 int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* packed, float* scales);
 
 // The inverse of pack_qs8_nk's layout, for W [N][K] as packed: q[n·K + k] (int8, in [−127, 127]) and the

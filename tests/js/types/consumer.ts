@@ -11,6 +11,15 @@ async function models(rp: Relpos): Promise<number> {
     host: 'https://hub.example.com', revision: 'main', cache: false,
     onProgress: ({ file, cached }) => console.log(file, cached ? '(cache)' : ''),
   });
+  const big = await rp.loadModel('./embeddinggemma-300m/', {
+    dtype: 'q8',
+    onProgress: ({ stage, file, loaded, total, convertedBytes }) => {
+      const converting: boolean = stage === 'convert';
+      const held: number = convertedBytes ?? 0;
+      console.log(converting, file, loaded, total, held);
+    },
+  });
+  big.dispose();
   const removed: number = (await rp.clearCache()) + (await relpos.clearCache());
   hub.dispose();
   void removed;

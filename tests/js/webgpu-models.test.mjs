@@ -64,8 +64,9 @@ for (const [set, name] of SUPPORTED) {
     try {
       assert.equal(model.info.device, 'webgpu');
       assert.equal(model.info.deviceReason, null);
-      // the weights live on the GPU once: the WASM copies of the linear layers and tables are freed after the upload
-      assert.ok(model.info.wasmWeightBytes < 0.1 * model.info.weightBytes, `WASM keeps ${model.info.wasmWeightBytes} of ${model.info.weightBytes} weight bytes`);
+      // the weights live on the GPU once: the WASM copies of the linear layers and embedding tables are freed after the
+      // upload (these tiny fixtures keep relatively large float tables: positions, relative embeddings, norms)
+      assert.ok(model.info.wasmWeightBytes < 0.5 * model.info.weightBytes, `WASM keeps ${model.info.wasmWeightBytes} of ${model.info.weightBytes} weight bytes`);
       const passMask = input.attention_mask_passed_to_model ?? true;
       const pending = model.forward({ inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) }, { outputHiddenStates: true });
       assert.ok(pending instanceof Promise, 'forward on a webgpu model returns a Promise');
@@ -177,6 +178,8 @@ test('webgpu: the real all-MiniLM-L6-v2 embeds like WASM (cosine ≥ 0.9999)', {
   const wasm = await rp.loadModel(minilmFiles());
   const gpu = await rp.loadModel(minilmFiles(), { device: 'webgpu' });
   try {
+    // at real size the WASM side keeps almost nothing once the GPU holds the weights (norms, biases, the type table)
+    assert.ok(gpu.info.wasmWeightBytes < 0.05 * gpu.info.weightBytes, `WASM keeps ${gpu.info.wasmWeightBytes} of ${gpu.info.weightBytes} weight bytes`);
     const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
     const cosines = meanCosines(wasm.forward(batch).lastHiddenState, (await gpu.forward(batch)).lastHiddenState, input.attention_mask);
     assert.equal(cosines.length, input.texts.length);

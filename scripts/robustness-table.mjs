@@ -6,7 +6,7 @@
 // not throw.
 //
 //   node scripts/robustness-table.mjs > /tmp/table.md
-import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,7 +14,7 @@ import { init, pipeline } from '../web/index.js';
 import { randomArray, ROOT } from '../tests/js/helpers.mjs';
 import { haveFixtures, joinSafetensors, loadCase, splitSafetensors } from '../tests/js/safetensors.mjs';
 import { bytesField, field, goodPieces, proto, str } from '../tests/js/spm-proto.mjs';
-import { decoderTensors } from '../tests/support/random-checkpoint.mjs';
+import { writeHeaderOnlyCheckpoint } from '../tests/support/random-checkpoint.mjs';
 import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
 import { dense3, haveLlm, llmFiles } from '../tests/js/llm-bad-inputs.mjs';
 import { recordingGpu } from '../tests/js/webgpu-adapter.mjs';
@@ -56,19 +56,7 @@ function hugeLlama() {
   const dir = mkdtempSync(join(tmpdir(), 'relpos-robustness-'));
   const config = { model_type: 'llama', hidden_size: 1024, intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 4,
     num_key_value_heads: 2, vocab_size: 600000, max_position_embeddings: 512, rms_norm_eps: 1e-6, hidden_act: 'silu' };
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  const header = {};
-  let at = 0;
-  for (const t of decoderTensors(config)) {
-    const bytes = 2 * t.shape.reduce((a, b) => a * b, 1);
-    header[t.name] = { dtype: 'BF16', shape: t.shape, data_offsets: [at, at + bytes] };
-    at += bytes;
-  }
-  const json = Buffer.from(JSON.stringify(header));
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(json.length));
-  writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([len, json]));
-  truncateSync(join(dir, 'model.safetensors'), 8 + json.length + at);
+  writeHeaderOnlyCheckpoint(dir, config);
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

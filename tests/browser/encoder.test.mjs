@@ -116,7 +116,7 @@ describe('encoder section (1280×800)', () => {
     }
     assert.deepEqual(seen.sort(), [
       'alibi:bloom', 'alibi:mpt', 'bert-relative:bert', 'deberta:deberta-v2', 'learned-absolute:bert', 'rope:llama', 'rope:modernbert',
-      'rope:nomic_bert', 'rope:roformer', 'shaw:bert', 'sinusoidal:distilbert', 't5:mpnet', 't5:t5', 'transformer-xl:transfo-xl',
+      'rope:gemma3_text', 'rope:nomic_bert', 'rope:qwen3', 'rope:roformer', 'shaw:bert', 'sinusoidal:distilbert', 't5:mpnet', 't5:t5', 'transformer-xl:transfo-xl',
     ].filter((s) => schemes.includes(s.split(':')[0])).sort());
   });
 

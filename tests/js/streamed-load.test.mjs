@@ -21,7 +21,7 @@ import { loadModel, Model } from '../../web/model.js';
 import { openSource } from '../../web/sources.js';
 import { readCheckpoint } from '../../web/weights.js';
 import { unwrap } from '../../web/positions.js';
-import { decoderTensors, writeRandomCheckpoint } from '../support/random-checkpoint.mjs';
+import { writeHeaderOnlyCheckpoint, writeRandomCheckpoint } from '../support/random-checkpoint.mjs';
 
 const FIXTURE = new URL('../../../shared/fixtures/hf/llama-rope/', import.meta.url).pathname;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'relpos-streamed-'));
@@ -177,21 +177,7 @@ for (const build of ['simd', 'scalar']) {
     // as q8): the header is real, the data a sparse file (never read: the check runs at the header).
     const config = { ...RANDOM, vocab_size: 600000, hidden_size: 1024, intermediate_size: 64, num_hidden_layers: 1 };
     const dir = path.join(tmp, `huge-${build}`);
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
-    const header = {};
-    let at = 0;
-    for (const t of decoderTensors(config)) {
-      const bytes = 2 * t.shape.reduce((a, b) => a * b, 1);
-      header[t.name] = { dtype: 'BF16', shape: t.shape, data_offsets: [at, at + bytes] };
-      at += bytes;
-    }
-    const json = Buffer.from(JSON.stringify(header));
-    const len = Buffer.alloc(8);
-    len.writeBigUInt64LE(BigInt(json.length));
-    const file = path.join(dir, 'model.safetensors');
-    fs.writeFileSync(file, Buffer.concat([len, json]));
-    fs.truncateSync(file, 8 + json.length + at);
+    writeHeaderOnlyCheckpoint(dir, config);
     const heap = mod.HEAP8.buffer.byteLength;
     const events = [];
     await assert.rejects(loadModel(mod, dir, { onProgress: (e) => events.push(e) }), (e) => {

@@ -6,6 +6,8 @@
 //   writeRandomCheckpoint(dir, config, { seed, dtype: 'BF16' | 'F32', prefix: 'model.' })
 //     → { file, bytes, parameters, tensors: [{ name, shape }] }
 //   decoderTensors(config, prefix) → [{ name, shape }]   the tensors a llama / qwen3 / gemma3_text checkpoint holds
+//   writeHeaderOnlyCheckpoint(dir, config) → file   config.json + a BF16 model.safetensors whose header is real and whose
+//     data is a sparse file (never read when a load is refused at the header: the cannot-fit checks)
 //
 // Values: weights of matrices ±[2^-9, 2^-5) with random sign and mantissa (scaled like trained
 // projections, so activations stay finite through dozens of layers); 1-D (norm) weights in [1, 2)
@@ -95,4 +97,23 @@ export function writeRandomCheckpoint(dir, config, { seed = 1, dtype = 'BF16', p
     fs.closeSync(fd);
   }
   return { file, bytes: 8 + json.length + at, parameters: tensors.reduce((a, t) => a + count(t.shape), 0), tensors };
+}
+
+export function writeHeaderOnlyCheckpoint(dir, config) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  const header = {};
+  let at = 0;
+  for (const t of decoderTensors(config)) {
+    const bytes = 2 * t.shape.reduce((a, b) => a * b, 1);
+    header[t.name] = { dtype: 'BF16', shape: t.shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  const file = path.join(dir, 'model.safetensors');
+  fs.writeFileSync(file, Buffer.concat([len, json]));
+  fs.truncateSync(file, 8 + json.length + at);
+  return file;
 }

@@ -15,6 +15,7 @@
 // `unsupported` saying why: the pipeline then needs the caller's `pooling` (web/pipelines/feature-extraction.js).
 import { describe as describeValue } from './validation.js';
 import { DENSE_ACTIVATIONS, loadDense, parseDenseConfig } from './st-dense.js';
+import { readBytes } from './tokenizer.js';
 
 export const ST_FILES = Object.freeze({
   modules: 'modules.json',
@@ -173,28 +174,6 @@ function unsupportedReason(modules, pooling, denseIssue) {
   return null;
 }
 
-/** A whole file's bytes from a source (sources.js reader), or null when it is absent. */
-async function readAll(src, name, report) {
-  const chunks = [];
-  let size = 0;
-  const found = await src.bytes(name, {
-    start() {},
-    write(chunk) {
-      chunks.push(chunk.slice());
-      size += chunk.length;
-      report(size, null);
-    },
-  });
-  if (!found) return null;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 /**
  * Reads the recipe from a source (sources.js reader), or resolves to null without modules.json.
  * `report(name)` → a progress function (loaded, total) for that file. The Pooling module's
@@ -261,7 +240,7 @@ export async function readSentenceTransformers(src, { report = () => () => {} } 
       continue;
     }
     const weightsFile = ST_FILES.denseWeights(m.path);
-    const bytes = await readAll(src, weightsFile, report(weightsFile));
+    const bytes = await readBytes(src, weightsFile, report(weightsFile));
     if (bytes === null) {
       denseIssue ??= `${weightsFile}: not found at ${src.where(weightsFile)} (relpos reads a Dense module's weights from model.safetensors only)`;
       continue;

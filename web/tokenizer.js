@@ -25,8 +25,8 @@ async function tokenizerModule(override, file) {
   }
 }
 
-/** A whole (small) file as bytes, or null when absent. */
-async function readBytes(src, name, report) {
+/** A whole (small) file as bytes, or null when absent (also sentence-transformers Dense weights). */
+export async function readBytes(src, name, report) {
   const chunks = [];
   let used = 0;
   let total = null;

@@ -43,3 +43,17 @@ export async function submitTimed(ctx, record, reps) {
   await ctx.device.queue.onSubmittedWorkDone();
   return (performance.now() - t0) / 1000 / reps;
 }
+
+/**
+ * The PlanExecutor the next relpos WebGPU model builds (from `W`, the package's web/webgpu/index.js module instance),
+ * for PlanExecutor.profile: wraps prepare() so that get() returns the executor that ran it last.
+ */
+export function captureExecutor(W) {
+  let executor = null;
+  const prepare = W.PlanExecutor.prototype.prepare;
+  W.PlanExecutor.prototype.prepare = function (...args) {
+    executor = this;
+    return prepare.apply(this, args);
+  };
+  return { get: () => executor };
+}

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { median, openDawn } from './common.mjs';
+import { captureExecutor, median, openDawn } from './common.mjs';
 import { familyCheckpoint, familyIds } from '../lib/family_models.mjs';
 
 const OUT = process.env.OUT || 'bench/results/tmp/gpu';
@@ -31,12 +31,7 @@ const rpModule = await import('../../web/index.js');
 // The executor a webgpu model builds (the package's own module instance), captured for a per-op profile
 // (PlanExecutor.profile: each op submitted alone) of the fp32 GPU forward.
 const W = await import('../../web/webgpu/index.js');
-let executor = null;
-const prepare = W.PlanExecutor.prototype.prepare;
-W.PlanExecutor.prototype.prepare = function (...args) {
-  executor = this;
-  return prepare.apply(this, args);
-};
+const captured = captureExecutor(W);
 
 const out = { startedAt: new Date(started).toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, small: SMALL, rows: [], errors: [] };
 const save = () => {
@@ -139,6 +134,7 @@ for (const m of models()) {
       row.adapter = model.info.adapter;
       const r = await time(model, m);
       Object.assign(row, { ms: r.ms, timesMs: r.timesMs });
+      const executor = captured.get();
       if (dtype === 'fp32' && executor) {
         const B = m.inputIds.length, L = m.inputIds[0].length;
         const prof = await executor.profile({ batch: B, seq: L, ids: Int32Array.from(m.inputIds.flat()), mask: m.attentionMask ? Int32Array.from(m.attentionMask.flat()) : null, types: null });

@@ -32,7 +32,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { compareHidden } from '../../web/webgpu/compare.js';
-import { median, openDawn } from './common.mjs';
+import { captureExecutor, median, openDawn } from './common.mjs';
 
 const SMALL = process.env.GPU_BENCH_SMALL === '1';
 const OUT = process.env.OUT ?? 'bench/results/tmp/gpu-peer';
@@ -103,12 +103,7 @@ const { gpu } = await openDawn(FLAGS);
 const { init } = await import('../../web/index.js');
 // The executor each relpos model builds (the package's own module instance), for PlanExecutor.profile below.
 const W = await import('../../web/webgpu/index.js');
-let executor = null;
-const prepare = W.PlanExecutor.prototype.prepare;
-W.PlanExecutor.prototype.prepare = function (...args) {
-  executor = this;
-  return prepare.apply(this, args);
-};
+const captured = captureExecutor(W);
 const rp = await init({ simd: true });
 const T = await import(pathToFileURL(resolve(TJS)).href);
 T.env.allowRemoteModels = false;
@@ -308,7 +303,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           out.peerTimesMs = pt.map((x) => +x.toFixed(2));
           if (dtype === 'fp32' && PROFILE && !(out.speedup >= TARGET)) {
             try {
-              out.relposProfile = await relposProfile(executor, batches[0]);
+              out.relposProfile = await relposProfile(captured.get(), batches[0]);
               profileRows.push(row);
             } catch (e) {
               out.relposProfile = { error: e.message };

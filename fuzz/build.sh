@@ -5,6 +5,7 @@
 # build/fuzz/targets.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ccache-env.sh
 fixtures="${RELPOS_FUZZ_FIXTURES:-$PWD/../shared/fixtures/hf}"
 command -v clang++ >/dev/null || { echo "fuzz/build.sh: clang++ missing (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what relpos needs on a fresh Debian bookworm machine (as root) when it is missing:
 # Debian packages (toolchain, xsimd, Catch2, Chromium for browser tests, clang + its runtime for
-# the libFuzzer targets in fuzz/; libvulkan1, the Vulkan loader Dawn (npm `webgpu`) opens for the WebGPU tests; python3-torch, python3-sentencepiece and spm_train to make PyTorch
+# the libFuzzer targets in fuzz/; ccache, which every build script uses when present (scripts/ccache-env.sh); libvulkan1, the Vulkan loader Dawn (npm `webgpu`) opens for the WebGPU tests; python3-torch, python3-sentencepiece and spm_train to make PyTorch
 # checkpoints and SentencePiece models for the tests — run them as /usr/bin/python3) and the npm dev deps (root,
 # tests/browser, bench).
 set -euo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 for pkg in emscripten libxsimd-dev catch2 nlohmann-json3-dev cmake g++ make chromium clang libclang-rt-14-dev \
-           python3-torch python3-sentencepiece sentencepiece python3-onnx libvulkan1; do
+           python3-torch python3-sentencepiece sentencepiece python3-onnx libvulkan1 ccache; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

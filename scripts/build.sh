@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc optimizer needs acorn from here
 jobs=$(nproc)
+source scripts/ccache-env.sh
 
 wasm_targets=()
 if [ "${1:-}" = "--package" ]; then

@@ -4,6 +4,7 @@
 # fails the run (-fno-sanitize-recover=all, ASan's default abort).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ccache-env.sh
 [ -f build/sanitize/CMakeCache.txt ] ||
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRELPOS_SANITIZE=ON >/dev/null
 cmake --build build/sanitize -j"$(nproc)" --target relpos_tests_native relpos_train_tests

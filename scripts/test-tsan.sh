@@ -5,6 +5,7 @@
 # 3 threads: its forward/backward/AdamW regions) runs the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ccache-env.sh
 [ -f build/tsan/CMakeCache.txt ] ||
   cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRELPOS_TSAN=ON >/dev/null
 cmake --build build/tsan -j"$(nproc)" --target relpos_tests_native relpos_train_tests

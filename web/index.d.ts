@@ -237,7 +237,7 @@ export interface Positions {
 // ---- models from Hugging Face checkpoints (web/model.js) ------------------------------------------
 
 /** config.json's model_type values loadModel accepts. */
-export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama' | 'mpnet' | 'modernbert' | 'nomic_bert';
+export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama' | 'mpnet' | 'modernbert' | 'nomic_bert' | 'jina_bert_v2';
 
 /** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
 export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;

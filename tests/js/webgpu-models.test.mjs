@@ -5,6 +5,7 @@
 //   - families it does not cover: device 'webgpu' rejects with the reason, 'auto' falls back to WASM
 //     with info.deviceReason; what the GPU cannot serve (outputAttentions) rejects clearly (task heads:
 //     webgpu-task-heads.test.mjs);
+//   - JinaBERT v2 (shared/fixtures/gguf/jina-bert-v2-a, no transformers run): within 1e-4 of WASM, 3e-3 of llama.cpp;
 //   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
 import { webgpuAdapter } from './webgpu-adapter.mjs';
+import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
 const HIDDEN_TOL = 1e-4;
@@ -93,6 +95,32 @@ for (const [set, name] of SUPPORTED) {
     }
   });
 }
+
+// JinaBERT v2 (symmetric ALiBi, fused GeGLU): no Hugging Face run exists, so the GPU is held to the WASM forward
+// (its CPU twin, 1e-4) and to llama.cpp's F32 GGUF outputs within the GELU-table tolerance of families-jina.test.mjs.
+const JINA = join(ROOT, '..', 'shared', 'fixtures', 'gguf', 'jina-bert-v2-a');
+test('webgpu: jina-bert-v2-a matches WASM (1e-4) and llama.cpp (3e-3)', { skip: skip || (!existsSync(join(JINA, 'hf-checkpoint', 'config.json')) && `no fixture ${JINA}`) }, async () => {
+  const dir = join(JINA, 'hf-checkpoint');
+  const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+  const expected = readLlamacppExpected(join(JINA, 'expected-llamacpp-f32.json'), input.lengths, input.input_ids[0].length);
+  const [gpu, wasm] = [await rp.loadModel(dir, { device: 'webgpu' }), await rp.loadModel(dir)];
+  try {
+    assert.equal(gpu.info.device, 'webgpu');
+    const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
+    const g = await gpu.forward(batch, { outputHiddenStates: true });
+    const w = wasm.forward(batch, { outputHiddenStates: true });
+    const toWasm = hiddenError(g.lastHiddenState, w.lastHiddenState, input.lengths);
+    assert.ok(toWasm <= HIDDEN_TOL, `last hidden state vs WASM: max abs difference ${toWasm}`);
+    g.hiddenStates.forEach((h, i) => {
+      const e = hiddenError(h, expected.hiddenStates[i], input.lengths);
+      assert.ok(e <= 3e-3, `hidden_states.${i} vs llama.cpp: max abs error ${e}`);
+    });
+    assert.ok(hiddenError(g.lastHiddenState, expected.lastHiddenState, input.lengths) <= 3e-3);
+  } finally {
+    gpu.dispose();
+    wasm.dispose();
+  }
+});
 
 for (const [set, name, reason] of UNSUPPORTED) {
   test(`webgpu: ${name} is refused with its reason; 'auto' falls back to WASM`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {

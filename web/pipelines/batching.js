@@ -3,18 +3,18 @@
 // inside the call so that padding stays small; results go back in input order).
 import { checkBool, describe } from '../validation.js';
 
-// Rotary families whose C++ model takes any length but whose checkpoints (and tokenizers'
-// model_max_length) stop at the length they were trained for: ModernBERT's max_position_embeddings
-// (8192), NomicBERT's n_positions (2048 / 8192), Qwen3's (32768) and Gemma3's (EmbeddingGemma: 2048)
-// max_position_embeddings, which model.info.maxPositionEmbeddings reports.
-const TRAINED_LENGTH = new Set(['modernbert', 'nomic_bert', 'qwen3', 'gemma3_text']);
+// Rotary (and JinaBERT's ALiBi) families whose C++ model takes any length but whose checkpoints (and
+// tokenizers' model_max_length) stop at the length they were trained for: ModernBERT's max_position_embeddings
+// (8192), NomicBERT's n_positions (2048 / 8192), Qwen3's (32768), Gemma3's (EmbeddingGemma: 2048) and
+// JinaBERT v2's (8192) max_position_embeddings, which model.info.maxPositionEmbeddings reports.
+const TRAINED_LENGTH = new Set(['modernbert', 'nomic_bert', 'qwen3', 'gemma3_text', 'jina_bert_v2']);
 
 /**
  * The longest sequence the model can take (model.info.maxSequence, the C++ model's own limit):
  * max_position_embeddings for absolute-position models (BERT — also its relative_key tables —,
  * DistilBERT, RoFormer's sinusoid table, MPT, DeBERTa-v2 with position_biased_input), and
  * max_position_embeddings − 2 for MPNet (its positions start at 2, after the padding index); the
- * trained length for ModernBERT, NomicBERT, Qwen3 and Gemma3 (rotary); null for relative-position models
+ * trained length for ModernBERT, NomicBERT, Qwen3 and Gemma3 (rotary) and JinaBERT v2 (ALiBi); null for relative-position models
  * (DeBERTa-v3, T5, Transformer-XL, BLOOM, LLaMA), which have no built-in limit.
  */
 export function positionLimit(model) {

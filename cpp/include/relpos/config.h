@@ -32,6 +32,10 @@ struct ModelConfig {
   // bert
   std::string position_embedding_type = "absolute";  // absolute | relative_key | relative_key_query
 
+  // jina_bert_v2 (JinaBertConfig of jina-embeddings-v2: model_type "bert" + position_embedding_type "alibi",
+  // or model_type "jina_bert_v2"; BERT keys otherwise). position_embedding_type is "alibi".
+  std::string feed_forward_type = "geglu";  // geglu (GELU gate) | reglu (ReLU gate)
+
   // deberta-v2
   bool relative_attention = false;
   int max_relative_positions = -1;  // resolved: < 1 → max_position_embeddings

@@ -18,7 +18,7 @@ using nlohmann::json;
 
 const std::vector<std::string> kSupported = {"bert", "deberta-v2", "t5", "roformer", "distilbert",
                                              "transfo-xl", "bloom", "mpt", "llama", "mpnet", "modernbert",
-                                             "nomic_bert", "qwen3", "gemma3_text"};
+                                             "nomic_bert", "qwen3", "gemma3_text", "jina_bert_v2"};
 
 [[noreturn]] void fail_field(const std::string& key, const std::string& what) {
   fail_value("config.json: field '" + key + "' " + what);
@@ -149,7 +149,15 @@ ModelConfig parse_model_config(const std::string& text) {
   c.model_type = get_string(j, "model_type", "");
   const std::string& t = c.model_type;
 
-  if (t == "bert" || t == "roformer" || t == "deberta-v2") {
+  // JinaBERT v2 (jina-embeddings-v2; the authors' remote code, JinaBertConfig) ships config.json with model_type
+  // "bert" and position_embedding_type "alibi", which BertModel does not have: that pair selects the jina_bert_v2
+  // family. "jina_bert_v2" itself is accepted too (what a GGUF `jina-bert-v2` architecture maps to).
+  // (t is c.model_type: after this line it reads "jina_bert_v2" for such a config.)
+  const bool jina_from_bert = t == "bert" && get_string(j, "position_embedding_type", "absolute") == "alibi";
+  if (jina_from_bert) c.model_type = "jina_bert_v2";
+  const bool jina = t == "jina_bert_v2";
+
+  if (t == "bert" || t == "roformer" || t == "deberta-v2" || jina) {
     const bool roformer = t == "roformer", deberta = t == "deberta-v2";
     c.vocab_size = get_int(j, "vocab_size", roformer ? 50000 : deberta ? 128100 : 30522);
     c.hidden_size = get_int(j, "hidden_size", deberta ? 1536 : 768);
@@ -157,11 +165,20 @@ ModelConfig parse_model_config(const std::string& text) {
     c.num_heads = get_int(j, "num_attention_heads", deberta ? 24 : 12);
     c.intermediate_size = get_int(j, "intermediate_size", deberta ? 6144 : 3072);
     c.hidden_act = get_string(j, "hidden_act", "gelu");
-    c.max_position_embeddings = get_int(j, "max_position_embeddings", roformer ? 1536 : 512);
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", roformer ? 1536 : jina ? 8192 : 512);
     c.type_vocab_size = get_int(j, "type_vocab_size", deberta ? 0 : 2);
     c.norm_eps = get_float(j, "layer_norm_eps", deberta ? 1e-7f : 1e-12f);
     c.embedding_size = get_int(j, "embedding_size", c.hidden_size);
     if (t == "bert") c.position_embedding_type = get_string(j, "position_embedding_type", "absolute");
+    if (jina) {
+      // JinaBertConfig's default is "original" (a plain BERT MLP), which relpos does not run; "jina_bert_v2"
+      // written by hand (or from GGUF, whose jina-bert-v2 is always GeGLU) defaults to "geglu".
+      c.position_embedding_type = "alibi";
+      c.feed_forward_type = get_string(j, "feed_forward_type", jina_from_bert ? "original" : "geglu");
+      if (c.feed_forward_type != "geglu" && c.feed_forward_type != "reglu")
+        fail_field("feed_forward_type", "'" + c.feed_forward_type + "' is not supported for JinaBERT v2 (supported: geglu, "
+                                        "reglu: the gated MLP of jina-embeddings-v2)");
+    }
     if (roformer) c.rotary_value = get_bool(j, "rotary_value", false);
     if (deberta) {
       c.relative_attention = get_bool(j, "relative_attention", false);

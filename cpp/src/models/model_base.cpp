@@ -201,6 +201,7 @@ std::unique_ptr<Model> make_model(const ModelConfig& c, const Weights& weights) 
   if (t == "nomic_bert") return models::make_nomic_bert(c, weights);
   if (t == "qwen3") return models::make_qwen3(c, weights);
   if (t == "gemma3_text") return models::make_gemma3_text(c, weights);
+  if (t == "jina_bert_v2") return models::make_jina_bert_v2(c, weights);
   fail_value("load_model: model_type '" + t + "' has no implementation");
 }
 

@@ -86,5 +86,6 @@ std::unique_ptr<Model> make_modernbert(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_nomic_bert(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_qwen3(const ModelConfig&, const Weights&);
 std::unique_ptr<Model> make_gemma3_text(const ModelConfig&, const Weights&);
+std::unique_ptr<Model> make_jina_bert_v2(const ModelConfig&, const Weights&);
 
 }  // namespace relpos::models

@@ -106,6 +106,12 @@ void FeedForward::forward(int rows, const float* x, float* y, float* scratch) co
   const std::size_t n = static_cast<std::size_t>(rows) * w1.out();
   float* h = scratch;
   w1.forward(rows, x, h);
+  if (fused) {  // h [rows, 2I] → scratch + n [rows, I]
+    float* g = scratch + n;
+    glu_pairs(act, rows, w1.out() / 2, h, g);
+    w2.forward(rows, g, y);
+    return;
+  }
   if (gated) {
     float* g = scratch + n;
     gate.forward(rows, x, g);

@@ -90,10 +90,12 @@ void activate(Activation act, std::size_t n, float* x);
 void glu_pairs(Activation act, int rows, int I, float* a, float* y);
 
 // ---- feed-forward -----------------------------------------------------------------------------
-// Plain:  y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (Wu x))  (T5 gated-gelu, LLaMA).
+// Plain:  y = W2 · act(W1 x + b1) + b2;   gated: y = W2 · (act(Wg x) ⊙ (Wu x))  (T5 gated-gelu, LLaMA);
+// fused:  [u | g] = W1 x + b1 (W1 [2I, in]),  y = W2 · (act(u) ⊙ g) + b2  (glu_pairs; JinaBERT v2's gated_layers).
 struct FeedForward {
   Linear w1, gate, w2;  // gate unused unless gated; when gated, w1 is the "up"/linear half
   bool gated = false;
+  bool fused = false;  // w1 holds both halves, [act half | linear half]
   Activation act = Activation::Relu;
   // x [rows, in] → y [rows, out]; scratch needs 2 · rows · hidden floats.
   void forward(int rows, const float* x, float* y, float* scratch) const;
@@ -121,8 +123,10 @@ void multi_head_attention(int batch, int seq, int heads, int kv_heads, int head_
                           const HeadsView& k, const HeadsView& v, const std::uint8_t* key_mask, bool causal,
                           const Scheme& scheme, float* probs, float* ctx, AttentionScratch& scratch, int window = -1);
 
-// ---- post-LN encoder layer (BERT, RoFormer, DeBERTa-v2, DistilBERT) -------------------------------
+// ---- post-LN encoder layer (BERT, RoFormer, DeBERTa-v2, DistilBERT, JinaBERT v2) ------------------
 //   a = LN_attn(h + W_o · MHA_scheme(W_q h, W_k h, W_v h));   h' = LN_ff(a + FF(a))
+// The CPU runs FF over blocks of at most kPostLnFfRows rows (its scratch is rows × 2·FF width, large for long
+// documents); a recorded plan takes every row at once. Rows are independent, so blocks change no value.
 // Shapes: h [B·L, H], heads · head_dim = H, FF hidden = intermediate.
 struct PostLnNames {
   std::string q, k, v, o, ln_attn, ff_in, ff_out, ln_ff;  // relative to the layer prefix
@@ -138,6 +142,10 @@ struct PostLnLayer {
   int heads = 0, head_dim = 0;
   static PostLnLayer load(const Weights& weights, const std::string& prefix, const PostLnNames& names, int hidden,
                           int heads, int intermediate, Activation act, float eps);
+  // The attention half alone (q, k, v, o with biases, ln_attn, heads): a family with another feed-forward
+  // (JinaBERT v2's fused GLU) sets ff and ln_ff itself.
+  static PostLnLayer load_attention(const Weights& weights, const std::string& prefix, const PostLnNames& names,
+                                    int hidden, int heads, float eps);
   void forward(int batch, int seq, float* h, const std::uint8_t* key_mask, const Scheme& scheme, float* probs,
                PostLnScratch& s) const;
 };

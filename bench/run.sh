@@ -13,6 +13,9 @@
 #      webgpu: the WebGPU kernels as a GPU machine measured them (bench/gpu/run.sh, committed under bench/results/gpu/; nothing re-measured here),
 #      gpupeer: relpos WebGPU vs Transformers.js WebGPU (and both on WASM) in one headless Chromium page on SwiftShader, MiniLM-shaped layer
 #      (bench/webgpu_chromium_peer.mjs; Transformers.js is a bench/ devDependency, installed by step 1),
+#      wllama: relpos vs wllama (@wllama/wllama, llama.cpp in WebAssembly; a bench/ devDependency) on GGUF files in headless Chromium,
+#      1 and 2 threads: the real MiniLM Q8_0 (64 texts, 16 singles) and EmbeddingGemma-300m / Qwen3-Embedding-0.6B shapes as Q8_0
+#      (bench/lib/gguf_writer.mjs) at 128 / 512 tokens (bench/lib/wllama_peer.mjs; results also in bench/results/wllama_peer.json),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh),
 #      BENCH_WEB_INDEX=path/to/web/index.js (bench another copy of the package, e.g. an older build, for a before/after run).
 set -euo pipefail

@@ -29,7 +29,8 @@ elif [ ! -d node_modules ]; then
 fi
 [ -d tests/browser/node_modules ] || npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 # bench/: Transformers.js 4.3.1 and its onnxruntime-node 1.30.0 (linux-x64 WebGPU EP in the package) for
-# tests/js/webgpu-peer.test.mjs (bench/gpu/peer.mjs's small mode). onnxruntime-node's install script would fetch
+# tests/js/webgpu-peer.test.mjs (bench/gpu/peer.mjs's small mode), and wllama 3.8.1 (llama.cpp in WebAssembly) for
+# the `wllama` bench section (bench/lib/wllama_peer.mjs). onnxruntime-node's install script would fetch
 # CUDA libraries from a host that is not reachable: skipped (bench/.npmrc says so too).
 if [ ! -d bench/node_modules ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
   ONNXRUNTIME_NODE_INSTALL=skip npm ci --prefix bench --no-audit --no-fund --loglevel=error

@@ -9,6 +9,7 @@ import { windowMarkdown, windowTargets } from './window.mjs';
 import { spansMarkdown, spansTargets } from './spans.mjs';
 import { webgpuMarkdown, webgpuTargets } from './webgpu.mjs';
 import { webgpuPeerMarkdown, webgpuPeerTargets } from './report_webgpu_peer.mjs';
+import { wllamaPeerMarkdown } from './report_wllama_peer.mjs';
 
 const MiB = 2 ** 20, KiB = 1024;
 const fmt = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -325,6 +326,7 @@ function markdown(r) {
   windowMarkdown(r, L, fmt);
   webgpuMarkdown(r, L);
   webgpuPeerMarkdown(r, L);
+  wllamaPeerMarkdown(r, L);
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   L.push('![time vs seq](latest.svg)', '');
   return L.join('\n');

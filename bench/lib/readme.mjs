@@ -11,6 +11,7 @@ import { trainingReadme } from './report_training.mjs';
 import { familiesMarkdown } from './report_families.mjs';
 import { webgpuMarkdown } from './webgpu.mjs';
 import { webgpuPeerMarkdown } from './report_webgpu_peer.mjs';
+import { wllamaPeerMarkdown, wllamaPeerResults } from './report_wllama_peer.mjs';
 import { gpuPeerMarkdown, gpuPeerResults } from './report_gpu_peer.mjs';
 import { bigModelsMarkdown, bigModelsResults } from './report_big_models.mjs';
 import { spansReadme } from './spans.mjs';
@@ -103,6 +104,7 @@ export function performanceSection(r, resultsDir) {
   webgpuMarkdown(r, L);  // WebGPU kernels on a GPU machine (lib/webgpu.mjs)
   webgpuPeerMarkdown(r, L);  // relpos vs Transformers.js WebGPU in Chromium (lib/report_webgpu_peer.mjs)
   gpuPeerMarkdown(gpuPeerResults(resultsDir), L, ROOT);  // relpos vs Transformers.js WebGPU on a GPU machine, same weights (lib/report_gpu_peer.mjs)
+  wllamaPeerMarkdown({ wllama_peer: wllamaPeerResults(resultsDir) }, L);  // relpos vs wllama on GGUF files (lib/report_wllama_peer.mjs)
 
   const ql = (r.q8_linear || []).filter((x) => x.speedup != null);
   const eq = (r.end_to_end || []).filter((x) => x.relpos_q8_ms != null);

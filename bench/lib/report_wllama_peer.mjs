@@ -25,6 +25,12 @@ export function wllamaPeerSection({ quick = false, smoke = false, log } = {}) {
   }
 }
 
+/** The committed results (bench/results/wllama_peer.json, written by the section), or undefined. */
+export function wllamaPeerResults(resultsDir) {
+  const file = path.join(resultsDir, 'wllama_peer.json');
+  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
+}
+
 export function wllamaPeerMarkdown(r, L) {
   const p = r.wllama_peer;
   if (!p) return;

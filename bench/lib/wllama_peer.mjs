@@ -261,7 +261,27 @@ export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threa
     }
   }
   result.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
+  return thinEmbeddings(result);
+}
+
+/** Keeps the pooled embeddings of the 1-thread rows only; other thread counts get their max |Δ| to them. */
+export function thinEmbeddings(result) {
+  for (const row of result.rows) {
+    if (row.threads === 1 || !row.embeddings) continue;
+    const one = result.rows.find((x) => x.runtime === row.runtime && x.id === row.id && x.threads === 1 && x.embeddings);
+    if (one) {
+      row.max_abs_diff_to_1_thread = Math.max(...row.embeddings.flatMap((e, i) => e.map((v, c) => Math.abs(v - one.embeddings[i][c]))));
+      delete row.embeddings;
+    }
+  }
   return result;
+}
+
+/** The results file: the header fields pretty-printed, one line per row (the embeddings make rows long). */
+export function formatResults(result) {
+  const { rows, ...head } = result;
+  const top = JSON.stringify(head, null, 1);
+  return `${top.slice(0, -2)},\n "rows": [\n${(rows ?? []).map((r) => `  ${JSON.stringify(r)}`).join(',\n')}\n ]\n}\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -269,7 +289,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outArg = process.argv.indexOf('--out');
   const list = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1].split(',') : fallback; };
   const res = await wllamaPeer({ smoke: has('--smoke'), quick: has('--quick'), threads: list('--threads', ['1', '2']).map(Number), runtimes: list('--runtimes', ['wllama', 'relpos']), log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
-  if (outArg > 0) fs.writeFileSync(process.argv[outArg + 1], JSON.stringify(res, null, 1));
+  if (outArg > 0) fs.writeFileSync(process.argv[outArg + 1], formatResults(res));
   console.log(JSON.stringify(res).slice(0, 2000));
   process.exit(0);
 }

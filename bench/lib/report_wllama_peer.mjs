@@ -39,15 +39,15 @@ export function wllamaPeerMarkdown(r, L) {
     L.push(`Not measured: ${p.unavailable}`, '');
     return;
   }
-  L.push(`wllama ${p.wllama} (llama.cpp in WebAssembly, \`n_gpu_layers: 0\`) and relpos in headless ${p.chromium ?? 'Chromium'} (cross-origin isolated ${p.cross_origin_isolated}), each runtime × thread count in a fresh browser; ${p.cpu}, ${p.cores} cores, load average ${p.loadavg_at_start?.[0]} → ${p.loadavg_at_end?.[0]} (a machine shared with other work). ms per embedding call (one text or one token-id sequence: wllama's createEmbedding returns one row per call), median of ${p.reps} passes after a warm-up; peak = VmHWM of the tab's renderer process (page, workers, WebAssembly memory).`, '');
-  L.push('| row | runtime | threads | ms / call | load ms | renderer peak MiB | file MiB | relpos ÷ wllama speed | min cosine to wllama |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push(`wllama ${p.wllama} (llama.cpp in WebAssembly, \`n_gpu_layers: 0\`) and relpos in headless ${p.chromium ?? 'Chromium'} (cross-origin isolated ${p.cross_origin_isolated}), each runtime × thread count in a fresh browser; ${p.cpu}, ${p.cores} cores, load average ${p.loadavg_at_start?.[0]} → ${p.loadavg_at_end?.[0]} (a machine shared with other work). ms as each row says (wllama's createEmbedding returns one row per call, so a list is one call per text), median of ${p.reps} passes after a warm-up; peak = VmHWM of the tab's renderer process (page, workers, WebAssembly memory).`, '');
+  L.push('| row | runtime | threads | ms | load ms | renderer peak MiB | file MiB | relpos ÷ wllama speed | min cosine to wllama |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of p.rows) {
     const what = `${row.id} (${row.what})`;
     if (row.unavailable || row.error) {
       L.push(`| ${what} | ${row.runtime} | ${row.threads} | ${row.unavailable ? 'not available' : 'failed'} | | | ${fmt(row.file_bytes / MiB, 0)} | | |`);
       continue;
     }
-    L.push(`| ${what} | ${row.runtime} | ${row.threads} | ${fmt(row.ms_per_call)} | ${fmt(row.load_ms, 0)} | ${fmt(row.renderer_peak_bytes / MiB, 0)} | ${fmt(row.file_bytes / MiB, 0)} | ${row.speedup_vs_wllama ? `${row.speedup_vs_wllama}×` : '–'} | ${row.min_cosine_to_wllama ?? '–'} |`);
+    L.push(`| ${what} | ${row.runtime} | ${row.threads} | ${fmt(row.ms)} | ${fmt(row.load_ms, 0)} | ${fmt(row.renderer_peak_bytes / MiB, 0)} | ${fmt(row.file_bytes / MiB, 0)} | ${row.speedup_vs_wllama ? `${row.speedup_vs_wllama}×` : '–'} | ${row.min_cosine_to_wllama ?? '–'} |`);
   }
   const missing = p.rows.find((x) => x.unavailable);
   if (missing) L.push('', `relpos rows: ${missing.unavailable}.`);

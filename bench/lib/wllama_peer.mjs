@@ -18,7 +18,8 @@
 // relpos: rp.loadModel('<file>.gguf') (+ pipeline('feature-extraction', model) for text) — the GGUF loader of
 // issue #39; while the package has none, its rows record "relpos GGUF loading not available in this build" and
 // only the peer is measured. When both run, the embeddings are compared (cosine per text / sequence).
-// Times: median of `reps` calls after one warm-up. Memory: the peak resident set (VmHWM) of the tab's renderer
+// Times (`ms`): per entry of a case's calls (all 64 texts; one sentence; one sequence), median of `reps` passes
+// after one warm-up pass. Memory: the peak resident set (VmHWM) of the tab's renderer
 // process (page, its workers and the WebAssembly memories) and of the browser process (Blob storage), read from
 // /proc after the run; the file size beside them.
 import fs from 'node:fs';
@@ -143,15 +144,18 @@ async function inPage(spec) {
   for (const c of spec.cases) {
     try {
       const calls = c.calls; // list of inputs, one embedding call each
+      await embed([calls[0][0]]); // warm-up: the first text / sequence
       const first = [];
-      for (const input of calls) first.push(...(await embed(input))); // warm-up, and the embeddings recorded
       const times = [];
       for (let r = 0; r < spec.reps; ++r) {
         const t = performance.now();
-        for (const input of calls) await embed(input);
+        for (const input of calls) {
+          const rows = await embed(input);
+          if (r === 0) first.push(...rows); // the embeddings recorded: the first timed pass
+        }
         times.push((performance.now() - t) / calls.length);
       }
-      out.cases[c.id] = { ms_per_call: +median(times).toFixed(2), min_ms: +Math.min(...times).toFixed(2), reps: times.length, calls: calls.length, embeddings: first.map((v) => v.map((x) => +x.toFixed(6))) };
+      out.cases[c.id] = { ms: +median(times).toFixed(2), min_ms: +Math.min(...times).toFixed(2), reps: times.length, calls: calls.length, embeddings: first.map((v) => v.map((x) => +x.toFixed(6))) };
     } catch (e) {
       out.cases[c.id] = { error: err(e) };
     }
@@ -170,18 +174,18 @@ function plan({ smoke, quick }) {
   const fixture = JSON.parse(fs.readFileSync(path.join(SHARED, 'fixtures/real-minilm/input.json'), 'utf8')).texts;
   const singles = [...fixture, ...texts64.slice(0, 16 - fixture.length)];
   const minilm = { model: 'all-MiniLM-L6-v2', file: MINILM_GGUF, nCtx: 2048, nBatch: 512 };
-  if (smoke) return [{ ...minilm, cases: [{ id: 'minilm-smoke', what: '2 texts, one call', calls: [texts64.slice(0, 2)] }] }];
+  if (smoke) return [{ ...minilm, cases: [{ id: 'minilm-smoke', what: '2 texts; ms for both', calls: [texts64.slice(0, 2)] }] }];
   const groups = [{ ...minilm, cases: [
-    { id: 'minilm-64', what: '64 texts (5–120 words), one call', calls: [texts64] },
-    { id: 'minilm-single', what: '16 single-sentence calls (time per call)', calls: singles.map((t) => [t]) },
+    { id: 'minilm-64', what: '64 texts of 5–120 words; ms for all 64', calls: [texts64] },
+    { id: 'minilm-single', what: '16 single sentences; ms per sentence', calls: singles.map((t) => [t]) },
   ] }];
   for (const name of Object.keys(SHAPES)) {
     if (quick && name.startsWith('qwen3')) continue;
     const s = SHAPES[name], r = rng(39);
     const ids = (n) => Array.from({ length: n }, () => 300 + Math.floor(r() * (s.vocab - 400)));
     groups.push({ model: name, shape: s, file: path.join(TMP, `${name}-q8_0.gguf`), nCtx: 2048, nBatch: 512, cases: [
-      { id: `${name}-128`, what: 'one sequence of 128 token ids', calls: [[ids(128)]] },
-      { id: `${name}-512`, what: 'one sequence of 512 token ids', calls: [[ids(512)]] },
+      { id: `${name}-128`, what: '128 token ids; ms per sequence', calls: [[ids(128)]] },
+      { id: `${name}-512`, what: '512 token ids; ms per sequence', calls: [[ids(512)]] },
     ] });
   }
   return groups;
@@ -189,12 +193,12 @@ function plan({ smoke, quick }) {
 
 const cosine = (a, b) => { let d = 0, na = 0, nb = 0; for (let i = 0; i < a.length; ++i) { d += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; } return d / Math.sqrt(na * nb); };
 
-export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threads = [1, 2], runtimes = ['wllama', 'relpos'], log = () => {} } = {}) {
+export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threads = [1, 2], runtimes = ['wllama', 'relpos'], models = null, out = null, log = () => {} } = {}) {
   if (!fs.existsSync(path.join(WLLAMA, 'esm/wasm/wllama.wasm'))) return { unavailable: 'bench/node_modules/@wllama/wllama is missing: bench/run.sh installs it (npm ci --prefix bench)' };
   if (!fs.existsSync(path.join(ROOT, 'tests/browser/node_modules/playwright-core'))) return { unavailable: 'tests/browser dependencies not installed (npm ci --prefix tests/browser)' };
   if (!fs.existsSync(MINILM_GGUF)) return { unavailable: `no ${MINILM_GGUF}` };
   fs.mkdirSync(TMP, { recursive: true });
-  const groups = plan({ smoke, quick });
+  const groups = plan({ smoke, quick }).filter((g) => !models || models.includes(g.model));
   for (const g of groups)
     if (g.shape && !fs.existsSync(g.file)) {
       const t = performance.now();
@@ -239,7 +243,8 @@ export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threa
               else Object.assign(row, { load_ms: r.load_ms, multithread: r.multithread, ...r.cases[c.id], ...peaks });
               if (consoleErrors.length) row.page_errors = [...new Set(consoleErrors)].slice(0, 4);
               result.rows.push(row);
-              log(`wllama-peer ${c.id} ${runtime} ${t} thread(s): ${row.unavailable ?? row.error ?? `${row.ms_per_call} ms/call, renderer peak ${(row.renderer_peak_bytes / 2 ** 20).toFixed(0)} MiB (file ${(fileBytes / 2 ** 20).toFixed(0)} MiB)`}`);
+              if (out) fs.writeFileSync(out, formatResults(result)); // a partial file survives a long run being cut off
+              log(`wllama-peer ${c.id} ${runtime} ${t} thread(s): ${row.unavailable ?? row.error ?? `${row.ms} ms, renderer peak ${(row.renderer_peak_bytes / 2 ** 20).toFixed(0)} MiB (file ${(fileBytes / 2 ** 20).toFixed(0)} MiB)`}`);
             }
           } finally {
             await context.close();
@@ -257,7 +262,7 @@ export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threa
     const peer = result.rows.find((x) => x.runtime === 'wllama' && x.id === row.id && x.threads === row.threads && x.embeddings);
     if (peer) {
       row.min_cosine_to_wllama = +Math.min(...row.embeddings.map((e, i) => cosine(e, peer.embeddings[i]))).toFixed(7);
-      row.speedup_vs_wllama = +(peer.ms_per_call / row.ms_per_call).toFixed(3);
+      row.speedup_vs_wllama = +(peer.ms / row.ms).toFixed(3);
     }
   }
   result.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));
@@ -288,7 +293,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const has = (f) => process.argv.includes(f);
   const outArg = process.argv.indexOf('--out');
   const list = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1].split(',') : fallback; };
-  const res = await wllamaPeer({ smoke: has('--smoke'), quick: has('--quick'), threads: list('--threads', ['1', '2']).map(Number), runtimes: list('--runtimes', ['wllama', 'relpos']), log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
+  const res = await wllamaPeer({ smoke: has('--smoke'), quick: has('--quick'), threads: list('--threads', ['1', '2']).map(Number), runtimes: list('--runtimes', ['wllama', 'relpos']),
+    models: list('--models', null), reps: Number(list('--reps', ['3'])[0]), out: outArg > 0 ? process.argv[outArg + 1] : null, log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
   if (outArg > 0) fs.writeFileSync(process.argv[outArg + 1], formatResults(res));
   console.log(JSON.stringify(res).slice(0, 2000));
   process.exit(0);

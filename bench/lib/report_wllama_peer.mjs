@@ -50,6 +50,7 @@ export function wllamaPeerMarkdown(r, L) {
     L.push(`| ${what} | ${row.runtime} | ${row.threads} | ${fmt(row.ms)} | ${fmt(row.load_ms, 0)} | ${fmt(row.renderer_peak_bytes / MiB, 0)} | ${fmt(row.file_bytes / MiB, 0)} | ${row.speedup_vs_wllama ? `${row.speedup_vs_wllama}×` : '–'} | ${row.min_cosine_to_wllama ?? '–'} |`);
   }
   const missing = p.rows.find((x) => x.unavailable);
-  if (missing) L.push('', `relpos rows: ${missing.unavailable}.`);
+  if (missing)
+    L.push('', `relpos rows: ${missing.unavailable.replace(/ \(.*$/s, '')} — this package's \`rp.loadModel('<file>.gguf')\` takes the path for a model folder (\`${/config\.json: not found/.test(missing.unavailable) ? 'config.json: not found at …/model.gguf/config.json' : missing.unavailable}\`); the rows fill in when the GGUF loader (issue #39) is in the package.`);
   L.push('');
 }

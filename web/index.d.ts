@@ -1,5 +1,14 @@
 // Types for the relpos npm package (hand-written; see web/index.js).
 
+// Symbol.dispose (the objects below have [Symbol.dispose]() for `using`): declared here so that a project whose lib
+// lacks ESNext.Disposable (TypeScript's default lib for target es2022) compiles; identical to the lib's own
+// declaration, so projects that have it (target esnext, @types/node) compile too.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /** Where the .wasm files are hosted, like tfjs's setWasmPaths: a prefix (URL or directory, with or
  * without a trailing '/') or a map from file name to URL. Default: next to this package's dist/. */
 export type WasmPaths =
@@ -182,12 +191,16 @@ export interface AttentionOptions {
   returnTerms?: boolean;
 }
 
+/** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa), each [batch, heads, seqLen, seqLen]. */
+export type AttentionTerms = { content: Float32Array; [term: string]: Float32Array };
+
 export interface AttentionResult {
   /** [batch, heads, seqLen, headDim]; a fresh array the caller owns. */
   output: Float32Array;
+  /** With returnProbs: true (the attention overloads then type it as present). */
   probs?: Float32Array;
-  /** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa). */
-  terms?: { content: Float32Array; [term: string]: Float32Array };
+  /** With returnTerms: true. */
+  terms?: AttentionTerms;
 }
 
 export interface SinusoidOptions {
@@ -382,6 +395,10 @@ export interface ForwardResult {
   tokens?: string[][];
 }
 
+/** What the options of a forward call guarantee: hiddenStates with outputHiddenStates: true, attentions with outputAttentions: true. */
+export type ForwardOutputs<O> = (O extends { outputHiddenStates: true } ? { hiddenStates: FloatTensor[] } : {}) &
+  (O extends { outputAttentions: true } ? { attentions: FloatTensor[] } : {});
+
 /** The configuration relpos resolved from config.json (Hugging Face defaults applied). */
 export interface ModelInfo {
   modelType: ModelType;
@@ -443,9 +460,9 @@ export interface Model {
   };
   /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. On a model with
    * info.device 'webgpu' it returns a Promise of the result instead (outputAttentions rejects there; logits and logitsAt work as on WASM). */
-  forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
+  forward<O extends ForwardOptions = {}>(inputs: ForwardInputs, options?: O): ForwardResult & ForwardOutputs<O>;
   /** forward() as a Promise, on either device. */
-  forwardAsync(inputs: ForwardInputs, options?: ForwardOptions): Promise<ForwardResult>;
+  forwardAsync<O extends ForwardOptions = {}>(inputs: ForwardInputs, options?: O): Promise<ForwardResult & ForwardOutputs<O>>;
   /** Frees the model's WebAssembly memory; the model is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -687,7 +704,11 @@ export type TokenClassificationPipeline = PipelineExtras & {
   (texts: string[], options: TokenClassificationOptions & { aggregationStrategy: 'simple' | 'first' | 'average' | 'max' }): Promise<EntityGroup[][]>;
 };
 export type QuestionAnsweringPipeline = PipelineExtras & {
-  /** One answer as an object; several (topK, handleImpossibleAnswer) as a list. */
+  /** topK 1 (the default): one answer, as an object. */
+  (input: QuestionContext, options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer>;
+  (question: string, context: string, options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer>;
+  (inputs: QuestionContext[], options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer[]>;
+  /** topK > 1: a list of the best answers, or one answer as an object when only one was found (as Hugging Face). */
   (input: QuestionContext, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
   (question: string, context: string, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
   (inputs: QuestionContext[], options?: QuestionAnsweringOptions): Promise<Array<Answer | Answer[]>>;
@@ -742,6 +763,9 @@ export interface Relpos {
    * Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. Without
    * returnProbs/returnTerms, q, k, v and output cross the heap a few heads (≤ 8 MiB) at a time.
    */
+  attention(options: AttentionOptions & { returnProbs: true; returnTerms: true }): AttentionResult & { probs: Float32Array; terms: AttentionTerms };
+  attention(options: AttentionOptions & { returnProbs: true }): AttentionResult & { probs: Float32Array };
+  attention(options: AttentionOptions & { returnTerms: true }): AttentionResult & { terms: AttentionTerms };
   attention(options: AttentionOptions): AttentionResult;
   /** config.json model_type values loadModel accepts. */
   readonly modelTypes: readonly ModelType[];

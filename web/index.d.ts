@@ -419,6 +419,8 @@ export interface ModelInfo {
   weightBytes: number;
   /** True for decoder stacks (transfo-xl, bloom, mpt, llama): attention is causal. */
   causal: boolean;
+  /** Threads forward computes with on WebAssembly: its runtime's (init({ threads }), or pipeline's { threads }). */
+  threads: number;
   /** Where forward runs. */
   device: 'wasm' | 'webgpu';
   /** With device 'auto': why the model stayed on WASM (no adapter, a family or scheme not on the GPU yet); else null. */
@@ -730,8 +732,11 @@ export interface PipelineTypes {
   'fill-mask': FillMaskPipeline;
 }
 
-/** loadModel options plus the runtime to load with (default: one made by init() on first use). */
-export interface PipelineLoadOptions extends LoadModelOptions {
+/**
+ * loadModel options plus the runtime to load with: `runtime`, or init's options (threads, simd, wasmPaths) for the
+ * runtime pipeline makes (one per distinct init options, shared by later pipelines; default init()). Not both.
+ */
+export interface PipelineLoadOptions extends LoadModelOptions, InitOptions {
   runtime?: Relpos;
 }
 

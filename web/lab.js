@@ -12,7 +12,7 @@
 // in browsers and bundlers, a node:worker_threads Worker under Node — which loads it, trains every step
 // in one loop, and stays alive for run.evaluate / run.attention until run.dispose(). Options are checked
 // here, before any Worker starts (validation.js conventions); the C++ session checks them again.
-import { simdSupported } from './loader.js';
+import { requireWebAssembly, simdSupported } from './loader.js';
 import { isNode } from './instantiate.js';
 import { checkInt, checkMemory, checkNumber, checkObject, checkChoice, describe } from './validation.js';
 
@@ -209,6 +209,7 @@ class Run {
  */
 export async function train(options = {}) {
   const config = resolveOptions(options);
+  requireWebAssembly('lab.train');
   const { onProgress, signal } = options;
   if (signal?.aborted) throw abortError(signal);
   const pending = new Map();

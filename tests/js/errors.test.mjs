@@ -104,3 +104,23 @@ test('a disposed runtime refuses calls with a plain Error', async () => {
   assert.throws(() => other.attention(good()), /disposed/);
   other.dispose(); // idempotent
 });
+
+test('node --jitless (no WebAssembly): init and lab.train reject with an Error saying WebAssembly is unavailable, every time, nothing else printed, the process stays up', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const script = `
+    const { init, lab, pipeline } = await import(${JSON.stringify(new URL('../../web/index.js', import.meta.url).href)});
+    const seen = [];
+    for (const call of [() => init(), () => init({ threads: 2 }), () => init(), () => pipeline('feature-extraction', './nowhere/'), () => lab.train({ scheme: 'rope' })]) {
+      try { await call(); seen.push('resolved'); } catch (e) { seen.push(e.constructor.name + ': ' + e.message); }
+    }
+    console.log(JSON.stringify({ seen, alive: true }));`;
+  const child = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  // V8 itself warns "disabling flag --expose_wasm due to conflicting flags"; relpos adds nothing (no abort text, no glue)
+  assert.deepEqual(child.stderr.split('\n').filter((l) => l && !/disabling flag --expose_wasm/.test(l)), []);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.alive, true);
+  assert.equal(out.seen.length, 5);
+  for (const s of out.seen)
+    assert.match(s, /^Error: (init|lab\.train): WebAssembly is unavailable in this JavaScript engine \(Node started with --jitless/, s);
+});

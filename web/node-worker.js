@@ -14,8 +14,7 @@
 
 const BOOTSTRAP = `
 (async () => {
-  const [{ parentPort, workerData }, fs, url, vm] = await Promise.all(
-    ['node:worker_threads', 'node:fs', 'node:url', 'node:vm'].map((m) => import(m)));
+  const [{ parentPort, workerData }, fs, url] = await Promise.all(['node:worker_threads', 'node:fs', 'node:url'].map((m) => import(m)));
   globalThis.self = globalThis;
   globalThis.location = { href: workerData.href };
   globalThis.postMessage = (message) => parentPort.postMessage(message);
@@ -27,8 +26,8 @@ const BOOTSTRAP = `
     if (data && data.cmd === 'load' && !data.urlOrBlob) data.urlOrBlob = glue;
     if (globalThis.onmessage) globalThis.onmessage({ data });
   });
-  const file = url.fileURLToPath(workerData.href);
-  vm.runInThisContext(fs.readFileSync(file, 'utf8'), { filename: file });
+  // a classic script at global scope (indirect eval keeps the file's own dynamic import() of its glue working)
+  (0, eval)(fs.readFileSync(url.fileURLToPath(workerData.href), 'utf8'));
 })();
 `;
 

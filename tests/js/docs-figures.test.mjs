@@ -18,11 +18,12 @@ import { performanceSection } from '../../bench/lib/readme.mjs';
 const DOC_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 const readDocs = () => new Map(DOC_FILES.map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
 
-/** Offsets of [start, end) ranges of `text` that are code (fences, inline code) or a generated block. */
+/** Offsets of [start, end) ranges of `text` that are code (fences, inline code) or a re-rendered generated block. */
 function excluded(text) {
   const out = [];
   for (const m of text.matchAll(/^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?^ {0,3}\1\s*$/gm)) out.push([m.index, m.index + m[0].length]);
-  for (const m of text.matchAll(/<!-- (\w+):start -->[\s\S]*?<!-- \1:end -->/g)) out.push([m.index, m.index + m[0].length]);
+  // the generated blocks the first test re-renders (others, e.g. docs/q8.md's, are scanned like prose)
+  for (const m of text.matchAll(/<!-- (headline|bench):start -->[\s\S]*?<!-- \1:end -->/g)) out.push([m.index, m.index + m[0].length]);
   for (const m of text.matchAll(/`[^`\n]*`/g)) out.push([m.index, m.index + m[0].length]);
   return out;
 }
@@ -46,13 +47,13 @@ export function figureProblems(docs) {
     for (const m of doc.matchAll(FIGURE)) {
       const at = m.index;
       if (skip.some(([a, b]) => at >= a && at + m[0].length <= b)) continue;
-      const key = `${file}: ${m[0]}`;
+      const key = `${file}: ${m[0].replace(/\s+/g, ' ')}`;
       if (unsourced.has(key)) {
         seenUnsourced.add(key);
         continue;
       }
       const line = doc.slice(0, at).split('\n').length;
-      problems.push(`${file}:${line}: "${m[0]}" has no results file (tests/js/docs/figures.mjs: write it from one, or say why it is not a measurement)`);
+      problems.push(`${file}:${line}: "${m[0].replace(/\s+/g, ' ')}" has no results file (tests/js/docs/figures.mjs: write it from one, or say why it is not a measurement)`);
     }
   }
   for (const key of unsourced) if (!seenUnsourced.has(key)) problems.push(`UNSOURCED lists "${key}", which the docs no longer say: remove it`);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { peaks128 } from '../../../bench/lib/report_big_models.mjs';
 
 /** Numbers with a unit: times (ms, µs, s, minutes), speeds (GFLOP/s, TFLOP/s), ratios (×) and sizes with decimals. */
-export const FIGURE = /(?<![\w.])\d+(?:[.,]\d+)*(?:\s?(?:ms|µs|s|minutes|GFLOP\/s|TFLOP\/s)(?![\w/])|\s?×(?!\s*\d)|\.\d+\s?(?:GiB|MiB|KiB|GB|MB|KB)\b)/g;
+export const FIGURE = /(?<![\w.\-])\d+(?:[.,]\d+)*(?:\s?(?:ms|µs|s|minutes|GFLOP\/s|TFLOP\/s)(?![\w/])|\s?×(?!\s*\d)|\.\d+\s?(?:GiB|MiB|KiB|GB|MB|KB)\b)/g;
 
 const GIB = 2 ** 30;
 const range = (xs, d) => {
@@ -53,7 +53,8 @@ export function measured(root) {
   // streamed against whole-file loads, the llama-family shapes (one 128-token input)
   const all = big.flatMap((r) => r.rows).filter((r) => (r.inputs ?? []).length === 1 || r.error);
   const cell = (model, dtype, threads) => {
-    const r = all.filter((x) => x.model === model && x.dtype === dtype && x.threads === threads).at(-1);
+    const rows = all.filter((x) => x.model === model && x.dtype === dtype && x.threads === threads);
+    const r = rows.filter((x) => !x.error).at(-1) ?? rows.at(-1);
     return r.error ? 'out of memory' : `${(r.vmHwm / GIB).toFixed(2)} GiB`;
   };
   for (const [label, shape, params] of [
@@ -86,6 +87,13 @@ export function measured(root) {
   add('docs/webgpu.md', dtypesDir,
     `64 × 128 tokens: fp32 ${dm('fp32').forwardMs.toFixed(1)} ms, q8 ${dm('q8').forwardMs.toFixed(1)} ms (median of ${dm('fp32').timesMs.length}, ` +
     `from ${range(dm('fp32').timesMs, 1)} ms) with ${mib(dm('q8').gpuWeightBytes)} MiB of\nGPU weights instead of ${mib(dm('fp32').gpuWeightBytes)} (cosine ${dm('q8').cosine.toFixed(6)} to fp32)`);
+  // why the dtypes run's fp32 time is not the whole-model row's (the contradiction a reader would see)
+  const beforeFusion = gpuModels.rows.find((r) => r.key === 'minilm' && r.device === 'webgpu' && r.dtype === 'fp32').ms;
+  add('docs/webgpu.md', `${dtypesDir}, ${modelsFile}, bench/results/latest.json (webgpu)`,
+    `against each other and not against the ${minilm.gpu_ms.toFixed(1)} ms above for the same shapes: that run came before the executor fused\n` +
+    `GEMM activation epilogues (which took the real all-MiniLM-L6-v2 from ${beforeFusion.toFixed(1)} ms to ${minilm.gpu_ms.toFixed(1)} ms,\n` +
+    `\`bench/results/gpu/nvidia-h200-2026-11-26-fixtures/README.md\`), timed only ${dm('fp32').timesMs.length} forwards (\`compareGpuDtypes\`,\n` +
+    `\`web/webgpu/compare.js\`, with each call's upload and read-back), and spread over ${range(dm('fp32').timesMs, 1)} ms.`);
   add('docs/webgpu.md', dtypesDir, `\`info.gpuWeightBytes\` ${(dm('q8').gpuWeightBytes / dm('fp32').gpuWeightBytes).toFixed(2)}× the fp32 load's`);
   // ModernBERT's global attention at 8192 tokens: its share of the GPU time, ms per layer and rate (the op profile)
   const mb = gpuModels.rows.find((r) => r.key === 'modernbert' && r.device === 'webgpu' && r.dtype === 'fp32');
@@ -123,6 +131,7 @@ export const NOT_MEASURED = [
   { file: 'docs/performance.md', text: '1.5×', why: "the target's factor (report_short.mjs)" },
   { file: 'docs/runtime.md', text: 'up to 200 µs', why: 'the spin setting of the thread pool (cpp/src/threads)' },
   { file: 'docs/length-generalisation.md', text: '1s', why: "'number of 1s': tokens, not seconds" },
+  { file: 'docs/models.md', text: '404s', why: 'HTTP status codes' },
   { file: 'docs/length-generalisation.md', text: "the issue's 60 s per scheme", why: "the issue's budget" },
   { file: 'docs/length-generalisation.md', text: '(60 s ×', why: 'the budget of a minute' },
 ];
@@ -139,5 +148,5 @@ export const UNSOURCED = [
   'docs/length-generalisation.md: 35 GFLOP/s', 'docs/length-generalisation.md: 3 ×', 'docs/length-generalisation.md: 3×',
   'docs/length-generalisation.md: 6 s', 'docs/length-generalisation.md: 1 s', 'docs/length-generalisation.md: 24 GFLOP/s',
   'docs/length-generalisation.md: 5 s', 'docs/length-generalisation.md: 19 s', 'docs/length-generalisation.md: 5.0 s',
-  'docs/length-generalisation.md: 41 s', 'docs/length-generalisation.md: 24.1 GFLOP/s',
+  'docs/length-generalisation.md: 41 s', 'docs/length-generalisation.md: 24.1 GFLOP/s', 'docs/length-generalisation.md: 23 GFLOP/s',
 ];

@@ -42,6 +42,11 @@ function project() {
     writeFileSync(join(work, name), code + '\nexport {};\n');
     where.set(name, map);
   }
+  // README: a TypeScript project whose package.json says "type": "commonjs" (npm init -y) needs .mts for top-level await
+  mkdirSync(join(work, 'cjs'));
+  writeFileSync(join(work, 'cjs', 'package.json'), JSON.stringify({ name: 'cjs-consumer', private: true, type: 'commonjs' }));
+  const example = "import { init } from 'relpos';\nconst rp = await init();\nconsole.log(rp.threads);\nexport {};\n";
+  for (const f of ['example.mts', 'example.ts']) writeFileSync(join(work, 'cjs', f), example);
   return where;
 }
 
@@ -78,6 +83,16 @@ function docLine(at) {
   return docText.get(file)[line - 1] ?? '';
 }
 
+/** tsc --noEmit of one file of the "type": "commonjs" folder (module nodenext, target es2022): its output. */
+async function checkCjs(file) {
+  try {
+    await promisify(execFile)(process.execPath, [tsc, '--noEmit', '--pretty', 'false', '--module', 'nodenext', '--target', 'es2022', '--strict', join('cjs', file)], { cwd: work, encoding: 'utf8' });
+    return '';
+  } catch (e) {
+    return `${e.stdout}${e.stderr}`;
+  }
+}
+
 const runs = new Map();
 const run = (target, strict) => {
   const key = `${target} ${strict}`;
@@ -92,6 +107,12 @@ for (const target of ['es2022', 'esnext'])
       const errors = await run(target, strict);
       assert.equal(errors, '', `tsc reported errors:\n${errors}`);
     });
+
+test('README: with "type": "commonjs", top-level await compiles in example.mts and not in example.ts', { skip: !where && 'typescript is not installed' }, async () => {
+  const [mts, ts] = await Promise.all([checkCjs('example.mts'), checkCjs('example.ts')]);
+  assert.equal(mts, '');
+  assert.match(ts, /error TS1309: The current file is a CommonJS module and cannot use 'await' at the top level/);
+});
 
 test('the doc examples compiled include every README.md and docs/ js block', { skip: !where && 'typescript is not installed' }, () => {
   assert.ok(where.size >= 50, `${where.size} blocks`);

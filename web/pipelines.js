@@ -123,8 +123,8 @@ export function pipeline(task, model, options = {}) {
   const hasRuntime = runtime !== undefined && runtime !== null;
   if (hasRuntime && Object.keys(initOptions).length)
     throw new TypeError(`pipeline: options: '${Object.keys(initOptions)[0]}' is an init() option, but options.runtime is initialised already: give one or the other`);
-  if (hasRuntime && typeof runtime.loadModel !== 'function') throw new TypeError(`pipeline: options.runtime: expected a runtime from init(), got ${describe(runtime)}`);
   return (async () => {
+    if (hasRuntime && typeof runtime?.loadModel !== 'function') throw new TypeError(`pipeline: options.runtime: expected a runtime from init(), got ${describe(runtime)}`);
     const rp = hasRuntime ? runtime : await sharedRuntime(initOptions);
     const loaded = await rp.loadModel(model, loadOptions);
     try {

@@ -747,7 +747,7 @@ export function pipeline<T extends keyof PipelineTypes>(task: T, source: ModelSo
 export const PIPELINE_TASKS: readonly PipelineTask[];
 export const TASK_ALIASES: Readonly<Record<PipelineTaskAlias, PipelineTask>>;
 /** The pooling of the feature-extraction pipeline over any lastHiddenState and mask. */
-export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: FeatureExtractionOptions): FloatTensor;
+export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: Pick<FeatureExtractionOptions, 'pooling' | 'normalize'>): FloatTensor;
 
 export interface Relpos {
   /** True when the SIMD128 build was loaded. */

@@ -30,7 +30,8 @@ function l2normalize(o) {
  * Mean over the attention mask, the first token ('cls'), the last token the mask keeps
  * ('last_token'; zeros when it keeps none), or none, of last_hidden_state; optional L2 norm.
  */
-export function pool(lastHiddenState, attentionMask, { pooling = 'mean', normalize = false } = {}) {
+export function pool(lastHiddenState, attentionMask, options = {}) {
+  const { pooling = 'mean', normalize = false } = checkKnownOptions(options, 'pool: options', ['pooling', 'normalize']);
   const [B, L, H] = lastHiddenState.dims;
   if (pooling === 'none') return lastHiddenState;
   const out = new Float32Array(B * H);

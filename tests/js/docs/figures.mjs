@@ -111,6 +111,19 @@ export function measured(root) {
   const kib = (...files) => (files.reduce((a, f) => a + latest.sizes.find((x) => x.file === `web/dist/${f}`).gzip_bytes, 0) / 1024).toFixed(0);
   add('docs/lab.md', 'bench/results/latest.json (sizes)',
     `\`relpos-lab-simd.wasm\` + glue is ${kib('relpos-lab-simd.wasm', 'relpos-lab-simd.js')} KiB gzip (scalar ${kib('relpos-lab-scalar.wasm', 'relpos-lab-scalar.js')} KiB)`);
+  // the soak run (scripts/soak.mjs --out): leaks over 100,000 calls and 1,000 model cycles per build
+  const soak = json('bench/results/soak.json');
+  const n = (x) => x.toLocaleString('en-US');
+  add('docs/robustness.md', 'bench/results/soak.json', [
+    `Run of ${soak.date.slice(0, 10)} (commit ${soak.commit}, Node ${soak.node}, ${soak.cores} shared cores, load average ${soak.loadavg_at_start.toFixed(0)};`,
+    '`node scripts/soak.mjs --out bench/results/soak.json`; times are CPU time, which the load does not inflate):',
+    '',
+    '| build | attention calls | CPU time | model cycles | CPU time | heap after warm-up | heap at end | result |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...soak.rows.map((r) => `| ${r.build} | ${n(r.calls)} | ${r.calls_cpu_s.toFixed(1)} s | ${n(r.models)} | ${r.models_cpu_s.toFixed(1)} s | ${r.heap_after_warmup} | ${r.heap_end} | ${r.grew ? 'GREW' : 'no growth'} |`),
+    '',
+    `Exit status ${soak.exit}; the whole run ${soak.cpu_s.toFixed(1)} s of CPU (${soak.wall_s.toFixed(0)} s wall clock on the shared machine), peak RSS ${(soak.max_rss_bytes / 1e6).toFixed(0)} MB.`,
+  ].join('\n'));
   // how long the whole benchmark ran
   add('docs/development.md', 'bench/results/latest.json (meta)', `the benchmarks (bench/; about ${Math.round(latest.meta.duration_s / 60)} minutes)`);
   return out;
@@ -142,7 +155,6 @@ export const UNSOURCED = [
   'docs/lab.md: 13 s',
   'docs/q8.md: 2×', 'docs/q8.md: 23.19 MB', 'docs/q8.md: 90.85 MB',
   'docs/performance.md: 12.6 MB', 'docs/performance.md: 31 GFLOP/s',
-  'docs/robustness.md: 6.1 s', 'docs/robustness.md: 0.8 s', 'docs/robustness.md: 14.5 s', 'docs/robustness.md: 1.2 s', 'docs/robustness.md: 23.1 s',
   'docs/runtime.md: 30 µs',
   'docs/length-generalisation.md: 60 s', 'docs/length-generalisation.md: 120 s', 'docs/length-generalisation.md: 15 GFLOP/s',
   'docs/length-generalisation.md: 35 GFLOP/s', 'docs/length-generalisation.md: 3 ×', 'docs/length-generalisation.md: 3×',

@@ -31,7 +31,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu,gpupeer').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,startup,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu,gpupeer').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -543,8 +543,9 @@ if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {
 if (SECTIONS.includes('ort')) results.peer = await peer(ort, rp);
 if (SECTIONS.includes('e2e')) results.end_to_end = await endToEnd(ort, rpModule, rp);
 if (SECTIONS.includes('q8')) results.q8_linear = await q8Linear();
-if (SECTIONS.includes('size')) {
-  results.sizes = sizes();
+// sizes are bytes (any machine, any load); start-up is a timing (a quiet machine): separate sections
+if (SECTIONS.includes('size')) results.sizes = sizes();
+if (SECTIONS.includes('startup')) {
   results.startup = startup();
   log(`startup: ${JSON.stringify(results.startup)}`);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
-# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,heap (default all; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package;
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,startup,heap (default all; size: bytes of the builds; startup: first-result time; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package;
 #      threads: the package on 1 vs 2 threads, and relpos vs onnxruntime-web both on 1 and both on 2 threads, bench/lib/peer_threads.mjs;
 #      short: batch 1 at 8–64 tokens and 8 × 32, each runtime in its own process (bench/lib/proc_peers.mjs), q8 on 1/2 threads vs a dynamically
 #      quantized ONNX; procpeers: the layer rows at 128/512 and attention at 512 in separate processes; profile: per-call profile

@@ -62,6 +62,7 @@ function hugeLlama() {
 }
 const TASKS = join(ROOT, '..', 'shared', 'fixtures', 'hf-tasks');
 const taskModel = (name) => rp.loadModel(join(TASKS, name));
+const OPTIONS_TEST = 'options nobody reads are TypeErrors naming the option and the closest known one (init, loadModel, pipeline, pipeline calls, forward, encode, attention); elements of a list are named';
 const tasks = {};
 tasks.nerModel = await taskModel('bert-token-classification');
 tasks.ner = pipeline('ner', tasks.nerModel);
@@ -178,6 +179,12 @@ const cases = [
    'webgpu-dtypes.test.mjs', "device 'webgpu' rejects naming shader-f16; 'auto' falls back to fp32 on WASM with the reason; 'wasm' rejects fp16"],
   ...lostDeviceRows(),
   ...llmRows(),
+  // option names nobody reads, and list elements (web/validation.js checkKnownOptions, checkStrings)
+  ['options', 'init({ threds: 2 }): an option name init does not read', () => init({ threds: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "fill-mask: { top_k: 2 }, an option name the call does not read", () => tasks.fill('a [MASK] b', { top_k: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "forward(…, { outputHiddenState: true }): a misspelt forward option", () => tasks.nerModel.forward({ inputIds: [[101, 102]] }, { outputHiddenState: true }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "pipeline('ner', loadedModel, { threads: 2 }): init's option for a model loaded already", () => pipeline('ner', tasks.nerModel, { threads: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "fill-mask: ['a [MASK] b', null], a list element that is not a string", () => tasks.fill(['a [MASK] b', null]), 'pipelines.test.mjs', OPTIONS_TEST],
 ];
 
 // A GPU device lost under a model on WebGPU (tests/js/webgpu-device-lost.test.mjs), on SwiftShader: the device is the

@@ -1,5 +1,14 @@
 // Types for the relpos npm package (hand-written; see web/index.js).
 
+// Symbol.dispose (the objects below have [Symbol.dispose]() for `using`): declared here so that a project whose lib
+// lacks ESNext.Disposable (TypeScript's default lib for target es2022) compiles; identical to the lib's own
+// declaration, so projects that have it (target esnext, @types/node) compile too.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /** Where the .wasm files are hosted, like tfjs's setWasmPaths: a prefix (URL or directory, with or
  * without a trailing '/') or a map from file name to URL. Default: next to this package's dist/. */
 export type WasmPaths =
@@ -182,12 +191,16 @@ export interface AttentionOptions {
   returnTerms?: boolean;
 }
 
+/** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa), each [batch, heads, seqLen, seqLen]. */
+export type AttentionTerms = { content: Float32Array; [term: string]: Float32Array };
+
 export interface AttentionResult {
   /** [batch, heads, seqLen, headDim]; a fresh array the caller owns. */
   output: Float32Array;
+  /** With returnProbs: true (the attention overloads then type it as present). */
   probs?: Float32Array;
-  /** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa). */
-  terms?: { content: Float32Array; [term: string]: Float32Array };
+  /** With returnTerms: true. */
+  terms?: AttentionTerms;
 }
 
 export interface SinusoidOptions {
@@ -382,6 +395,10 @@ export interface ForwardResult {
   tokens?: string[][];
 }
 
+/** What the options of a forward call guarantee: hiddenStates with outputHiddenStates: true, attentions with outputAttentions: true. */
+export type ForwardOutputs<O> = (O extends { outputHiddenStates: true } ? { hiddenStates: FloatTensor[] } : {}) &
+  (O extends { outputAttentions: true } ? { attentions: FloatTensor[] } : {});
+
 /** The configuration relpos resolved from config.json (Hugging Face defaults applied). */
 export interface ModelInfo {
   modelType: ModelType;
@@ -402,6 +419,8 @@ export interface ModelInfo {
   weightBytes: number;
   /** True for decoder stacks (transfo-xl, bloom, mpt, llama): attention is causal. */
   causal: boolean;
+  /** Threads forward computes with on WebAssembly: its runtime's (init({ threads }), or pipeline's { threads }). */
+  threads: number;
   /** Where forward runs. */
   device: 'wasm' | 'webgpu';
   /** With device 'auto': why the model stayed on WASM (no adapter, a family or scheme not on the GPU yet); else null. */
@@ -443,9 +462,9 @@ export interface Model {
   };
   /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. On a model with
    * info.device 'webgpu' it returns a Promise of the result instead (outputAttentions rejects there; logits and logitsAt work as on WASM). */
-  forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
+  forward<O extends ForwardOptions = {}>(inputs: ForwardInputs, options?: O): ForwardResult & ForwardOutputs<O>;
   /** forward() as a Promise, on either device. */
-  forwardAsync(inputs: ForwardInputs, options?: ForwardOptions): Promise<ForwardResult>;
+  forwardAsync<O extends ForwardOptions = {}>(inputs: ForwardInputs, options?: O): Promise<ForwardResult & ForwardOutputs<O>>;
   /** Frees the model's WebAssembly memory; the model is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -687,7 +706,11 @@ export type TokenClassificationPipeline = PipelineExtras & {
   (texts: string[], options: TokenClassificationOptions & { aggregationStrategy: 'simple' | 'first' | 'average' | 'max' }): Promise<EntityGroup[][]>;
 };
 export type QuestionAnsweringPipeline = PipelineExtras & {
-  /** One answer as an object; several (topK, handleImpossibleAnswer) as a list. */
+  /** topK 1 (the default): one answer, as an object. */
+  (input: QuestionContext, options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer>;
+  (question: string, context: string, options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer>;
+  (inputs: QuestionContext[], options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer[]>;
+  /** topK > 1: a list of the best answers, or one answer as an object when only one was found (as Hugging Face). */
   (input: QuestionContext, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
   (question: string, context: string, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
   (inputs: QuestionContext[], options?: QuestionAnsweringOptions): Promise<Array<Answer | Answer[]>>;
@@ -709,8 +732,11 @@ export interface PipelineTypes {
   'fill-mask': FillMaskPipeline;
 }
 
-/** loadModel options plus the runtime to load with (default: one made by init() on first use). */
-export interface PipelineLoadOptions extends LoadModelOptions {
+/**
+ * loadModel options plus the runtime to load with: `runtime`, or init's options (threads, simd, wasmPaths) for the
+ * runtime pipeline makes (one per distinct init options, shared by later pipelines; default init()). Not both.
+ */
+export interface PipelineLoadOptions extends LoadModelOptions, InitOptions {
   runtime?: Relpos;
 }
 
@@ -721,7 +747,7 @@ export function pipeline<T extends keyof PipelineTypes>(task: T, source: ModelSo
 export const PIPELINE_TASKS: readonly PipelineTask[];
 export const TASK_ALIASES: Readonly<Record<PipelineTaskAlias, PipelineTask>>;
 /** The pooling of the feature-extraction pipeline over any lastHiddenState and mask. */
-export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: FeatureExtractionOptions): FloatTensor;
+export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: Pick<FeatureExtractionOptions, 'pooling' | 'normalize'>): FloatTensor;
 
 export interface Relpos {
   /** True when the SIMD128 build was loaded. */
@@ -742,6 +768,9 @@ export interface Relpos {
    * Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. Without
    * returnProbs/returnTerms, q, k, v and output cross the heap a few heads (≤ 8 MiB) at a time.
    */
+  attention(options: AttentionOptions & { returnProbs: true; returnTerms: true }): AttentionResult & { probs: Float32Array; terms: AttentionTerms };
+  attention(options: AttentionOptions & { returnProbs: true }): AttentionResult & { probs: Float32Array };
+  attention(options: AttentionOptions & { returnTerms: true }): AttentionResult & { terms: AttentionTerms };
   attention(options: AttentionOptions): AttentionResult;
   /** config.json model_type values loadModel accepts. */
   readonly modelTypes: readonly ModelType[];

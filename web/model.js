@@ -18,7 +18,7 @@
 // heap buffer owned by C++ (ByteBuffer, cpp/bindings/models.cpp), parsed there, converted and packed;
 // the raw bytes are freed when loading ends. JS never holds a whole copy.
 import { unwrap } from './positions.js';
-import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
+import { checkBool, checkKnownOptions, checkMemory, checkStrings, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { readSentenceTransformers } from './sentence-transformers.js';
@@ -115,9 +115,14 @@ async function attachWebGpu(model, handle, options, dtype) {
   return { executor, ctx, adapter: ctx.info, weightBytes, wasmWeightBytes: Math.max(0, model.info.weightBytes - freed) };
 }
 
+/** The names LoadModelOptions has (index.d.ts); anything else is a TypeError naming the closest. */
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu']);
+const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt'];
+const FORWARD_INPUTS = ['inputIds', 'attentionMask', 'tokenTypeIds', 'text', 'textPair'];
+
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
-  checkObject(options, 'loadModel: options');
+  checkKnownOptions(options, 'loadModel: options', LOAD_OPTIONS);
   let { onProgress } = options;
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
@@ -291,7 +296,7 @@ export class Model {
     this.config = config;
     const info = handle.config();
     /** The configuration relpos resolved (Hugging Face defaults applied, family names unified). */
-    this.info = Object.freeze({ ...info, causal: isCausal(info.modelType, config), device: 'wasm', deviceReason: null });
+    this.info = Object.freeze({ ...info, causal: isCausal(info.modelType, config), threads: mod.numThreads(), device: 'wasm', deviceReason: null });
     /** Label names of the classification head (sequence or token) in id order, or null when there is none. */
     const labels = handle.labels();
     this.labels = labels.length ? Object.freeze(labels) : null;
@@ -339,15 +344,14 @@ export class Model {
   }
 
   /** Token ids of one text or a batch (right-padded); needs a tokenizer. */
-  encode(text, { textPair } = {}) {
+  encode(text, options = {}) {
     this.#check('encode');
+    const { textPair } = checkKnownOptions(options, 'encode: options', ['textPair']);
     if (!this.tokenizer)
       throw new Error('encode: this model was loaded without tokenizer.json (or spm.model / spiece.model), so it cannot take text; pass inputIds instead');
-    const texts = typeof text === 'string' ? [text] : text;
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
-      throw new TypeError(`encode: text: expected a string or an array of strings, got ${describe(text)}`);
-    const pairs = textPair === undefined ? null : typeof textPair === 'string' ? texts.map(() => textPair) : textPair;
-    if (pairs && (!Array.isArray(pairs) || pairs.length !== texts.length || pairs.some((t) => typeof t !== 'string')))
+    const texts = checkStrings(text, 'encode: text').list;
+    const pairs = textPair === undefined ? null : typeof textPair === 'string' ? texts.map(() => textPair) : checkStrings(textPair, 'encode: textPair', { allowSingle: false }).list;
+    if (pairs && pairs.length !== texts.length)
       throw new TypeError(`encode: textPair: expected a string or ${texts.length} strings (one per text), got ${describe(textPair)}`);
     const enc = texts.map((t, i) => this.tokenizer.encode(t, pairs ? { text_pair: pairs[i] } : undefined));
     const out = { inputIds: enc.map((e) => e.ids), attentionMask: enc.map((e) => e.attention_mask), tokens: enc.map((e) => e.tokens) };
@@ -373,8 +377,8 @@ export class Model {
    */
   forward(inputs, options = {}) {
     this.#check('forward');
-    checkObject(inputs, 'forward: inputs');
-    checkObject(options, 'forward: options');
+    checkKnownOptions(inputs, 'forward: inputs', FORWARD_INPUTS);
+    checkKnownOptions(options, 'forward: options', FORWARD_OPTIONS);
     const outputHiddenStates = checkBool(options.outputHiddenStates ?? false, 'forward: outputHiddenStates');
     const outputAttentions = checkBool(options.outputAttentions ?? false, 'forward: outputAttentions');
     const logits = checkBool(options.logits ?? false, 'forward: logits');

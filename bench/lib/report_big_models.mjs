@@ -18,23 +18,36 @@ export function bigModelsResults(resultsDir) {
   return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).runs ?? null : null;
 }
 
-export function bigModelsMarkdown(runs, L) {
-  L.push('## Real-size models', '');
-  if (!runs?.length) {
-    L.push('Not measured yet: `node bench/lib/big_models.mjs gemma3-300m,qwen3-0.6b` writes bench/results/big-models.json.', '');
-    return;
-  }
-  // Rows of one 128-token input measure the issue's peak (load + that input, nothing else in the process); the table
-  // shows, per key, the newest row that measured more lengths (else the newest row).
-  const newest = new Map(), peak128 = new Map();
-  const only128 = (row) => (row.inputs ?? []).length === 1 && row.inputs[0].tokens === 128;
-  for (const run of runs)
+const only128 = (row) => (row.inputs ?? []).length === 1 && row.inputs[0].tokens === 128;
+
+/**
+ * Rows of one 128-token input measure the issue's peak (load + that input, nothing else in the process): the newest
+ * such row per 'model|dtype|threads' → { run, row } (also quoted by the README and docs/, tests/js/docs/figures.mjs).
+ */
+export function peaks128(runs) {
+  const peak128 = new Map();
+  for (const run of runs ?? [])
     for (const row of run.rows) {
       const key = `${row.model}|${row.dtype}|${row.threads}`;
       if (only128(row) && !row.error) {
         const p = peak128.get(key);
         if (!p || String(run.date) >= String(p.run.date)) peak128.set(key, { run, row });
       }
+    }
+  return peak128;
+}
+
+export function bigModelsMarkdown(runs, L) {
+  L.push('## Real-size models', '');
+  if (!runs?.length) {
+    L.push('Not measured yet: `node bench/lib/big_models.mjs gemma3-300m,qwen3-0.6b` writes bench/results/big-models.json.', '');
+    return;
+  }
+  // the table shows, per key, the newest row that measured more lengths (else the newest row)
+  const newest = new Map(), peak128 = peaks128(runs);
+  for (const run of runs)
+    for (const row of run.rows) {
+      const key = `${row.model}|${row.dtype}|${row.threads}`;
       const prev = newest.get(key);
       const better = !prev || (only128(prev.row) && !only128(row)) || (only128(prev.row) === only128(row) && String(run.date) >= String(prev.run.date));
       if (better) newest.set(key, { run, row });

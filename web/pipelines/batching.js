@@ -33,6 +33,9 @@ export function limitSource(model) {
   return '(max_position_embeddings)';
 }
 
+/** The option names every pipeline call takes (lengthOptions, batchSizeOption). */
+export const LENGTH_OPTIONS = Object.freeze(['truncation', 'maxLength', 'batchSize']);
+
 export function checkPositiveInt(value, name) {
   if (typeof value !== 'number') throw new TypeError(`${name}: expected a positive integer, got ${describe(value)}`);
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name}: expected a positive integer, got ${describe(value)}`);

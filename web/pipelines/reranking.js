@@ -11,8 +11,8 @@
 // A checkpoint is such a reranker when its head is a causal LM (config.json architectures Qwen3ForCausalLM:
 // model.head.task 'text-generation'): text-classification has no other meaning for a causal LM. The "yes" and
 // "no" token ids come from the tokenizer (tokens 'yes' and 'no'; options yesToken / noToken override).
-import { checkObject, describe } from '../validation.js';
-import { batchSizeOption, forwardBatched, lengthOptions, softmax } from './batching.js';
+import { checkKnownOptions, describe } from '../validation.js';
+import { batchSizeOption, forwardBatched, LENGTH_OPTIONS, lengthOptions, softmax } from './batching.js';
 import { checkTopK, requireTokenizer } from './common.js';
 
 export const RERANKER_PREFIX =
@@ -45,7 +45,7 @@ function pair(x, where) {
 
 export function reranking(model, task = 'text-classification') {
   return async function rerank(input, options = {}) {
-    checkObject(options, `${task}: options`);
+    checkKnownOptions(options, `${task}: options`, ['topK', 'functionToApply', 'instruction', 'yesToken', 'noToken', ...LENGTH_OPTIONS]);
     requireTokenizer(model, task);
     const tok = model.tokenizer;
     const legacy = !('topK' in options);

@@ -31,6 +31,34 @@ const describe = (v) => (v === null ? 'null' : typeof v === 'object' ? (v.constr
 
 let nodeGpu = null; // the npm package 'webgpu''s GPU object, created once
 
+const SWIFTSHADER_HINT = 'a GPU driver, or VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json for SwiftShader on the CPU';
+
+/**
+ * Linux: null when the Vulkan loader can find a driver (an ICD manifest where it looks, or VK_ICD_FILENAMES /
+ * VK_DRIVER_FILES / VK_ADD_DRIVER_FILES), else the folders looked in. Without a driver, creating Dawn's instance
+ * only makes the loader print "vkCreateInstance: Found no drivers!", so relpos does not create one.
+ */
+async function missingVulkanDriver() {
+  if (process.platform !== 'linux') return null;
+  const env = process.env;
+  if (env.VK_ICD_FILENAMES || env.VK_DRIVER_FILES || env.VK_ADD_DRIVER_FILES) return null;
+  const fsName = 'node:fs'; // non-literal: bundlers targeting the web must not resolve it
+  const { readdirSync } = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
+  const home = env.HOME ?? '';
+  const dirs = [
+    ...(env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'), '/etc', '/usr/local/etc', env.XDG_DATA_HOME || `${home}/.local/share`,
+    ...(env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':'),
+  ].filter(Boolean).map((d) => `${d}/vulkan/icd.d`);
+  for (const dir of dirs) {
+    try {
+      if (readdirSync(dir).some((f) => f.endsWith('.json'))) return null;
+    } catch {
+      // no such folder
+    }
+  }
+  return dirs;
+}
+
 /** Finds a GPU object (see the header); returns { gpu, source } or throws an Error. */
 export async function findGpu(options = {}) {
   if (options.gpu !== undefined && options.gpu !== null) {
@@ -51,6 +79,10 @@ export async function findGpu(options = {}) {
   }
   // The binding's classes (GPUBufferUsage, GPUMapMode, …) are globals in a browser; dispatchers use them.
   for (const [name, value] of Object.entries(mod.globals)) if (!(name in globalThis)) globalThis[name] = value;
+  if (!nodeGpu) {
+    const looked = await missingVulkanDriver();
+    if (looked) throw new Error(`webgpu: no GPU adapter: no Vulkan driver is installed (no ICD manifest in ${looked.join(', ')}); Dawn needs ${SWIFTSHADER_HINT}`);
+  }
   // One Dawn instance per process: every context (one per model on WebGPU) requests its adapter from it.
   nodeGpu ??= mod.create([]);
   return { gpu: nodeGpu, source: "npm package 'webgpu' (Dawn)" };
@@ -67,7 +99,7 @@ export async function createContext(options = {}) {
   const adapter = await gpu.requestAdapter({ powerPreference });
   if (!adapter) {
     const hint = isNode
-      ? ' (Dawn on Linux needs libvulkan.so.1 — Debian package libvulkan1 — and a Vulkan driver: a GPU driver, or VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json for SwiftShader on the CPU)'
+      ? ` (Dawn on Linux needs libvulkan.so.1 — Debian package libvulkan1 — and a Vulkan driver: ${SWIFTSHADER_HINT})`
       : '';
     throw new Error(`webgpu: no GPU adapter: ${source}.requestAdapter({ powerPreference: '${powerPreference}' }) returned null${hint}`);
   }

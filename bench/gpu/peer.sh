@@ -3,11 +3,11 @@
 #   bash bench/gpu/peer.sh            (OUT=dir for results; default bench/results/tmp/gpu-peer)
 # Needs .gpu-peer/ from scripts/gpu-peer-carry.sh (node, dawn.node, the Vulkan loader, GLVND, Transformers.js +
 # onnxruntime-node's linux-x64 libraries, the four peer graphs, MiniLM's tokenizer, the inputs) and web/dist; both travel:
-#   run(command='bash bench/gpu/peer.sh', carry=['.gpu-peer', 'web/dist'], timeout_s=560)
+#   run(command='bash bench/gpu/peer.sh', carry=['.gpu-peer', 'web/dist'], timeout_s=540)
 # Steps, each under its own budget (timeout), so that what finished comes back even when a later step runs over:
-#   1. bench/gpu/peer.mjs (GPU_PEER_BUDGET_S, default 300): every row, relpos fp32 / q8 / fp16 against
+#   1. bench/gpu/peer.mjs (GPU_PEER_BUDGET_S, default 290): every row, relpos fp32 / q8 / fp16 against
 #      Transformers.js fp32, the pipeline rows, load times → $OUT/peer.json (rewritten after every row)
-#   2. bench/gpu/real_size.mjs (GPU_REAL_SIZE_BUDGET_S, default 130): relpos alone at the EmbeddingGemma-300m /
+#   2. bench/gpu/real_size.mjs (GPU_REAL_SIZE_BUDGET_S, default 120): relpos alone at the EmbeddingGemma-300m /
 #      Qwen3-Embedding-0.6B shapes, q8 / fp16 / fp32 at 128 / 512 / 2048 tokens → $OUT/real-size.json
 #   3. bench/gpu/fixtures.mjs with GPU_FIXTURES_DTYPE=fp16 (GPU_FIXTURES_BUDGET_S, default 60): every public fixture
 #      in fp16 (tolerance 2e-2) → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
@@ -50,13 +50,13 @@ echo "== RELPOS_DAWN_FLAGS=$RELPOS_DAWN_FLAGS"
 [ -f web/dist/relpos-simd.wasm ] || { echo "== web/dist/relpos-simd.wasm is missing: carry web/dist"; exit 1; }
 
 step() { echo "== $1 ($(date -u +%T), ${SECONDS} s in)"; }
-step "bench/gpu/peer.mjs, budget ${GPU_PEER_BUDGET_S:-300} s"
-OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-300}" "$NODE" bench/gpu/peer.mjs
+step "bench/gpu/peer.mjs, budget ${GPU_PEER_BUDGET_S:-290} s"
+OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-290}" "$NODE" bench/gpu/peer.mjs
 rc=$?
 echo "== peer exit $rc"
 if [ "${GPU_REAL_SIZE:-1}" = 1 ]; then
-  step "bench/gpu/real_size.mjs, budget ${GPU_REAL_SIZE_BUDGET_S:-130} s"
-  OUT="$OUT" REAL_SIZE_WORK="$WORK/real-size" timeout -k 10 "${GPU_REAL_SIZE_BUDGET_S:-130}" "$NODE" bench/gpu/real_size.mjs
+  step "bench/gpu/real_size.mjs, budget ${GPU_REAL_SIZE_BUDGET_S:-120} s"
+  OUT="$OUT" REAL_SIZE_WORK="$WORK/real-size" timeout -k 10 "${GPU_REAL_SIZE_BUDGET_S:-120}" "$NODE" bench/gpu/real_size.mjs
   echo "== real-size exit $?"
   rm -rf "$WORK/real-size" # 1.8 GB of checkpoints
 fi

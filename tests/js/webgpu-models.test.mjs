@@ -124,7 +124,13 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute']]) {
     try {
       await model.forward(seededBatch(2, 18, vocab, 1));
       gpu.reset();
-      for (let r = 0; r < 2; ++r) for (const [i, shape] of shapes.entries()) outs.push((await model.forward(input(shape, i))).lastHiddenState);
+      for (let r = 0; r < 2; ++r)
+        for (const [i, shape] of shapes.entries()) {
+          const mapped = gpu.counts.mappedBytes;
+          outs.push((await model.forward(input(shape, i))).lastHiddenState);
+          // read back: the call's own [B, L, H] floats, not the (larger) buffers they came through
+          assert.equal(gpu.counts.mappedBytes - mapped, outs.at(-1).data.byteLength, `shape ${shape}: bytes mapped`);
+        }
       const { buffers, bindGroups, pipelines, shaderModules } = gpu.counts;
       assert.deepEqual({ buffers, bindGroups, pipelines, shaderModules }, { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0 });
     } finally {

@@ -162,6 +162,7 @@ export class PlanExecutor {
 
   // Gives a prepared plan its arena buffers (again after the arena grew).
   #bind(p) {
+    if (p.epoch === this.epoch) return; // bound since the arena last grew: its buffers are still large enough
     const { plan, segments, eb } = { ...p, eb: this.eb };
     const rows = plan.batch * plan.seq;
     const bpe = (i) => (plan.buffers[i].kind === 'activation' ? eb : 4);
@@ -182,7 +183,6 @@ export class PlanExecutor {
     const ones = (b) => this.ctx.device.queue.writeBuffer(b, 0, new Uint32Array(b.size / 4).fill(1));
     for (const [name, bytes] of need) this.#arena(name, bytes);
     if (p.needsOnes) this.#arena('ones', 4 * rows, ones);
-    if (p.epoch === this.epoch) return;
     if (this.written === p) this.written = null; // new buffers: the shape's contents are written again
     const get = (name) => this.arena.get(name);
     p.buffers = segments.map(({ views, parts }, i) => {

@@ -33,7 +33,7 @@
 // mode: fp32 rows below the 1.5× target get row.relposProfile and result.peerProfiles; onnxruntime's own profile
 // file goes to PEER_WORK/ort-profile-<model>_*.json),
 // RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: MiniLM only, 2 texts and the 2 shortest
-// sentences cut to 8 tokens, one timed call (a check of the plumbing and of the agreement on SwiftShader, not of speed).
+// sentences cut to 8 tokens (pipeline rows: 2 texts and 2 sentences of 5 words), one timed call (a check of the plumbing and of the agreement on SwiftShader, not of speed).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -114,7 +114,7 @@ const ROWS = [
   { id: 'modernbert-4096', model: 'modernbert-base', shape: '1 × 4096 tokens', make: (cfg) => [batchOf(one(4096, cfg, 51), cfg.pad_token_id)], reps: 5 },
   { id: 'modernbert-8192', model: 'modernbert-base', shape: '1 × 8192 tokens (peer graph: full masked scores in every layer)', make: (cfg) => [batchOf(one(8192, cfg, 41), cfg.pad_token_id)], reps: 3, peerWrong: true },
 ];
-const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1' : ROWS.map((r) => r.id).join(','))).split(','));
+const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1,pipeline,pipeline-1by1' : ROWS.map((r) => r.id).join(','))).split(','));
 
 // ---- the two libraries ---------------------------------------------------------------------------------------------
 const { gpu } = await openDawn(FLAGS);

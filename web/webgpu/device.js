@@ -205,10 +205,18 @@ export class GpuContext {
         return hit.buffer;
       }
     }
+    const old = cache?.uniforms[cache.u];
+    if (old && cache.rewrite && old.words === words.length) {
+      // same dispatch, other sizes (another shape of the plan): new words into the same buffer, in queue order
+      this.device.queue.writeBuffer(old.buffer, 0, packWords(words));
+      old.key = key;
+      cache.u++;
+      return old.buffer;
+    }
     const buffer = newUniforms(this.device, words);
     if (cache) {
       if (cache.uniforms[cache.u]) cache.retired.push(cache.uniforms[cache.u].buffer);
-      cache.uniforms[cache.u++] = { key, buffer };
+      cache.uniforms[cache.u++] = { key, buffer, words: words.length };
     }
     return buffer;
   }
@@ -321,19 +329,67 @@ export function dispatch(ctx, encoder, pipeline, buffers, groups, label = '') {
     const hit = cache.groups[cache.g];
     if (hit && hit.pipeline === pipeline && hit.buffers.length === buffers.length && hit.buffers.every((b, i) => sameBinding(b, buffers[i]))) bindGroup = hit.bindGroup;
   }
+  // a cache shared by shapes: the bind groups of views at other offsets (another shape's) are kept by what they bind
+  const key = !bindGroup && cache?.rewrite ? bindingKey(pipeline, buffers) : null;
+  if (key) bindGroup = cache.byBinding.get(key) ?? null;
   if (!bindGroup) {
     bindGroup = ctx.device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: buffers.map((b, binding) => ({ binding, resource: b.buffer && b.offset !== undefined ? b : { buffer: b } })),
     });
-    if (cache) cache.groups[cache.g] = { pipeline, buffers: [...buffers], bindGroup };
+    if (key) {
+      if (cache.byBinding.size >= 8192) cache.byBinding.clear();
+      cache.byBinding.set(key, bindGroup);
+    }
   }
+  if (cache) cache.groups[cache.g] = { pipeline, buffers: [...buffers], bindGroup };
   if (cache) cache.g++;
-  const pass = encoder.beginComputePass({ label });
+  const shared = ctx.sharedPass; // a recording that keeps one compute pass open across dispatches (sharePasses)
+  if (shared && shared.encoder !== encoder) endSharedPass(ctx);
+  const pass = shared ? (shared.pass ??= encoder.beginComputePass({ label: 'relpos dispatches' })) : encoder.beginComputePass({ label });
+  if (shared) shared.encoder = encoder;
   pass.setPipeline(pipeline);
   pass.setBindGroup(0, bindGroup);
   pass.dispatchWorkgroups(...groups);
-  pass.end();
+  if (!shared) pass.end();
+}
+
+/**
+ * From now on, consecutive dispatch() calls on one encoder share one compute pass (WebGPU makes each dispatch's
+ * writes visible to the next within a pass): fewer passes to encode. The caller must endSharedPass(ctx) before any
+ * other command on the encoder (a copy), before finish(), and stopSharing(ctx) when done.
+ */
+export function sharePasses(ctx) {
+  ctx.sharedPass = { encoder: null, pass: null };
+}
+
+/** Ends the shared compute pass, if one is open (sharePasses). */
+export function endSharedPass(ctx) {
+  const shared = ctx.sharedPass;
+  if (shared?.pass) shared.pass.end();
+  if (shared) {
+    shared.pass = null;
+    shared.encoder = null;
+  }
+}
+
+/** Ends the shared pass and returns to one pass per dispatch. */
+export function stopSharing(ctx) {
+  endSharedPass(ctx);
+  ctx.sharedPass = null;
+}
+
+let nextId = 0;
+const ids = new WeakMap(); // GPU object → a number, for bindingKey
+const idOf = (o) => {
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, (id = ++nextId));
+  return id;
+};
+
+/** What a bind group binds (pipeline, buffers, views' offsets and sizes), as a Map key. */
+function bindingKey(pipeline, buffers) {
+  return `${idOf(pipeline)}|${buffers.map((b) => (b.buffer && b.offset !== undefined ? `${idOf(b.buffer)}@${b.offset}+${b.size}` : idOf(b))).join(',')}`;
 }
 
 /** Splits a dispatch of `count` workgroups into (x, y) within maxComputeWorkgroupsPerDimension. */
@@ -347,16 +403,22 @@ export function grid(ctx, count) {
 /** A mapped-at-creation uniform buffer holding `words` (GpuContext.uniforms). */
 function newUniforms(device, words) {
   const size = Math.max(16, (words.length * 4 + 15) & ~15);
-  const buffer = device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
-  const range = buffer.getMappedRange();
+  const buffer = device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, mappedAtCreation: true });
+  new Uint8Array(buffer.getMappedRange()).set(new Uint8Array(packWords(words)));
+  buffer.unmap();
+  return buffer;
+}
+
+/** The bytes of uniform `words` (u32, { i } as i32, { f } as f32), padded to 16. */
+function packWords(words) {
+  const range = new ArrayBuffer(Math.max(16, (words.length * 4 + 15) & ~15));
   const u = new Uint32Array(range), i = new Int32Array(range), f = new Float32Array(range);
   words.forEach((w, at) => {
     if (w.f !== undefined) f[at] = w.f;
     else if (w.i !== undefined) i[at] = w.i;
     else u[at] = w;
   });
-  buffer.unmap();
-  return buffer;
+  return range;
 }
 
 /** Same bound resource: the same GPUBuffer, or views of the same buffer at the same offset and size. */
@@ -373,7 +435,10 @@ function sameBinding(a, b) {
  * destroy() with the plan.
  */
 export class DispatchCache {
-  constructor() {
+  /** rewrite: a cache shared by several shapes of one plan: the n-th uniform buffer with other words of the same count is rewritten in place (queue.writeBuffer) instead of replaced. */
+  constructor({ rewrite = false } = {}) {
+    this.rewrite = rewrite;
+    this.byBinding = new Map(); // bindingKey → GPUBindGroup (rewrite only)
     this.uniforms = [];
     this.groups = [];
     this.retired = [];
@@ -392,5 +457,6 @@ export class DispatchCache {
     this.uniforms = [];
     this.groups = [];
     this.retired = [];
+    this.byBinding.clear();
   }
 }

@@ -37,6 +37,10 @@ if [ -d .gpu-peer ]; then
   rm -rf "$WORK/node_modules"
   if command -v xz >/dev/null; then xz -dc .gpu-peer/peer-modules.tar.xz | tar -C "$WORK" -xf -
   else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' .gpu-peer/peer-modules.tar.xz "$WORK"; fi
+  # relpos itself imports @huggingface/tokenizers from the repository's node_modules, which does not travel
+  if [ ! -d node_modules/@huggingface/tokenizers ]; then
+    mkdir -p node_modules/@huggingface && ln -s "$WORK/node_modules/@huggingface/tokenizers" node_modules/@huggingface/tokenizers
+  fi
   export PEER_TRANSFORMERS="$WORK/node_modules/@huggingface/transformers/dist/transformers.node.mjs"
   export PEER_MODELS=.gpu-peer/models PEER_INPUTS=.gpu-peer/inputs.json
 else

@@ -1,0 +1,81 @@
+// The ggml block decoders (io/gguf_blocks.h) against gguf-py's numpy dequantization of every tensor of the
+// qwen3-kquant files (expected-dequant-<type>.safetensors; bit-identical to ggml's own to_float): F32, Q8_0,
+// Q4_0, Q4_K, Q5_K and Q6_K blocks, every float32 bit pattern equal. The tiny cases' Q5_0 / F16 / BF16 tensors
+// are checked against the F32 file of their case at each type's rounding bound.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "gguf_support.h"
+#include "io/gguf.h"
+#include "io/gguf_blocks.h"
+#include "relpos/safetensors.h"
+
+using namespace relpos_test;
+
+namespace {
+
+std::vector<float> decode(const std::vector<std::uint8_t>& bytes, const relpos::io::GgufTensor& t) {
+  std::vector<float> out(t.elements);
+  relpos::io::decode_ggml_blocks(t.type, bytes.data() + t.offset, out.size(), out.data());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("GGUF block decoders give gguf-py's float32 values bit for bit") {
+  std::map<std::string, int> seen;
+  for (const char* type : {"q8_0", "q4_0", "q4_k_m", "q5_k_m", "q6_k"}) {
+    const std::string dir = gguf_dir("qwen3-kquant");
+    const auto bytes = read_bytes(dir + "model-" + type + ".gguf");
+    const auto h = relpos::io::parse_gguf_header(bytes.data(), bytes.size(), bytes.size(), type);
+    REQUIRE(h);
+    const auto expected = relpos::SafeTensors::read_file(dir + "expected-dequant-" + type + ".safetensors");
+    for (const auto& t : h->tensors) {
+      INFO(type << " " << t.name << " " << relpos::io::ggml_type_name(static_cast<std::uint32_t>(t.type)));
+      const auto got = decode(bytes, t);
+      const auto want = expected.to_f32(t.name);
+      REQUIRE(got.size() == want.size());
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) differing += std::memcmp(&got[i], &want[i], 4) != 0;
+      CHECK(differing == 0);
+      ++seen[relpos::io::ggml_type_name(static_cast<std::uint32_t>(t.type))];
+    }
+  }
+  for (const char* t : {"F32", "Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"}) CHECK(seen[t] > 0);
+}
+
+TEST_CASE("F16, BF16 and Q5_0 tensors decode to their F32 originals within the type's rounding") {
+  const std::string dir = gguf_dir("qwen3-embed-right");
+  const auto f32b = read_bytes(dir + "model-f32.gguf");
+  const auto f32 = relpos::io::parse_gguf_header(f32b.data(), f32b.size(), f32b.size(), "f32");
+  REQUIRE(f32);
+  std::map<std::string, int> seen;
+  for (const char* type : {"f16", "bf16", "q4_k_m"}) {  // q4_k_m of a tiny case: Q5_0 (rows < 256)
+    const auto bytes = read_bytes(dir + "model-" + type + ".gguf");
+    const auto h = relpos::io::parse_gguf_header(bytes.data(), bytes.size(), bytes.size(), type);
+    REQUIRE(h);
+    for (const auto& t : h->tensors) {
+      const std::string tn = relpos::io::ggml_type_name(static_cast<std::uint32_t>(t.type));
+      INFO(type << " " << t.name << " " << tn);
+      const auto got = decode(bytes, t);
+      const auto want = decode(f32b, *f32->tensor(t.name));
+      // relative bound per element for F16 (2^-11) and BF16 (2^-8); Q5_0 / Q8_0: one step of the block's scale
+      // (max |x| / 16, / 127; the step, not half of it: ggml clamps the far end of the signed range)
+      float amax = 0;
+      for (float x : want) amax = std::max(amax, std::fabs(x));
+      double worst = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double e = std::fabs(static_cast<double>(got[i]) - want[i]);
+        const double bound = tn == "F16" ? std::fabs(want[i]) * 0x1p-11 + 1e-7 : tn == "BF16" ? std::fabs(want[i]) * 0x1p-8
+                           : tn == "Q5_0" ? amax / 16.0 : tn == "Q8_0" ? amax / 127.0 : 0.0;
+        if (e > bound) worst = std::max(worst, e - bound);
+      }
+      CHECK(worst == 0);
+      ++seen[tn];
+    }
+  }
+  for (const char* t : {"F16", "BF16", "Q5_0"}) CHECK(seen[t] > 0);
+}

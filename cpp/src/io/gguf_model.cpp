@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "io/gguf_blocks.h"
 #include "relpos/error.h"
@@ -316,10 +317,8 @@ std::string gguf_supported_architectures() {
   return out;
 }
 
-GgufCheckpoint open_gguf(std::vector<std::uint8_t> bytes, const std::string& file) {
-  std::optional<GgufHeader> parsed = parse_gguf_header(bytes.data(), bytes.size(), bytes.size(), file);
-  if (!parsed) fail_value(file + ": truncated file: it ends inside the header");  // unreachable: size is known
-  const GgufValue* av = parsed->find("general.architecture");
+GgufMapping map_gguf(const GgufHeader& h, const std::string& file) {
+  const GgufValue* av = h.find("general.architecture");
   if (!av || av->type != GgufValueType::String)
     fail_value(file + ": missing metadata 'general.architecture' (a string naming the model, e.g. 'bert')");
   const std::string arch = av->s;
@@ -329,23 +328,38 @@ GgufCheckpoint open_gguf(std::vector<std::uint8_t> bytes, const std::string& fil
   if (!a || !a->model_type)
     fail_value(file + ": architecture '" + arch + "' is not supported" + (a ? " yet" : "") + " (supported: " +
                gguf_supported_architectures() + ")");
-  const GgufTensor* embd = parsed->tensor("token_embd.weight");
+  const GgufTensor* embd = h.tensor("token_embd.weight");
   if (!embd) fail_value(file + ": missing tensor 'token_embd.weight' (the token embeddings)");
-  if (const GgufValue* tokens = parsed->find("tokenizer.ggml.tokens"))
+  if (const GgufValue* tokens = h.find("tokenizer.ggml.tokens"))
     if (tokens->count != embd->ne.back())
       fail_value(file + ": tokenizer.ggml.tokens lists " + std::to_string(tokens->count) + " tokens but token_embd.weight has " +
                  std::to_string(embd->ne.back()) + " rows");
-  GgufCheckpoint out;
+  GgufMapping out;
   out.architecture = arch;
-  out.config_json = build_config(*a, *parsed, *embd, file);
-  auto weights = std::make_unique<GgufWeights>(std::move(bytes), std::move(*parsed), file);
+  out.config_json = build_config(*a, h, *embd, file);
   const bool gemma = std::string(a->model_type) == "gemma3_text";
-  for (const GgufTensor& t : weights->header().tensors) {
+  std::set<std::string> used;
+  for (const GgufTensor& t : h.tensors) {
     const std::string hf = hf_name(*a, t.name);
     const std::string sfx = "norm.weight";
     const bool norm = t.name.size() >= sfx.size() && t.name.compare(t.name.size() - sfx.size(), sfx.size(), sfx) == 0;
-    weights->add(hf.empty() || weights->contains(hf) ? t.name : hf, t, gemma && norm);
+    out.names.push_back(hf.empty() || used.count(hf) ? t.name : hf);
+    used.insert(out.names.back());
+    out.minus_one.push_back(gemma && norm);
   }
+  return out;
+}
+
+GgufCheckpoint open_gguf(std::vector<std::uint8_t> bytes, const std::string& file) {
+  std::optional<GgufHeader> parsed = parse_gguf_header(bytes.data(), bytes.size(), bytes.size(), file);
+  if (!parsed) fail_value(file + ": truncated file: it ends inside the header");  // unreachable: size is known
+  GgufMapping m = map_gguf(*parsed, file);
+  GgufCheckpoint out;
+  out.architecture = m.architecture;
+  out.config_json = std::move(m.config_json);
+  auto weights = std::make_unique<GgufWeights>(std::move(bytes), std::move(*parsed), file);
+  const auto& tensors = weights->header().tensors;
+  for (std::size_t k = 0; k < tensors.size(); ++k) weights->add(m.names[k], tensors[k], m.minus_one[k]);
   out.header = &weights->header();
   out.weights = std::move(weights);
   return out;

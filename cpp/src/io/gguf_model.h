@@ -39,6 +39,16 @@ struct GgufCheckpoint {
 
 GgufCheckpoint open_gguf(std::vector<std::uint8_t> bytes, const std::string& file_name);
 
+// The mapping alone, from a parsed header (StreamedCheckpoint converts a GGUF file as it streams in with it):
+// the config, and per header tensor (same order) its name for the family and whether its values are served
+// less one (gemma-embedding norm gains). Same Errors as open_gguf.
+struct GgufMapping {
+  std::string config_json, architecture;
+  std::vector<std::string> names;
+  std::vector<bool> minus_one;
+};
+GgufMapping map_gguf(const GgufHeader& header, const std::string& file_name);
+
 // The architectures relpos maps ("bert, nomic-bert, …").
 std::string gguf_supported_architectures();
 

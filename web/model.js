@@ -23,6 +23,7 @@ import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { readSentenceTransformers } from './sentence-transformers.js';
 import { checkVariant, readCheckpoint } from './weights.js';
+import { ggufInFolder, ggufSource, loadGguf } from './io/gguf.js';
 
 export const MODEL_FILES = Object.freeze({
   config: 'config.json',
@@ -126,8 +127,20 @@ export async function loadModel(mod, source, options = {}) {
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
-  const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
+  // A GGUF file (web/io/gguf.js): a '.gguf' path or URL, its bytes, options.gguf, or a folder of GGUF files
+  let gguf = await ggufSource(source, options);
+  const src = gguf?.src ?? (await openSource(source, options)); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
+  if (!gguf) {
+    const file = await ggufInFolder(src);
+    if (file) gguf = { src, file };
+  }
+  if (gguf) {
+    const g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers });
+    const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
+    model.gguf = g.gguf;
+    return attachDevice(model, g.handle, options, dtype, device);
+  }
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
   const supported = mod.supportedModelTypes();
@@ -175,6 +188,11 @@ export async function loadModel(mod, source, options = {}) {
     model.dispose();
     throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
+  return attachDevice(model, handle, options, dtype, device);
+}
+
+/** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */
+async function attachDevice(model, handle, options, dtype, device) {
   if (device !== 'wasm') {
     try {
       model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
@@ -310,6 +328,10 @@ export class Model {
      * null without modules.json. pipeline('feature-extraction') takes its defaults from it.
      */
     this.sentenceTransformers = sentenceTransformers;
+    /**
+     * A model loaded from a GGUF file: { file, architecture, metadata, rankLabels } (web/io/gguf.js), else null.
+     */
+    this.gguf = null;
   }
 
   /** @internal loadModel: the model runs on WebGPU from now on. */

@@ -23,7 +23,6 @@ import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { readSentenceTransformers } from './sentence-transformers.js';
 import { checkVariant, readCheckpoint } from './weights.js';
-import { ggufInFolder, ggufSource, loadGguf } from './io/gguf.js';
 
 export const MODEL_FILES = Object.freeze({
   config: 'config.json',
@@ -116,6 +115,17 @@ async function attachWebGpu(model, handle, options, dtype) {
   return { executor, ctx, adapter: ctx.info, weightBytes, wasmWeightBytes: Math.max(0, model.info.weightBytes - freed) };
 }
 
+const GGUF_NAME = /\.gguf$/i;
+/** Whether a source may be a GGUF file (then web/io/gguf.js decides): options.gguf, a '.gguf' path or URL, bytes, a map naming one. */
+function mayBeGguf(source, options) {
+  if (options.gguf !== undefined && options.gguf !== null) return true;
+  const text = source instanceof URL ? source.href : source;
+  if (typeof text === 'string') return GGUF_NAME.test(text.replace(/[?#].*$/, ''));
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source) || (typeof Blob !== 'undefined' && source instanceof Blob)) return true;
+  const files = source && typeof source === 'object' ? (source.files && typeof source.files === 'object' ? source.files : source) : null;
+  return Boolean(files) && Object.keys(files).some((n) => GGUF_NAME.test(n));
+}
+
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
   checkObject(options, 'loadModel: options');
@@ -127,15 +137,18 @@ export async function loadModel(mod, source, options = {}) {
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
-  // A GGUF file (web/io/gguf.js): a '.gguf' path or URL, its bytes, options.gguf, or a folder of GGUF files
-  let gguf = await ggufSource(source, options);
+  // A GGUF file (web/io/gguf.js, imported only then): a '.gguf' path or URL, its bytes, options.gguf, or a folder
+  // or map of files holding GGUF files and no config.json
+  const G = mayBeGguf(source, options) ? await import('./io/gguf.js') : null;
+  let gguf = G ? await G.ggufSource(source, options) : null;
   const src = gguf?.src ?? (await openSource(source, options)); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
-  if (!gguf) {
-    const file = await ggufInFolder(src);
-    if (file) gguf = { src, file };
+  if (!gguf && typeof src.list === 'function') {
+    const names = await src.list();
+    if (!names.includes(MODEL_FILES.config) && names.some((n) => GGUF_NAME.test(n))) gguf = { src, file: (await import('./io/gguf.js')).ggufInFolder(names) };
   }
   if (gguf) {
+    const { loadGguf } = await import('./io/gguf.js');
     const g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers });
     const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
     model.gguf = g.gguf;

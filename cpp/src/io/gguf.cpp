@@ -78,8 +78,8 @@ class Cursor {
     const std::size_t room = std::min(remaining_in_file(), kGgufMaxHeaderBytes);
     if (c > room / min_bytes)
       fail(std::string(what) + " " + std::to_string(c) + " is more than the " +
-           (size_ == kGgufSizeUnknown ? "header limit" : "file") + " could hold (" + std::to_string(room) +
-           " bytes left, ≥ " + std::to_string(min_bytes) + " per item)");
+           (size_ == kGgufSizeUnknown ? "header limit could hold (" : "file could hold (truncated or corrupt file: ") +
+           std::to_string(room) + " bytes left, ≥ " + std::to_string(min_bytes) + " per item)");
     return c;
   }
 

@@ -110,7 +110,7 @@ results.tasks = PIPELINE_TASKS.length;
 console.log(JSON.stringify(results));
 `;
 
-test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/webgpu/ (imported by loadModel only for device webgpu or auto), web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
+test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/io/ and web/tokenizers/ (imported by loadModel only for GGUF files), web/webgpu/ (imported by loadModel only for device webgpu or auto), web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
   const files = info.files.map((f) => f.path).filter((p) => !/^(README|LICENSE)/i.test(p)).sort();
   assert.deepEqual(files, EXPECTED_FILES);

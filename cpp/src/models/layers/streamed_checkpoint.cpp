@@ -197,7 +197,7 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
       message += "; with dtype 'q8' they need about " + std::to_string(need_q8) + " bytes";
     fail_range(message);
   }
-  std::sort(fresh.begin(), fresh.end(), [](const auto& a, const auto& b) { return a->info.offset < b->info.offset; });
+  std::stable_sort(fresh.begin(), fresh.end(), [](const auto& a, const auto& b) { return a->info.offset < b->info.offset; });
   for (auto& e : fresh) {
     order_.push_back(e.get());
     names_.push_back(e->info.name);

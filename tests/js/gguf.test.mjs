@@ -151,3 +151,32 @@ test('hostile GGUF files are Errors naming the file and the problem; a model loa
     rp.dispose();
   }
 });
+
+// The tiny fixtures' vocabularies (README of ../shared/fixtures/gguf): gpt2 = byte-level symbols + merges
+// ['Ġ t', 'h e', 'Ġt he'] (qwen3; ModernBERT's has the first two), SentencePiece pieces ranked by score (gemma:
+// '▁t' 0, 'or' −1, '▁s' −2, '▁a' −3, …), WordPiece (bert). Expected pieces worked out by hand from those rules.
+test('GGUF tokenizers: gpt2 merges and pre-tokenizer, SentencePiece scores, WordPiece pieces, special tokens by the add flags', { skip }, async () => {
+  const rp = await init();
+  try {
+    const cases = {
+      'qwen3-embed-right': { ' the': ['Ġthe', '<|endoftext|>'], 'hello there': ['he', 'l', 'l', 'o', 'Ġthe', 'r', 'e', '<|endoftext|>'] },
+      'modernbert-a': { ' the': ['[CLS]', 'Ġt', 'he', '[SEP]'] },
+      'gemma3-st-embed': { 'tor sat': ['<bos>', 't', 'or', '▁s', 'a', 't', '<eos>'], ' the': ['<bos>', '▁the', '<eos>'] },
+      'bert-absolute': { 'The tor': ['[CLS]', 'the', 'to', '##r', '[SEP]'] },
+    };
+    for (const [c, texts] of Object.entries(cases)) {
+      const model = await rp.loadModel(join(GGUF, c, 'model-f32.gguf'));
+      try {
+        for (const [text, tokens] of Object.entries(texts)) {
+          const e = model.tokenizer.encode(text);
+          assert.deepEqual(e.tokens, tokens, `${c}: ${JSON.stringify(text)}`);
+          assert.equal(model.tokenizer.decode(e.ids, { skip_special_tokens: true }), c === 'bert-absolute' ? text.toLowerCase() : text);
+        }
+      } finally {
+        model.dispose();
+      }
+    }
+  } finally {
+    rp.dispose();
+  }
+});

@@ -61,8 +61,16 @@ const std::vector<Architecture>& architectures() {
        {{"token_embd", "embed_tokens"}, {"output_norm", "norm"}},
        with(kDecoderBlock, {{"post_attention_norm", "post_attention_layernorm"}, {"ffn_norm", "pre_feedforward_layernorm"},
                             {"post_ffw_norm", "post_feedforward_layernorm"}})},
-      // jina-bert-v2 (ALiBi encoder, GLU MLP): its C++ family lands separately; hook it up here then.
-      {"jina-bert-v2", nullptr, nullptr, {}, {}},
+      // jina-bert-v2 (ALiBi encoder, GEGLU MLP; branch jina39 builds its C++ family from the HF checkpoint, whose
+      // names these are: ../shared/fixtures/gguf/jina-bert-v2-a/hf-checkpoint). To connect it: set the model_type
+      // (nullptr = "not supported yet") and give build_config its keys (type_vocab_size from token_types,
+      // layer_norm_eps, max_position_embeddings = context_length; llama.cpp hard-codes ALiBi max bias 8).
+      {"jina-bert-v2", nullptr, "encoder.layer.",
+       {{"token_embd", "embeddings.word_embeddings"}, {"token_types", "embeddings.token_type_embeddings"},
+        {"token_embd_norm", "embeddings.LayerNorm"}},
+       {{"attn_q", "attention.self.query"}, {"attn_k", "attention.self.key"}, {"attn_v", "attention.self.value"},
+        {"attn_output", "attention.output.dense"}, {"attn_output_norm", "attention.output.LayerNorm"},
+        {"ffn_up", "mlp.gated_layers"}, {"ffn_down", "mlp.wo"}, {"layer_output_norm", "mlp.layernorm"}}},
   };
   return kArchitectures;
 }

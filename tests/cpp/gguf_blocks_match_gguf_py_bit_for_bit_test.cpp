@@ -79,3 +79,41 @@ TEST_CASE("F16, BF16 and Q5_0 tensors decode to their F32 originals within the t
   }
   for (const char* t : {"F16", "BF16", "Q5_0"}) CHECK(seen[t] > 0);
 }
+
+// Q4_1, Q5_0 and Q5_1 have no fixture file with its dequantized values: known answers worked out by hand from ggml's
+// block definitions (ggml-common.h: d and m as fp16, then qh as 4 little-endian bytes, then 16 bytes of nibbles —
+// low nibbles are elements 0-15, high nibbles 16-31; qh bit j is the fifth bit of element j).
+TEST_CASE("Q4_1, Q5_0 and Q5_1 blocks decode to their known answers") {
+  using relpos::io::GgmlType;
+  auto run = [](GgmlType t, std::vector<std::uint8_t> block) {
+    std::vector<float> y(32);
+    relpos::io::decode_ggml_blocks(t, block.data(), 32, y.data());
+    return y;
+  };
+  const std::uint8_t one[2] = {0x00, 0x3C}, half[2] = {0x00, 0x38}, two[2] = {0x00, 0x40};  // fp16 1, 0.5, 2
+  std::vector<std::uint8_t> q41 = {one[0], one[1], half[0], half[1]};
+  for (int j = 0; j < 16; ++j) q41.push_back(static_cast<std::uint8_t>((j << 4) | (15 - j)));
+  const auto a = run(GgmlType::Q4_1, q41);  // d · q + m
+  for (int j = 0; j < 16; ++j) {
+    CHECK(a[j] == static_cast<float>(15 - j) + 0.5f);
+    CHECK(a[j + 16] == static_cast<float>(j) + 0.5f);
+  }
+  std::vector<std::uint8_t> q50 = {two[0], two[1], 0x01, 0x00, 0x01, 0x00};  // qh bits 0 and 16
+  for (int j = 0; j < 16; ++j) q50.push_back(0x21);
+  const auto b = run(GgmlType::Q5_0, q50);  // d · (q5 − 16)
+  CHECK(b[0] == 2.0f * (17 - 16));
+  CHECK(b[16] == 2.0f * (18 - 16));
+  for (int j = 1; j < 16; ++j) {
+    CHECK(b[j] == 2.0f * (1 - 16));
+    CHECK(b[j + 16] == 2.0f * (2 - 16));
+  }
+  std::vector<std::uint8_t> q51 = {one[0], one[1], half[0], half[1], 0x00, 0x80, 0x00, 0x80};  // qh bits 15 and 31
+  for (int j = 0; j < 16; ++j) q51.push_back(0xF0);
+  const auto c = run(GgmlType::Q5_1, q51);  // d · q5 + m
+  for (int j = 0; j < 15; ++j) {
+    CHECK(c[j] == 0.5f);
+    CHECK(c[j + 16] == 15.5f);
+  }
+  CHECK(c[15] == 16.5f);
+  CHECK(c[31] == 31.5f);
+}

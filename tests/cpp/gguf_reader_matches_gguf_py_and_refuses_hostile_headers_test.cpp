@@ -149,6 +149,12 @@ TEST_CASE("hostile GGUF headers are Errors that name the problem") {
   CHECK_THAT(error_of(Builder().header(0, 1).str("k").u32(9).u32(9).u64(1).b), Contains("arrays of arrays"));
   CHECK_THAT(error_of(Builder().header(0, 2).str("k").u32(4).u32(1).str("k").u32(4).u32(1).b), Contains("'k' appears twice"));
   CHECK_THAT(error_of(Builder().header(0, 1).str("general.alignment").u32(4).u32(24).b), Contains("not a power of two"));
+  {
+    Builder d;  // two tensors with one name
+    d.header(2, 0).str("w").u32(1).u64(8).u32(0).u64(0).str("w").u32(1).u64(8).u32(0).u64(32).pad(32);
+    d.b.resize(d.b.size() + 64);
+    CHECK_THAT(error_of(d.b), Contains("tensor 'w' appears twice"));
+  }
   CHECK_THAT(error_of(Builder().header(0, 1).str("k").u32(7).raw("\x02", 1).b), Contains("bool value 2"));
   CHECK_THAT(error_of(one_tensor(32, 99, 0, 128)), Contains("unknown ggml type 99"));
   CHECK_THAT(error_of(one_tensor(256, 10, 0, 128)), Contains("ggml type Q2_K is not supported (supported: F32, F16, Q4_0"));

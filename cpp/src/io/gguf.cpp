@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <set>
 
 #include "io/dtype_convert.h"
 #include "relpos/error.h"
@@ -177,6 +176,14 @@ std::size_t checked_mul(std::size_t a, std::size_t b, Cursor& c, const std::stri
   return a * b;
 }
 
+// The first name that appears twice in `names` (sorted copies of pointers: n log n, for hostile counts too), or null.
+const std::string* repeated(std::vector<const std::string*> names) {
+  std::sort(names.begin(), names.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+  for (std::size_t k = 1; k < names.size(); ++k)
+    if (*names[k] == *names[k - 1]) return names[k];
+  return nullptr;
+}
+
 GgufHeader parse(Cursor& c) {
   GgufHeader h;
   const std::uint8_t* magic = c.take(4, "magic");
@@ -186,25 +193,26 @@ GgufHeader parse(Cursor& c) {
     c.fail("GGUF version " + std::to_string(h.version) + " is not supported (versions 2 and 3 are)");
   const std::uint64_t n_tensors = c.count("tensor count", 24);
   const std::uint64_t n_kv = c.count("metadata count", 13);
-  std::set<std::string> keys;
   for (std::uint64_t k = 0; k < n_kv; ++k) {
     std::string key = c.str("metadata key");
-    if (!keys.insert(key).second) c.fail("metadata key '" + key + "' appears twice");
     const GgufValueType t = value_type(c, key);
     GgufValue v = read_value(c, t, key);
     h.metadata.emplace_back(std::move(key), std::move(v));
+  }
+  {
+    std::vector<const std::string*> keys;
+    for (const auto& kv : h.metadata) keys.push_back(&kv.first);
+    if (const std::string* k = repeated(std::move(keys))) c.fail("metadata key '" + *k + "' appears twice");
   }
   if (const GgufValue* a = h.find("general.alignment")) {
     if (a->type != GgufValueType::U32) c.fail("general.alignment must be a u32, got " + std::string(gguf_value_type_name(a->type)));
     if (a->u == 0 || (a->u & (a->u - 1)) != 0) c.fail("general.alignment " + std::to_string(a->u) + " is not a power of two");
     h.alignment = static_cast<std::size_t>(a->u);
   }
-  std::set<std::string> names;
   std::vector<std::uint64_t> relative;
   for (std::uint64_t k = 0; k < n_tensors; ++k) {
     GgufTensor t;
     t.name = c.str("tensor name");
-    if (!names.insert(t.name).second) c.fail("tensor '" + t.name + "' appears twice");
     const std::string what = "tensor '" + t.name + "'";
     const std::uint32_t n_dims = c.u32("tensor dimension count");
     if (n_dims == 0 || n_dims > kMaxDims) c.fail(what + ": " + std::to_string(n_dims) + " dimensions (1 to 4 are allowed)");
@@ -232,6 +240,11 @@ GgufHeader parse(Cursor& c) {
       c.fail(what + ": offset " + std::to_string(off) + " is not a multiple of the alignment " + std::to_string(h.alignment));
     relative.push_back(off);
     h.tensors.push_back(std::move(t));
+  }
+  {
+    std::vector<const std::string*> names;
+    for (const auto& t : h.tensors) names.push_back(&t.name);
+    if (const std::string* n = repeated(std::move(names))) c.fail("tensor '" + *n + "' appears twice");
   }
   const std::size_t end = c.at();
   h.data_start = (end + h.alignment - 1) / h.alignment * h.alignment;

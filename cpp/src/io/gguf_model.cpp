@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
+#include <algorithm>
 
 #include "io/gguf_blocks.h"
 #include "relpos/error.h"
@@ -12,67 +12,60 @@
 namespace relpos::io {
 namespace {
 
-// GGUF tensor base name (without .weight / .bias) → Hugging Face base name. Block tensors are
-// "blk.N.<gguf>" → "<block prefix>N.<hf>".
-struct Rename {
-  const char* gguf;
-  const char* hf;
-};
+// GGUF tensor base name (without .weight / .bias) → Hugging Face base name, as {gguf, hf, gguf, hf, …, nullptr}
+// lists (constant data: no start-up code). Block tensors are "blk.N.<gguf>" → "<block prefix>N.<hf>"; an
+// architecture's block names are its `block` list then its `extra` list.
+using Names = const char* const*;
 
 struct Architecture {
   const char* gguf;  // general.architecture
   const char* model_type;
   const char* block_prefix;
-  std::vector<Rename> top, block;
+  Names top, block, extra;
 };
 
-const std::vector<Rename> kDecoderBlock = {
-    {"attn_norm", "input_layernorm"}, {"attn_q", "self_attn.q_proj"},       {"attn_k", "self_attn.k_proj"},
-    {"attn_v", "self_attn.v_proj"},   {"attn_output", "self_attn.o_proj"},   {"attn_q_norm", "self_attn.q_norm"},
-    {"attn_k_norm", "self_attn.k_norm"}, {"ffn_gate", "mlp.gate_proj"},      {"ffn_up", "mlp.up_proj"},
-    {"ffn_down", "mlp.down_proj"}};
+constexpr const char* kNone[] = {nullptr};
+constexpr const char* kBertTop[] = {"token_embd", "embeddings.word_embeddings", "position_embd", "embeddings.position_embeddings",
+                                    "token_types", "embeddings.token_type_embeddings", "token_embd_norm", "embeddings.LayerNorm", nullptr};
+constexpr const char* kBertAttention[] = {"attn_q", "attention.self.query", "attn_k", "attention.self.key", "attn_v", "attention.self.value",
+                                          "attn_output", "attention.output.dense", "attn_output_norm", "attention.output.LayerNorm", nullptr};
+constexpr const char* kBertMlp[] = {"ffn_up", "intermediate.dense", "ffn_down", "output.dense", "layer_output_norm", "output.LayerNorm", nullptr};
+constexpr const char* kNomicTop[] = {"token_embd", "embeddings.word_embeddings", "token_types", "embeddings.token_type_embeddings",
+                                     "token_embd_norm", "emb_ln", nullptr};
+constexpr const char* kNomicBlock[] = {"attn_qkv", "attn.Wqkv", "attn_output", "attn.out_proj", "ffn_up", "mlp.fc11", "ffn_gate", "mlp.fc12",
+                                       "ffn_down", "mlp.fc2", "attn_output_norm", "norm1", "layer_output_norm", "norm2", nullptr};
+constexpr const char* kModernTop[] = {"token_embd", "embeddings.tok_embeddings", "token_embd_norm", "embeddings.norm", "output_norm", "final_norm", nullptr};
+constexpr const char* kModernBlock[] = {"attn_norm", "attn_norm", "attn_qkv", "attn.Wqkv", "attn_output", "attn.Wo", "ffn_norm", "mlp_norm",
+                                        "ffn_up", "mlp.Wi", "ffn_down", "mlp.Wo", nullptr};
+constexpr const char* kDecoderTop[] = {"token_embd", "embed_tokens", "output_norm", "norm", "output", "lm_head", "cls.output", "lm_head", nullptr};
+constexpr const char* kDecoderBlock[] = {"attn_norm", "input_layernorm", "attn_q", "self_attn.q_proj", "attn_k", "self_attn.k_proj",
+                                         "attn_v", "self_attn.v_proj", "attn_output", "self_attn.o_proj", "attn_q_norm", "self_attn.q_norm",
+                                         "attn_k_norm", "self_attn.k_norm", "ffn_gate", "mlp.gate_proj", "ffn_up", "mlp.up_proj",
+                                         "ffn_down", "mlp.down_proj", nullptr};
+constexpr const char* kQwen3Norms[] = {"ffn_norm", "post_attention_layernorm", nullptr};
+constexpr const char* kGemmaNorms[] = {"post_attention_norm", "post_attention_layernorm", "ffn_norm", "pre_feedforward_layernorm",
+                                       "post_ffw_norm", "post_feedforward_layernorm", nullptr};
+constexpr const char* kJinaMlp[] = {"ffn_up", "mlp.gated_layers", "ffn_down", "mlp.wo", "layer_output_norm", "mlp.layernorm", nullptr};
 
-std::vector<Rename> with(std::vector<Rename> base, std::initializer_list<Rename> more) {
-  base.insert(base.end(), more);
-  return base;
-}
+constexpr Architecture kArchitectures[] = {
+    {"bert", "bert", "encoder.layer.", kBertTop, kBertAttention, kBertMlp},
+    {"nomic-bert", "nomic_bert", "encoder.layers.", kNomicTop, kNomicBlock, kNone},
+    {"modern-bert", "modernbert", "layers.", kModernTop, kModernBlock, kNone},
+    {"qwen3", "qwen3", "layers.", kDecoderTop, kDecoderBlock, kQwen3Norms},  // output / cls.output: the first present
+    {"gemma-embedding", "gemma3_text", "layers.", kDecoderTop, kDecoderBlock, kGemmaNorms},
+    // jina-bert-v2 (ALiBi encoder, GEGLU MLP; branch jina39 builds its C++ family from the HF checkpoint, whose
+    // names these are: ../shared/fixtures/gguf/jina-bert-v2-a/hf-checkpoint; BERT's embeddings, no position table).
+    // To connect it: set the model_type (nullptr = "not supported yet") and give build_config its keys
+    // (type_vocab_size from token_types, layer_norm_eps, max_position_embeddings = context_length; llama.cpp
+    // hard-codes ALiBi max bias 8).
+    {"jina-bert-v2", nullptr, "encoder.layer.", kBertTop, kBertAttention, kJinaMlp},
+};
 
-const std::vector<Architecture>& architectures() {
-  static const std::vector<Architecture> kArchitectures = {
-      {"bert", "bert", "encoder.layer.",
-       {{"token_embd", "embeddings.word_embeddings"}, {"position_embd", "embeddings.position_embeddings"},
-        {"token_types", "embeddings.token_type_embeddings"}, {"token_embd_norm", "embeddings.LayerNorm"}},
-       {{"attn_q", "attention.self.query"}, {"attn_k", "attention.self.key"}, {"attn_v", "attention.self.value"},
-        {"attn_output", "attention.output.dense"}, {"attn_output_norm", "attention.output.LayerNorm"},
-        {"ffn_up", "intermediate.dense"}, {"ffn_down", "output.dense"}, {"layer_output_norm", "output.LayerNorm"}}},
-      {"nomic-bert", "nomic_bert", "encoder.layers.",
-       {{"token_embd", "embeddings.word_embeddings"}, {"token_types", "embeddings.token_type_embeddings"},
-        {"token_embd_norm", "emb_ln"}},
-       {{"attn_qkv", "attn.Wqkv"}, {"attn_output", "attn.out_proj"}, {"ffn_up", "mlp.fc11"}, {"ffn_gate", "mlp.fc12"},
-        {"ffn_down", "mlp.fc2"}, {"attn_output_norm", "norm1"}, {"layer_output_norm", "norm2"}}},
-      {"modern-bert", "modernbert", "layers.",
-       {{"token_embd", "embeddings.tok_embeddings"}, {"token_embd_norm", "embeddings.norm"}, {"output_norm", "final_norm"}},
-       {{"attn_norm", "attn_norm"}, {"attn_qkv", "attn.Wqkv"}, {"attn_output", "attn.Wo"}, {"ffn_norm", "mlp_norm"},
-        {"ffn_up", "mlp.Wi"}, {"ffn_down", "mlp.Wo"}}},
-      {"qwen3", "qwen3", "layers.",
-       {{"token_embd", "embed_tokens"}, {"output_norm", "norm"}, {"output", "lm_head"}, {"cls.output", "lm_head"}},
-       with(kDecoderBlock, {{"ffn_norm", "post_attention_layernorm"}})},
-      {"gemma-embedding", "gemma3_text", "layers.",
-       {{"token_embd", "embed_tokens"}, {"output_norm", "norm"}},
-       with(kDecoderBlock, {{"post_attention_norm", "post_attention_layernorm"}, {"ffn_norm", "pre_feedforward_layernorm"},
-                            {"post_ffw_norm", "post_feedforward_layernorm"}})},
-      // jina-bert-v2 (ALiBi encoder, GEGLU MLP; branch jina39 builds its C++ family from the HF checkpoint, whose
-      // names these are: ../shared/fixtures/gguf/jina-bert-v2-a/hf-checkpoint). To connect it: set the model_type
-      // (nullptr = "not supported yet") and give build_config its keys (type_vocab_size from token_types,
-      // layer_norm_eps, max_position_embeddings = context_length; llama.cpp hard-codes ALiBi max bias 8).
-      {"jina-bert-v2", nullptr, "encoder.layer.",
-       {{"token_embd", "embeddings.word_embeddings"}, {"token_types", "embeddings.token_type_embeddings"},
-        {"token_embd_norm", "embeddings.LayerNorm"}},
-       {{"attn_q", "attention.self.query"}, {"attn_k", "attention.self.key"}, {"attn_v", "attention.self.value"},
-        {"attn_output", "attention.output.dense"}, {"attn_output_norm", "attention.output.LayerNorm"},
-        {"ffn_up", "mlp.gated_layers"}, {"ffn_down", "mlp.wo"}, {"layer_output_norm", "mlp.layernorm"}}},
-  };
-  return kArchitectures;
+// The hf name of `name` in a {gguf, hf, …, nullptr} list, or nullptr.
+const char* lookup(Names list, const std::string& name) {
+  for (; *list; list += 2)
+    if (name == list[0]) return list[1];
+  return nullptr;
 }
 
 std::string format_float(double v) {
@@ -228,13 +221,12 @@ std::string hf_name(const Architecture& a, const std::string& name) {
     for (char ch : layer)
       if (ch < '0' || ch > '9') return "";
     const std::string rest = base.substr(dot + 1);
-    for (const auto& r : a.block)
-      if (rest == r.gguf) return a.block_prefix + layer + "." + r.hf + suffix;
-    return "";
+    const char* hf = lookup(a.block, rest);
+    if (!hf) hf = lookup(a.extra, rest);
+    return hf ? a.block_prefix + layer + "." + hf + suffix : "";
   }
-  for (const auto& r : a.top)
-    if (base == r.gguf) return r.hf + suffix;
-  return "";
+  const char* hf = lookup(a.top, base);
+  return hf ? hf + suffix : "";
 }
 
 std::string build_config(const Architecture& a, const GgufHeader& h, const GgufTensor& embd, const std::string& file) {
@@ -320,7 +312,7 @@ std::string build_config(const Architecture& a, const GgufHeader& h, const GgufT
 
 std::string gguf_supported_architectures() {
   std::string out;
-  for (const auto& a : architectures())
+  for (const auto& a : kArchitectures)
     if (a.model_type) out += (out.empty() ? "" : ", ") + std::string(a.gguf);
   return out;
 }
@@ -331,7 +323,7 @@ GgufMapping map_gguf(const GgufHeader& h, const std::string& file) {
     fail_value(file + ": missing metadata 'general.architecture' (a string naming the model, e.g. 'bert')");
   const std::string arch = av->s;
   const Architecture* a = nullptr;
-  for (const auto& x : architectures())
+  for (const auto& x : kArchitectures)
     if (arch == x.gguf) a = &x;
   if (!a || !a->model_type)
     fail_value(file + ": architecture '" + arch + "' is not supported" + (a ? " yet" : "") + " (supported: " +
@@ -346,13 +338,12 @@ GgufMapping map_gguf(const GgufHeader& h, const std::string& file) {
   out.architecture = arch;
   out.config_json = build_config(*a, h, *embd, file);
   const bool gemma = std::string(a->model_type) == "gemma3_text";
-  std::set<std::string> used;
   for (const GgufTensor& t : h.tensors) {
     const std::string hf = hf_name(*a, t.name);
     const std::string sfx = "norm.weight";
     const bool norm = t.name.size() >= sfx.size() && t.name.compare(t.name.size() - sfx.size(), sfx.size(), sfx) == 0;
-    out.names.push_back(hf.empty() || used.count(hf) ? t.name : hf);
-    used.insert(out.names.back());
+    const bool taken = std::find(out.names.begin(), out.names.end(), hf) != out.names.end();
+    out.names.push_back(hf.empty() || taken ? t.name : hf);
     out.minus_one.push_back(gemma && norm);
   }
   return out;

@@ -33,7 +33,10 @@ function splitLocation(text) {
     return { folder: new URL('.', url).href, file: name };
   }
   const cut = Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\'));
-  return { folder: cut < 0 ? '.' : text.slice(0, cut) || '/', file: text.slice(cut + 1) };
+  // 'hf:owner/name/file.gguf' is a Hub repository's file; any other folder keeps its trailing '/', so that
+  // 'models/x.gguf' is the folder 'models/', never the Hub id 'models' (hub.js's rule)
+  if (text.startsWith('hf:') && cut > 0) return { folder: text.slice(0, cut), file: text.slice(cut + 1) };
+  return { folder: cut < 0 ? './' : text.slice(0, cut + 1), file: text.slice(cut + 1) };
 }
 
 async function startsWithMagic(v) {

@@ -18,6 +18,7 @@ import { writeHeaderOnlyCheckpoint } from '../tests/support/random-checkpoint.mj
 import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
 import { dense3, haveLlm, llmFiles } from '../tests/js/llm-bad-inputs.mjs';
 import { recordingGpu } from '../tests/js/webgpu-adapter.mjs';
+import * as gguf from '../tests/js/gguf-bad-inputs.mjs';
 
 const rp = await init({ simd: true });
 const n = 40;
@@ -185,6 +186,7 @@ const cases = [
   ['options', "forward(…, { outputHiddenState: true }): a misspelt forward option", () => tasks.nerModel.forward({ inputIds: [[101, 102]] }, { outputHiddenState: true }), 'pipelines.test.mjs', OPTIONS_TEST],
   ['options', "pipeline('ner', loadedModel, { threads: 2 }): init's option for a model loaded already", () => pipeline('ner', tasks.nerModel, { threads: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
   ['options', "fill-mask: ['a [MASK] b', null], a list element that is not a string", () => tasks.fill(['a [MASK] b', null]), 'pipelines.test.mjs', OPTIONS_TEST],
+  ...ggufRows(),
 ];
 
 // A GPU device lost under a model on WebGPU (tests/js/webgpu-device-lost.test.mjs), on SwiftShader: the device is the
@@ -436,6 +438,26 @@ function checkpointRows() {
      C, 'a sharded set reports progress for the index and every shard; a missing shard is named'],
     ['checkpoint', "shard name with '..'", () => rp.loadModel({ 'config.json': fx.configText, 'pytorch_model.bin.index.json': { weight_map: { [W]: '../x.bin' } } }),
      C, 'a sharded set reports progress for the index and every shard; a missing shard is named'],
+  ];
+}
+
+function ggufRows() {
+  if (!gguf.haveGguf) {
+    console.error('robustness-table: the GGUF fixtures (../shared/fixtures/gguf) are needed for the GGUF rows');
+    process.exit(1);
+  }
+  const T = 'gguf.test.mjs', name = 'hostile GGUF files are Errors naming the file and the problem; a model loads afterwards';
+  const load = (bytes) => () => rp.loadModel(bytes);
+  return [
+    ['GGUF file', 'truncated file (cut inside the vocabulary)', load(gguf.truncated(1500)), T, name],
+    ['GGUF file', 'truncated file (cut where an array still claims 100 entries)', load(gguf.truncated(2000)), T, name],
+    ['GGUF file', 'a tensor past the end of the file', load(gguf.dataCut()), T, name],
+    ['GGUF file', 'unknown ggml type (99)', load(gguf.unknownType()), T, name],
+    ['GGUF file', "an architecture relpos does not run ('gptj')", load(gguf.otherArchitecture()), T, name],
+    ['GGUF file', 'vocabulary size ≠ token_embd rows', load(gguf.vocabMismatch()), T, name],
+    ['GGUF file', 'a 2^40 metadata count', load(gguf.hugeMetadataCount()), T, name],
+    ['GGUF file', "ambiguous { gguf: 'Q8_0' } in a map of files with two Q8_0 files", () => rp.loadModel({ 'model-dense-q8_0.gguf': gguf.ggufBytes('gemma3-st-embed', 'dense-q8_0'), 'model-q8_0.gguf': gguf.ggufBytes('gemma3-st-embed', 'q8_0') }, { gguf: 'Q8_0' }), T,
+     'choosing a GGUF file: ambiguous quantizations and unknown names are Errors listing the files'],
   ];
 }
 

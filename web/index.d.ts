@@ -310,6 +310,13 @@ export interface LoadModelOptions {
    * and activations stored as f16 on the GPU, sums in f32; needs the adapter feature 'shader-f16' (device
    * 'webgpu' rejects without it, 'auto' falls back to fp32 on WASM with info.deviceReason; device 'wasm' rejects). */
   dtype?: WeightDtype;
+  /**
+   * GGUF (llama.cpp / Ollama files, docs/gguf.md): which GGUF file of a folder, a map of files, a URL prefix or a
+   * Hub repository to load — a file name ('model-q8_0.gguf'), or for folders and maps a quantization ('Q8_0',
+   * 'q4_k_m') matched between the separators of the names (an Error lists the files when none or several match).
+   * Not needed for a '.gguf' path or URL, GGUF bytes, or a folder holding one GGUF file and no config.json.
+   */
+  gguf?: string;
   /** Hugging Face's variant: 'fp16' reads model.fp16.safetensors (or model.safetensors.index.fp16.json,
    * pytorch_model.fp16.bin) instead of model.safetensors. */
   variant?: string;
@@ -450,8 +457,11 @@ export interface Model {
   readonly head: ModelHead | null;
   /** Built from tokenizer.json, else from spm.model / spiece.model (SentencePiece), or null when the folder had neither. */
   readonly tokenizer: HfTokenizer | null;
-  /** The sentence-transformers files of the folder (modules.json, …), or null without modules.json. */
+  /** The sentence-transformers files of the folder (modules.json, …), or null without modules.json. From a GGUF
+   * file: its pooling (pooling_type), normalize true and EmbeddingGemma's Dense layers, in the same shape. */
   readonly sentenceTransformers: SentenceTransformersRecipe | null;
+  /** A model loaded from a GGUF file: which file, its architecture and metadata, or null. */
+  readonly gguf: GgufInfo | null;
   /** Tokenizes (needs tokenizer.json or spm.model / spiece.model). */
   encode(text: string | string[], options?: { textPair?: string | string[] }): {
     inputIds: number[][];
@@ -510,6 +520,18 @@ export interface SentenceTransformersDense {
   readonly weight: Float32Array;
 }
 /** What loadModel read from modules.json, the Pooling config, config_sentence_transformers.json and sentence_bert_config.json. */
+/** Model.gguf: the GGUF file a model came from (docs/gguf.md). */
+export interface GgufInfo {
+  /** The file name ('model.gguf' for bytes). */
+  readonly file: string;
+  /** general.architecture: 'bert', 'nomic-bert', 'modern-bert', 'qwen3' or 'gemma-embedding'. */
+  readonly architecture: string;
+  /** Every metadata key with its value (numbers, strings, booleans; arrays of ≤ 64 entries — the vocabulary is left out). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** A reranker's answer labels (RANK pooling, classifier.output_labels: ['yes', 'no']): its logits are in this order. */
+  readonly rankLabels: readonly string[] | null;
+}
+
 export interface SentenceTransformersRecipe {
   /** The files read, e.g. ['modules.json', '1_Pooling/config.json']. */
   readonly files: readonly string[];

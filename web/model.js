@@ -116,9 +116,19 @@ async function attachWebGpu(model, handle, options, dtype) {
 }
 
 /** The names LoadModelOptions has (index.d.ts); anything else is a TypeError naming the closest. */
-export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu']);
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu', 'gguf']);
 const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt'];
 const FORWARD_INPUTS = ['inputIds', 'attentionMask', 'tokenTypeIds', 'text', 'textPair'];
+const GGUF_NAME = /\.gguf$/i;
+/** Whether a source may be a GGUF file (then web/io/gguf.js decides): options.gguf, a '.gguf' path or URL, bytes, a map naming one. */
+function mayBeGguf(source, options) {
+  if (options.gguf !== undefined && options.gguf !== null) return true;
+  const text = source instanceof URL ? source.href : source;
+  if (typeof text === 'string') return GGUF_NAME.test(text.replace(/[?#].*$/, ''));
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source) || (typeof Blob !== 'undefined' && source instanceof Blob)) return true;
+  const files = source && typeof source === 'object' ? (source.files && typeof source.files === 'object' ? source.files : source) : null;
+  return Boolean(files) && Object.keys(files).some((n) => GGUF_NAME.test(n));
+}
 
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
@@ -131,8 +141,23 @@ export async function loadModel(mod, source, options = {}) {
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
-  const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
+  // A GGUF file (web/io/gguf.js, imported only then): a '.gguf' path or URL, its bytes, options.gguf, or a folder
+  // or map of files holding GGUF files and no config.json
+  const G = mayBeGguf(source, options) ? await import('./io/gguf.js') : null;
+  let gguf = G ? await G.ggufSource(source, options) : null;
+  const src = gguf?.src ?? (await openSource(source, options)); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
+  if (!gguf && typeof src.list === 'function') {
+    const names = await src.list();
+    if (!names.includes(MODEL_FILES.config) && names.some((n) => GGUF_NAME.test(n))) gguf = { src, file: (await import('./io/gguf.js')).ggufInFolder(names) };
+  }
+  if (gguf) {
+    const { loadGguf } = await import('./io/gguf.js');
+    const g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers });
+    const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
+    model.gguf = g.gguf;
+    return attachDevice(model, g.handle, options, dtype, device);
+  }
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
   const supported = mod.supportedModelTypes();
@@ -180,6 +205,11 @@ export async function loadModel(mod, source, options = {}) {
     model.dispose();
     throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
+  return attachDevice(model, handle, options, dtype, device);
+}
+
+/** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */
+async function attachDevice(model, handle, options, dtype, device) {
   if (device !== 'wasm') {
     try {
       model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
@@ -315,6 +345,10 @@ export class Model {
      * null without modules.json. pipeline('feature-extraction') takes its defaults from it.
      */
     this.sentenceTransformers = sentenceTransformers;
+    /**
+     * A model loaded from a GGUF file: { file, architecture, metadata, rankLabels } (web/io/gguf.js), else null.
+     */
+    this.gguf = null;
   }
 
   /** @internal loadModel: the model runs on WebGPU from now on. */

@@ -12,7 +12,7 @@ export const TOKENIZER_FILES = Object.freeze({
   sentencePiece: Object.freeze(['spm.model', 'spiece.model']),
 });
 
-async function tokenizerModule(override, file) {
+export async function tokenizerModule(override, file) {
   if (override) return override;
   try {
     return await import('@huggingface/tokenizers');

@@ -36,6 +36,10 @@
 //     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
 //     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
 //     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit)
+//   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
+//     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
+//     (arrays of strings as arrays, numeric arrays as Float64Array), StreamLoad.tensor(name) → Float32Array | null
+//     (tensors the family does not read, e.g. EmbeddingGemma's dense_2.weight), then .load(config)
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>
@@ -49,6 +53,7 @@
 #include "relpos/checkpoint.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
+#include "../src/io/gguf.h"
 #include "../src/models/layers/streamed_checkpoint.h"
 #include "../src/plan/plan.h"
 
@@ -324,6 +329,42 @@ class StreamLoad {
     });
   }
   double converted_bytes() const { return static_cast<double>(checkpoint_->converted_bytes()); }
+  // A GGUF file's header as JS (after endFile), or null for safetensors.
+  val gguf() const {
+    return guarded([&] {
+      const io::GgufHeader* h = checkpoint_ ? checkpoint_->gguf_header() : nullptr;
+      if (!h) return val::null();
+      val meta = val::object();
+      for (const auto& [key, v] : h->metadata) {
+        if (v.type == io::GgufValueType::Array) {
+          if (v.element == io::GgufValueType::String) {
+            val list = val::array();
+            for (const auto& str : v.strings) list.call<void>("push", str);
+            meta.set(key, list);
+          } else {
+            meta.set(key, to_typed_array("Float64Array", v.numbers));
+          }
+        } else if (v.type == io::GgufValueType::String) {
+          meta.set(key, v.s);
+        } else if (v.type == io::GgufValueType::Bool) {
+          meta.set(key, v.b);
+        } else {
+          meta.set(key, v.number());
+        }
+      }
+      val out = val::object();
+      out.set("config", checkpoint_->gguf_config());
+      out.set("metadata", meta);
+      return out;
+    });
+  }
+  // A float tensor the family does not take (Float form), as float32; null when absent.
+  val tensor(const std::string& name) const {
+    return guarded([&] {
+      if (!checkpoint_ || !checkpoint_->contains(name)) return val::null();
+      return to_js(checkpoint_->to_f32(name));
+    });
+  }
   val load(const std::string& config_text) {
     return guarded([&] {
       checkpoint_->finish();
@@ -345,6 +386,10 @@ val open_stream(const std::string& config_text, val js_options) {
     if (!models::streams_family(parse_model_config(config_text).model_type)) return val::null();
     return val(std::make_unique<StreamLoad>(options));
   });
+}
+
+val open_gguf_stream(val js_options) {
+  return guarded([&] { return val(std::make_unique<StreamLoad>(load_options(js_options))); });
 }
 
 val supported_model_types() {
@@ -378,8 +423,11 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("endFile", &StreamLoad::end_file)
       .function("setIndex", &StreamLoad::set_index)
       .function("convertedBytes", &StreamLoad::converted_bytes)
+      .function("gguf", &StreamLoad::gguf)
+      .function("tensor", &StreamLoad::tensor)
       .function("load", &StreamLoad::load);
   function("openStream", &open_stream);
+  function("openGgufStream", &open_gguf_stream);
   function("allocateBytes", &allocate_bytes);
   function("loadModel", &load);
   function("supportedModelTypes", &supported_model_types);

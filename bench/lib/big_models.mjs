@@ -42,6 +42,12 @@ export const BIG_CONFIGS = {
     intermediate_size: 1152, vocab_size: 262144, rope_theta: 1e6, rms_norm_eps: 1e-6, hidden_act: 'silu',
     max_position_embeddings: 2048, tie_word_embeddings: true,
   },
+  // BGE-M3's shape (#40): XLM-RoBERTa-large, 8192 tokens (8194 position rows), 568 M parameters
+  'bge-m3-shape': {
+    architectures: ['XLMRobertaModel'], model_type: 'xlm-roberta', hidden_size: 1024, num_hidden_layers: 24, num_attention_heads: 16,
+    intermediate_size: 4096, vocab_size: 250002, max_position_embeddings: 8194, type_vocab_size: 1, pad_token_id: 1,
+    layer_norm_eps: 1e-5, hidden_act: 'gelu',
+  },
   'qwen3-0.6b': {
     architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', hidden_size: 1024, num_hidden_layers: 28, num_attention_heads: 16,
     num_key_value_heads: 8, head_dim: 128, intermediate_size: 3072, vocab_size: 151669, rope_theta: 1e6, rms_norm_eps: 1e-6,
@@ -63,8 +69,9 @@ const PREFIX = { 'qwen3-0.6b': '', 'gemma3-300m': '' }; // those checkpoints are
  */
 export function forwardFlops(c, seq) {
   const H = c.hidden_size, heads = c.num_attention_heads, kv = c.num_key_value_heads ?? heads, d = c.head_dim ?? H / heads;
-  const linear = 2 * seq * (H * heads * d * 2 + H * kv * d * 2 + 3 * H * c.intermediate_size);
-  const pairs = c.model_type === 'gemma3_text' && c.use_bidirectional_attention ? 1 : 0.5;
+  const encoder = c.model_type === 'xlm-roberta'; // two MLP matrices (intermediate, output), not three (gate, up, down)
+  const linear = 2 * seq * (H * heads * d * 2 + H * kv * d * 2 + (encoder ? 2 : 3) * H * c.intermediate_size);
+  const pairs = (c.model_type === 'gemma3_text' && c.use_bidirectional_attention) || encoder ? 1 : 0.5;
   const attention = 4 * seq * seq * heads * d * pairs;
   return c.num_hidden_layers * (linear + attention);
 }

@@ -40,7 +40,7 @@ done
 tar -C "$stage" -cf - node_modules | xz -T2 -6 > $C/peer-modules.tar.xz
 mkdir -p $C/models
 cp ../shared/gpu-peer-models/make-weights.mjs ../shared/gpu-peer-models/README.md $C/models/
-for m in minilm-l6 deberta-v3-base mpnet-base modernbert-base; do
+for m in minilm-l6 deberta-v3-base mpnet-base modernbert-base xlm-roberta-base; do
   mkdir -p $C/models/$m
   cp ../shared/gpu-peer-models/$m/config.json ../shared/gpu-peer-models/$m/model.onnx ../shared/gpu-peer-models/$m/safetensors-header.json $C/models/$m/
 done

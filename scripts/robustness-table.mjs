@@ -187,6 +187,7 @@ const cases = [
   ['options', "pipeline('ner', loadedModel, { threads: 2 }): init's option for a model loaded already", () => pipeline('ner', tasks.nerModel, { threads: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
   ['options', "fill-mask: ['a [MASK] b', null], a list element that is not a string", () => tasks.fill(['a [MASK] b', null]), 'pipelines.test.mjs', OPTIONS_TEST],
   ...ggufRows(),
+  ...robertaRows(),
 ];
 
 // A GPU device lost under a model on WebGPU (tests/js/webgpu-device-lost.test.mjs), on SwiftShader: the device is the
@@ -381,6 +382,38 @@ function familyRows() {
     ['family config', 'mpnet: relative_attention_num_buckets 16', fload('mpnet-a', { config: { relative_attention_num_buckets: 16 } }), T,
      'mpnet: relative_attention_num_buckets below 32 is an Error naming the field and the 32 buckets MPNet always uses; the model loads afterwards'],
     ['model input', 'mpnet: forward({ text }) without tokenizer.json', fwdText('mpnet-a'), T, noTokenizer],
+  ];
+}
+
+// RoBERTa family / BGE-M3 rows (#40, tests/js/families-roberta.test.mjs): ../shared/fixtures/hf-families-d folders,
+// a sequence longer than the id-counted position table allows, BGE-M3 .pt heads swapped (wrong shapes), missing, not a
+// torch file.
+function robertaRows() {
+  const D = join(ROOT, '..', 'shared', 'fixtures', 'hf-families-d');
+  if (!existsSync(join(D, 'bge-m3', 'expected.json'))) {
+    console.error('robustness-table: the hf-families-d fixtures are needed for the RoBERTa-family / BGE-M3 rows');
+    process.exit(1);
+  }
+  const T = 'families-roberta.test.mjs';
+  const name = 'errors: too many tokens for the position table, BGE-M3 heads of the wrong shape or missing';
+  const m3 = {};
+  for (const f of ['config.json', 'model.safetensors', 'sentencepiece.bpe.model', 'tokenizer_config.json', 'special_tokens_map.json', 'colbert_linear.pt', 'sparse_linear.pt'])
+    m3[f] = new Uint8Array(readFileSync(join(D, 'bge-m3', f)));
+  const { 'sparse_linear.pt': _, ...noSparse } = m3;
+  const tooLong = async () => {
+    const m = await rp.loadModel(join(D, 'roberta-a')); // max_position_embeddings 47, pad_token_id 1
+    try {
+      return m.forward({ inputIds: [new Array(46).fill(5)] });
+    } finally {
+      m.dispose();
+    }
+  };
+  return [
+    ['model input', 'roberta: 46 tokens with max_position_embeddings 47 (positions pad + 1 … need pad + n + 1 rows)', tooLong, T, name],
+    ['BGE-M3 head', 'colbert_linear.pt holding sparse_linear.pt\'s [1, H] Linear', () => rp.loadBgeM3({ ...m3, 'colbert_linear.pt': m3['sparse_linear.pt'] }), T, name],
+    ['BGE-M3 head', 'sparse_linear.pt holding colbert_linear.pt\'s [H, H] Linear', () => rp.loadBgeM3({ ...m3, 'sparse_linear.pt': m3['colbert_linear.pt'] }), T, name],
+    ['BGE-M3 head', 'sparse_linear.pt missing', () => rp.loadBgeM3(noSparse), T, name],
+    ['BGE-M3 head', 'colbert_linear.pt of 3 bytes (not a torch file)', () => rp.loadBgeM3({ ...m3, 'colbert_linear.pt': new Uint8Array([1, 2, 3]) }), T, name],
   ];
 }
 

@@ -250,7 +250,8 @@ export interface Positions {
 // ---- models from Hugging Face checkpoints (web/model.js) ------------------------------------------
 
 /** config.json's model_type values loadModel accepts. */
-export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama' | 'mpnet' | 'modernbert' | 'nomic_bert';
+export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama' | 'mpnet' | 'modernbert' | 'nomic_bert'
+  | 'roberta' | 'xlm-roberta' | 'camembert' | 'electra';
 
 /** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
 export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
@@ -798,11 +799,75 @@ export interface Relpos {
   readonly modelTypes: readonly ModelType[];
   /** Loads a Hugging Face checkpoint; rejects with an Error naming the bad file (and tensor). */
   loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+  /**
+   * Loads BGE-M3 (a folder laid out like BAAI/bge-m3: XLM-RoBERTa weights + colbert_linear.pt + sparse_linear.pt);
+   * same sources and options as loadModel. Rejects with an Error naming a missing or mis-shaped head file.
+   */
+  loadBgeM3(source: ModelSource, options?: LoadModelOptions): Promise<BgeM3>;
   /** Empties the browser cache of model files; resolves to the number of files removed (0 under Node). */
   clearCache(): Promise<number>;
   /** Frees the runtime's WebAssembly scratch memory; the runtime is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
+}
+
+/** Which of BGE-M3's outputs BgeM3.encode computes (all from one forward), and the tokenization limits. */
+export interface BgeM3EncodeOptions {
+  /** normalize(h[<s>]) (default true). */
+  dense?: boolean;
+  /** Lexical weights: token id → max relu(sparse_linear(h)) over the id's positions (default false). */
+  sparse?: boolean;
+  /** ColBERT vectors: normalize(colbert_linear(h)) of every token but <s> (default false). */
+  colbert?: boolean;
+  /** Tokens per text (default: the model's maxSequence); longer texts are truncated unless truncation is false. */
+  maxLength?: number;
+  truncation?: boolean;
+  /** Texts per forward (default 32). */
+  batchSize?: number;
+}
+export interface BgeM3Output {
+  /** [texts, hidden], L2-normalised. */
+  dense?: FloatTensor;
+  /** Per text: token id (a string, as FlagEmbedding's keys) → weight, in order of first kept occurrence. */
+  lexicalWeights?: Map<string, number>[];
+  /** Per text: [tokens − 1, colbertDim], L2-normalised rows. */
+  colbertVecs?: FloatTensor[];
+  /** The tokens of each text. */
+  tokens: string[][];
+}
+export interface BgeM3ScoreOptions {
+  /** [dense, sparse, colbert] weights of the two means (default [1, 1, 1]; the model card: [0.4, 0.2, 0.4]). */
+  weights?: [number, number, number];
+  /** Pairs per batch (default 256, as compute_score; ColBERT sees the batch's padding, see docs/multilingual.md). */
+  batchSize?: number;
+  maxQueryLength?: number;
+  maxPassageLength?: number;
+}
+/** FlagEmbedding's compute_score result: one score per pair in each mode. */
+export interface BgeM3Scores {
+  dense: number[];
+  sparse: number[];
+  colbert: number[];
+  'sparse+dense': number[];
+  'colbert+sparse+dense': number[];
+}
+/** BGE-M3: dense, sparse and ColBERT outputs from one forward, and the authors' scores (docs/multilingual.md). */
+export interface BgeM3 {
+  /** The XLM-RoBERTa model underneath. */
+  readonly model: Model;
+  /** Width of the ColBERT vectors (colbert_linear.pt's out features). */
+  readonly colbertDim: number;
+  encode(texts: string | string[], options?: BgeM3EncodeOptions): Promise<BgeM3Output>;
+  /** Lexical weights keyed by token text (FlagEmbedding's convert_id_to_token). */
+  tokens(lexicalWeights: Map<string, number>): Map<string, number>;
+  /** compute_lexical_matching_score: Σ over shared ids of w_q · w_p. */
+  lexicalMatchingScore(query: Map<string, number> | Record<string, number>, passage: Map<string, number> | Record<string, number>): number;
+  /** colbert_score: the mean over query vectors of their best dot product with a passage vector. */
+  colbertScore(query: FloatTensor, passage: FloatTensor): number;
+  /** compute_score over [query, passage] pairs. */
+  computeScore(pairs: [string, string][], options?: BgeM3ScoreOptions): Promise<BgeM3Scores>;
+  /** Frees the model. */
+  dispose(): void;
 }
 
 export function init(options?: InitOptions): Promise<Relpos>;

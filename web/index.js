@@ -258,6 +258,17 @@ class Runtime {
   }
 
   /**
+   * Loads BGE-M3 (BAAI/bge-m3 or a folder laid out like it): the XLM-RoBERTa model (same source and options as
+   * loadModel) and its colbert_linear.pt / sparse_linear.pt heads → BgeM3 { encode, computeScore, … }
+   * (web/pipelines/bge-m3.js, imported on first use).
+   */
+  async loadBgeM3(source, options = {}) {
+    if (this.#disposed) throw new Error('loadBgeM3: this relpos runtime has been disposed');
+    const { loadBgeM3 } = await import('./pipelines/bge-m3.js');
+    return loadBgeM3(this.#mod, source, options);
+  }
+
+  /**
    * Empties the browser cache of downloaded model files (Cache API; see web/cache.js). Resolves to
    * the number of files removed (0 under Node, which has no cache).
    */

@@ -390,8 +390,10 @@ export class Model {
     const enc = texts.map((t, i) => this.tokenizer.encode(t, pairs ? { text_pair: pairs[i] } : undefined));
     const out = { inputIds: enc.map((e) => e.ids), attentionMask: enc.map((e) => e.attention_mask), tokens: enc.map((e) => e.tokens) };
     // Segment ids of a pair, as Hugging Face's tokenizers give them: 0 for the first text with its
-    // special tokens ([CLS] a [SEP]), 1 for the rest (b [SEP]).
-    if (pairs) {
+    // special tokens ([CLS] a [SEP]), 1 for the rest (b [SEP]); none for a model with one token type
+    // (RoBERTa family: type_vocab_size 1, all 0 as XLMRobertaTokenizer gives them).
+    const typeVocab = this.config.type_vocab_size;
+    if (pairs && !(Number.isInteger(typeVocab) && typeVocab <= 1)) {
       out.tokenTypeIds = texts.map((t, i) => {
         const first = this.tokenizer.encode(t).ids.length;
         return enc[i].ids.map((_, l) => (l < first ? 0 : 1));

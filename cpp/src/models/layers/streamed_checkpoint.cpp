@@ -47,7 +47,34 @@ void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std:
 
 }  // namespace
 
-bool streams_family(const std::string& t) { return t == "llama" || t == "qwen3" || t == "gemma3_text"; }
+bool streams_family(const std::string& t) {
+  return t == "llama" || t == "qwen3" || t == "gemma3_text" || t == "roberta" || t == "xlm-roberta" || t == "camembert" ||
+         t == "electra";
+}
+
+namespace {
+
+// The BERT description's names (models/bert.cpp, as the RoBERTa family and ELECTRA load it, with or without the
+// task prefix "roberta." / "electra."): word and position tables, and the six Linear layers of each encoder layer.
+std::string without_task_prefix(const std::string& n) {
+  for (const char* p : {"roberta.", "electra."})
+    if (starts_with(n, p)) return n.substr(std::string(p).size());
+  return n;
+}
+bool bert_table(const std::string& name) {
+  const std::string n = without_task_prefix(name);
+  return n == "embeddings.word_embeddings.weight" || n == "embeddings.position_embeddings.weight";
+}
+bool bert_linear(const std::string& name) {
+  const std::string n = without_task_prefix(name);
+  if (!starts_with(n, "encoder.layer.")) return false;
+  for (const char* s : {".attention.self.query.weight", ".attention.self.key.weight", ".attention.self.value.weight",
+                        ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"})
+    if (ends_with(n, s)) return true;
+  return false;
+}
+
+}  // namespace
 
 struct StreamedCheckpoint::Entry {
   enum Form { Float, Linear, Table, Raw };
@@ -168,6 +195,8 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
     } else if (two_d && (n == "embed_tokens.weight" || n == "model.embed_tokens.weight")) e.form = Entry::Table;
     else if (two_d && (starts_with(n, "layers.") || starts_with(n, "model.layers.")) && ends_with(n, "_proj.weight"))
       e.form = Entry::Linear;
+    else if (two_d && bert_table(n)) e.form = Entry::Table;
+    else if (two_d && bert_linear(n)) e.form = Entry::Linear;
     if (e.form == Entry::Linear || e.form == Entry::Table || (e.ggml >= 0 && !t.shape.empty())) {
       e.cols = static_cast<std::size_t>(t.shape.back());
       e.rows = e.cols ? t.elements() / e.cols : 0;

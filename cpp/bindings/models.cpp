@@ -393,6 +393,8 @@ val open_stream(const std::string& config_text, val js_options) {
 
 val open_gguf_stream(val js_options) {
   return guarded([&] { return val(std::make_unique<StreamLoad>(load_options(js_options))); });
+}
+
 val read_tensors(const std::string& name, ByteBuffer* buffer) {
   return guarded([&] {
     if (!buffer) throw Error(ErrorKind::Type, "readTensors: expected a ByteBuffer");

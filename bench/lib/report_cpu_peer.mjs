@@ -55,6 +55,21 @@ export function cpuPeerMarkdown(runs, L, profiles = []) {
     'browser, a warm-up pass over the singles and the long text, then the runtimes alternate over rounds (order flipped every round);',
     'medians over rounds. relpos q8',
     `(8-bit linear layers) beside them. Target (issue #41): relpos fp32 ≥ ${TARGET}× faster on every row at 1 and 2 threads.`, '');
+  // the spread of each ratio over the committed runs (one line per relpos label), before the runs themselves
+  const spread = {};
+  for (const run of runs)
+    for (const th of [1, 2]) {
+      const tj = run.rows.find((r) => r.lib === 'tjs' && r.threads === th && !r.error);
+      for (const r of run.rows.filter((x) => x.lib === 'relpos' && x.threads === th && !x.error))
+        for (const [k] of ROWS) {
+          if (!tj?.ms?.[k] || !r.ms?.[k]) continue;
+          const key = `${r.label ?? 'relpos'} ${r.dtype}`;
+          ((spread[key] ??= {})[`${th}/${k}`] ??= []).push(tj.ms[k] / r.ms[k]);
+        }
+    }
+  if (runs.length > 1)
+    L.push(`Transformers.js ÷ relpos over the ${runs.length} runs below (lowest–highest median of a run): ` + Object.entries(spread).map(([key, v]) =>
+      `${key}: ` + [1, 2].flatMap((th) => ROWS.filter(([k]) => v[`${th}/${k}`]).map(([k]) => `${k} ×${th} ${f(Math.min(...v[`${th}/${k}`]), 2)}–${f(Math.max(...v[`${th}/${k}`]), 2)}`)).join(', ')).join('; ') + '.', '');
   for (const run of runs) {
     const t = run.tokens ?? {};
     const sl = t.sentences ?? [];

@@ -67,14 +67,15 @@ export function cpuPeerMarkdown(runs, L, profiles = []) {
           ((spread[key] ??= {})[`${th}/${k}`] ??= []).push(tj.ms[k] / r.ms[k]);
         }
     }
-  if (runs.length > 1)
-    L.push(`Transformers.js ÷ relpos over the ${runs.length} runs below (lowest–highest median of a run): ` + Object.entries(spread).map(([key, v]) =>
+  const peerRuns = runs.filter((run) => run.rows.some((r) => r.lib === 'tjs')).length;
+  if (peerRuns > 1)
+    L.push(`Transformers.js ÷ relpos over the ${peerRuns} runs with the peer below (lowest–highest median of a run): ` + Object.entries(spread).map(([key, v]) =>
       `${key}: ` + [1, 2].flatMap((th) => ROWS.filter(([k]) => v[`${th}/${k}`]).map(([k]) => `${k} ×${th} ${f(Math.min(...v[`${th}/${k}`]), 2)}–${f(Math.max(...v[`${th}/${k}`]), 2)}`)).join(', ')).join('; ') + '.', '');
   for (const run of runs) {
     const t = run.tokens ?? {};
     const sl = t.sentences ?? [];
     L.push(`**${run.label ?? path.basename(run.file, '.json')}** — relpos ${run.relpos_commit ?? '?'}, ${String(run.date ?? '').slice(0, 16)}Z, ${run.cpu ?? 'CPU ?'} (${run.cores ?? '?'} cores),`,
-      `${run.chromium ?? 'Chromium'}, Transformers.js ${run.transformers_js ?? '?'}, ${run.rounds} rounds; 1-min load average ${(run.loadavg ?? []).map((x) => x[0]).join(' → ')}`,
+      `${run.chromium ?? 'Chromium'}, Transformers.js ${run.transformers_js ?? 'not in this run'}, ${run.rounds} rounds; 1-min load average ${(run.loadavg ?? []).map((x) => x[0]).join(' → ')}`,
       `(\`${run.file}\`). Sentences ${Math.min(...sl)}–${Math.max(...sl)} tokens (${sl.reduce((a, b) => a + b, 0)} in all), long text ${t.long ?? '?'} tokens,`,
       `64 texts ${t.texts ? `${Math.min(...t.texts)}–${Math.max(...t.texts)}` : '?'} tokens.${run.note ? ' ' + run.note : ''}`, '');
     const labels = [...new Set(run.rows.filter((r) => r.lib === 'relpos').map((r) => r.label ?? 'relpos'))];

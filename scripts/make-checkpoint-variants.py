@@ -18,6 +18,8 @@ build/checkpoint-variants). Not committed; scripts/test.sh runs it before the su
     bin-legacy          _use_new_zipfile_serialization=False (refused with advice)
     both-differ         model.safetensors (right weights) + a pytorch_model.bin with different weights
   <out>/hostile/<name>.bin     files the reader must refuse (see HOSTILE below)
+  <out>/families-d/<case>/<variant>/  bin-f32, bin-f16, safetensors-f16, bin-sharded, safetensors-sharded of the
+                      RoBERTa-family / ELECTRA fixtures of ../shared/fixtures/hf-families-d (FAMILIES_D_CASES)
 """
 import io
 import json
@@ -268,6 +270,22 @@ def make_seeds(out):
             shutil.copy(os.path.join(hostile, f), os.path.join(zdir, 'hostile-' + f))
 
 
+FAMILIES_D = os.path.join(ROOT, '..', 'shared', 'fixtures', 'hf-families-d')
+FAMILIES_D_CASES = ['xlm-roberta-a', 'electra-a', 'roberta-mlm']
+
+
+def make_families_d_case(case):
+    """The checkpoint formats of tests/cpp/hf_family_fixtures_roberta_electra_test.cpp."""
+    sd = read_safetensors(os.path.join(FAMILIES_D, case, 'model.safetensors'))
+    half = {n: (t.half() if t.is_floating_point() else t) for n, t in sd.items()}
+    out = lambda v: variant(os.path.join('families-d', case), v)
+    save_bin(os.path.join(out('bin-f32'), 'pytorch_model.bin'), sd)
+    save_bin(os.path.join(out('bin-f16'), 'pytorch_model.bin'), half)
+    write_safetensors(os.path.join(out('safetensors-f16'), 'model.safetensors'), half)
+    write_sharded(out('bin-sharded'), sd, 'bin')
+    write_sharded(out('safetensors-sharded'), sd, 'safetensors')
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == '--seeds':
         make_seeds(sys.argv[2])
@@ -275,6 +293,9 @@ def main():
     cases = sorted(d for d in os.listdir(FIXTURES) if os.path.isdir(os.path.join(FIXTURES, d)))
     for case in cases:
         make_case(case)
+    if os.path.isdir(FAMILIES_D):
+        for case in FAMILIES_D_CASES:
+            make_families_d_case(case)
     make_hostile()
     print(f'checkpoint variants: {len(cases)} fixtures → {OUT}')
 

@@ -18,6 +18,7 @@ import { writeHeaderOnlyCheckpoint } from '../tests/support/random-checkpoint.mj
 import { familyFiles, haveFamilies, nomicSentenceTransformersFiles } from '../tests/js/family-bad-inputs.mjs';
 import { dense3, haveLlm, llmFiles } from '../tests/js/llm-bad-inputs.mjs';
 import { recordingGpu } from '../tests/js/webgpu-adapter.mjs';
+import * as gguf from '../tests/js/gguf-bad-inputs.mjs';
 
 const rp = await init({ simd: true });
 const n = 40;
@@ -62,6 +63,7 @@ function hugeLlama() {
 }
 const TASKS = join(ROOT, '..', 'shared', 'fixtures', 'hf-tasks');
 const taskModel = (name) => rp.loadModel(join(TASKS, name));
+const OPTIONS_TEST = 'options nobody reads are TypeErrors naming the option and the closest known one (init, loadModel, pipeline, pipeline calls, forward, encode, attention); elements of a list are named';
 const tasks = {};
 tasks.nerModel = await taskModel('bert-token-classification');
 tasks.ner = pipeline('ner', tasks.nerModel);
@@ -178,6 +180,14 @@ const cases = [
    'webgpu-dtypes.test.mjs', "device 'webgpu' rejects naming shader-f16; 'auto' falls back to fp32 on WASM with the reason; 'wasm' rejects fp16"],
   ...lostDeviceRows(),
   ...llmRows(),
+  // option names nobody reads, and list elements (web/validation.js checkKnownOptions, checkStrings)
+  ['options', 'init({ threds: 2 }): an option name init does not read', () => init({ threds: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "fill-mask: { top_k: 2 }, an option name the call does not read", () => tasks.fill('a [MASK] b', { top_k: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "forward(…, { outputHiddenState: true }): a misspelt forward option", () => tasks.nerModel.forward({ inputIds: [[101, 102]] }, { outputHiddenState: true }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "pipeline('ner', loadedModel, { threads: 2 }): init's option for a model loaded already", () => pipeline('ner', tasks.nerModel, { threads: 2 }), 'pipelines.test.mjs', OPTIONS_TEST],
+  ['options', "fill-mask: ['a [MASK] b', null], a list element that is not a string", () => tasks.fill(['a [MASK] b', null]), 'pipelines.test.mjs', OPTIONS_TEST],
+  ...ggufRows(),
+  ...robertaRows(),
 ];
 
 // A GPU device lost under a model on WebGPU (tests/js/webgpu-device-lost.test.mjs), on SwiftShader: the device is the
@@ -375,6 +385,38 @@ function familyRows() {
   ];
 }
 
+// RoBERTa family / BGE-M3 rows (#40, tests/js/families-roberta.test.mjs): ../shared/fixtures/hf-families-d folders,
+// a sequence longer than the id-counted position table allows, BGE-M3 .pt heads swapped (wrong shapes), missing, not a
+// torch file.
+function robertaRows() {
+  const D = join(ROOT, '..', 'shared', 'fixtures', 'hf-families-d');
+  if (!existsSync(join(D, 'bge-m3', 'expected.json'))) {
+    console.error('robustness-table: the hf-families-d fixtures are needed for the RoBERTa-family / BGE-M3 rows');
+    process.exit(1);
+  }
+  const T = 'families-roberta.test.mjs';
+  const name = 'errors: too many tokens for the position table, BGE-M3 heads of the wrong shape or missing';
+  const m3 = {};
+  for (const f of ['config.json', 'model.safetensors', 'sentencepiece.bpe.model', 'tokenizer_config.json', 'special_tokens_map.json', 'colbert_linear.pt', 'sparse_linear.pt'])
+    m3[f] = new Uint8Array(readFileSync(join(D, 'bge-m3', f)));
+  const { 'sparse_linear.pt': _, ...noSparse } = m3;
+  const tooLong = async () => {
+    const m = await rp.loadModel(join(D, 'roberta-a')); // max_position_embeddings 47, pad_token_id 1
+    try {
+      return m.forward({ inputIds: [new Array(46).fill(5)] });
+    } finally {
+      m.dispose();
+    }
+  };
+  return [
+    ['model input', 'roberta: 46 tokens with max_position_embeddings 47 (positions pad + 1 … need pad + n + 1 rows)', tooLong, T, name],
+    ['BGE-M3 head', 'colbert_linear.pt holding sparse_linear.pt\'s [1, H] Linear', () => rp.loadBgeM3({ ...m3, 'colbert_linear.pt': m3['sparse_linear.pt'] }), T, name],
+    ['BGE-M3 head', 'sparse_linear.pt holding colbert_linear.pt\'s [H, H] Linear', () => rp.loadBgeM3({ ...m3, 'sparse_linear.pt': m3['colbert_linear.pt'] }), T, name],
+    ['BGE-M3 head', 'sparse_linear.pt missing', () => rp.loadBgeM3(noSparse), T, name],
+    ['BGE-M3 head', 'colbert_linear.pt of 3 bytes (not a torch file)', () => rp.loadBgeM3({ ...m3, 'colbert_linear.pt': new Uint8Array([1, 2, 3]) }), T, name],
+  ];
+}
+
 // Qwen3 / Gemma3 rows (#34, tests/js/llm-embedders-errors.test.mjs): ../shared/fixtures/hf-llm-embedders folders with
 // config.json fields changed, a q/k norm removed, a sentence-transformers Dense module changed.
 function llmRows() {
@@ -429,6 +471,26 @@ function checkpointRows() {
      C, 'a sharded set reports progress for the index and every shard; a missing shard is named'],
     ['checkpoint', "shard name with '..'", () => rp.loadModel({ 'config.json': fx.configText, 'pytorch_model.bin.index.json': { weight_map: { [W]: '../x.bin' } } }),
      C, 'a sharded set reports progress for the index and every shard; a missing shard is named'],
+  ];
+}
+
+function ggufRows() {
+  if (!gguf.haveGguf) {
+    console.error('robustness-table: the GGUF fixtures (../shared/fixtures/gguf) are needed for the GGUF rows');
+    process.exit(1);
+  }
+  const T = 'gguf.test.mjs', name = 'hostile GGUF files are Errors naming the file and the problem; a model loads afterwards';
+  const load = (bytes) => () => rp.loadModel(bytes);
+  return [
+    ['GGUF file', 'truncated file (cut inside the vocabulary)', load(gguf.truncated(1500)), T, name],
+    ['GGUF file', 'truncated file (cut where an array still claims 100 entries)', load(gguf.truncated(2000)), T, name],
+    ['GGUF file', 'a tensor past the end of the file', load(gguf.dataCut()), T, name],
+    ['GGUF file', 'unknown ggml type (99)', load(gguf.unknownType()), T, name],
+    ['GGUF file', "an architecture relpos does not run ('gptj')", load(gguf.otherArchitecture()), T, name],
+    ['GGUF file', 'vocabulary size ≠ token_embd rows', load(gguf.vocabMismatch()), T, name],
+    ['GGUF file', 'a 2^40 metadata count', load(gguf.hugeMetadataCount()), T, name],
+    ['GGUF file', "ambiguous { gguf: 'Q8_0' } in a map of files with two Q8_0 files", () => rp.loadModel({ 'model-dense-q8_0.gguf': gguf.ggufBytes('gemma3-st-embed', 'dense-q8_0'), 'model-q8_0.gguf': gguf.ggufBytes('gemma3-st-embed', 'q8_0') }, { gguf: 'Q8_0' }), T,
+     'choosing a GGUF file: ambiguous quantizations and unknown names are Errors listing the files'],
   ];
 }
 

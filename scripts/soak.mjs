@@ -4,12 +4,16 @@
 // mark (HEAP8.buffer.byteLength: the heap only ever grows, so its size is the high-water mark)
 // after warm-up and at the end, and exits 1 if it grew.
 //
-//   node scripts/soak.mjs [--calls 100000] [--models 1000] [--build simd|scalar|both]
+//   node scripts/soak.mjs [--calls 100000] [--models 1000] [--build simd|scalar|both] [--out bench/results/soak.json]
 //
+// --out writes the run as JSON (docs/robustness.md quotes bench/results/soak.json; tests/js/docs/figures.mjs
+// checks the sentence against it).
 // Models come from the HF fixtures (../shared/fixtures/hf or $RELPOS_HF_FIXTURES); without them
 // the model cycles are skipped (reported). npm test runs the same loops with smaller counts:
 // tests/js/heap.test.mjs (10,000 calls per build) and tests/js/models.test.mjs (50 cycles per build).
-import { readFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
 import { init } from '../web/index.js';
@@ -24,6 +28,7 @@ const arg = (name, fallback) => {
 const CALLS = Number(arg('calls', 100000));
 const MODELS = Number(arg('models', 1000));
 const BUILDS = { simd: [true], scalar: [false], both: [true, false] }[arg('build', 'both')];
+const OUT = arg('out', null);
 if (!Number.isInteger(CALLS) || !Number.isInteger(MODELS) || !BUILDS) {
   console.error('usage: node scripts/soak.mjs [--calls N] [--models N] [--build simd|scalar|both]');
   process.exit(2);
@@ -91,25 +96,47 @@ async function soak(simd) {
   for (let i = 0; i < WARM_CALLS; ++i) call(i);
   for (let i = 0; i < (files.length ? WARM_MODELS : 0); ++i) await cycle(i);
   const afterWarmUp = rp.heapBytes;
-  const t0 = performance.now();
+  // times: CPU time of this (single-threaded) process, which a shared machine's load does not inflate
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const t0 = cpuMs();
   for (let i = 0; i < CALLS; ++i) call(i);
-  const tCalls = performance.now() - t0;
+  const tCalls = cpuMs() - t0;
   const afterCalls = rp.heapBytes;
-  const t1 = performance.now();
+  const t1 = cpuMs();
   for (let i = 0; i < models; ++i) await cycle(i);
-  const tModels = performance.now() - t1;
+  const tModels = cpuMs() - t1;
   const end = rp.heapBytes;
   rp.dispose();
   const grew = end > afterWarmUp;
+  rows.push({ build: label, calls: CALLS, calls_cpu_s: tCalls / 1000, models, models_cpu_s: tModels / 1000, heap_after_warmup: afterWarmUp, heap_after_calls: afterCalls, heap_end: end, grew });
   console.log(
-    `${label}: ${CALLS} attention calls (${schemes.length} schemes: ${schemes.map((s) => s.type).join(', ')}) in ${(tCalls / 1000).toFixed(1)} s, ` +
-      `${models} model load/forward/dispose cycles${files.length ? '' : ' (no HF fixtures: skipped)'} in ${(tModels / 1000).toFixed(1)} s\n` +
+    `${label}: ${CALLS} attention calls (${schemes.length} schemes: ${schemes.map((s) => s.type).join(', ')}) in ${(tCalls / 1000).toFixed(1)} s CPU, ` +
+      `${models} model load/forward/dispose cycles${files.length ? '' : ' (no HF fixtures: skipped)'} in ${(tModels / 1000).toFixed(1)} s CPU\n` +
       `  heap high-water mark: after warm-up ${afterWarmUp} bytes, after the calls ${afterCalls}, at the end ${end} ` +
       `→ ${grew ? `GREW by ${end - afterWarmUp} bytes` : 'no growth'} (total ${((performance.now() - started) / 1000).toFixed(1)} s)`,
   );
   return !grew;
 }
 
+const rows = [];
+const t0 = performance.now(), load0 = loadavg()[0];
 let ok = true;
 for (const simd of BUILDS) ok = (await soak(simd)) && ok;
+if (OUT) {
+  let commit = null;
+  try {
+    commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+    if (execSync('git status --porcelain --untracked-files=no', { encoding: 'utf8' }).trim()) commit += ' + uncommitted changes';
+  } catch {
+    // not a checkout
+  }
+  const run = { date: new Date().toISOString(), commit, node: process.version, cpu: cpus()[0]?.model, cores: cpus().length,
+    loadavg_at_start: load0, loadavg_at_end: loadavg()[0], wall_s: (performance.now() - t0) / 1000,
+    cpu_s: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    max_rss_bytes: process.resourceUsage().maxRSS * 1024, exit: ok ? 0 : 1, rows };
+  writeFileSync(OUT, JSON.stringify(run, null, 1) + '\n');
+}
 process.exit(ok ? 0 : 1);

@@ -1,5 +1,14 @@
 // Types for the relpos npm package (hand-written; see web/index.js).
 
+// Symbol.dispose (the objects below have [Symbol.dispose]() for `using`): declared here so that a project whose lib
+// lacks ESNext.Disposable (TypeScript's default lib for target es2022) compiles; identical to the lib's own
+// declaration, so projects that have it (target esnext, @types/node) compile too.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /** Where the .wasm files are hosted, like tfjs's setWasmPaths: a prefix (URL or directory, with or
  * without a trailing '/') or a map from file name to URL. Default: next to this package's dist/. */
 export type WasmPaths =
@@ -182,12 +191,16 @@ export interface AttentionOptions {
   returnTerms?: boolean;
 }
 
+/** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa), each [batch, heads, seqLen, seqLen]. */
+export type AttentionTerms = { content: Float32Array; [term: string]: Float32Array };
+
 export interface AttentionResult {
   /** [batch, heads, seqLen, headDim]; a fresh array the caller owns. */
   output: Float32Array;
+  /** With returnProbs: true (the attention overloads then type it as present). */
   probs?: Float32Array;
-  /** 'content' (scaled q·k) plus the scheme's own terms, e.g. 'bias' (T5, ALiBi), 'c2p' / 'p2c' (DeBERTa). */
-  terms?: { content: Float32Array; [term: string]: Float32Array };
+  /** With returnTerms: true. */
+  terms?: AttentionTerms;
 }
 
 export interface SinusoidOptions {
@@ -237,7 +250,8 @@ export interface Positions {
 // ---- models from Hugging Face checkpoints (web/model.js) ------------------------------------------
 
 /** config.json's model_type values loadModel accepts. */
-export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama' | 'mpnet' | 'modernbert' | 'nomic_bert' | 'jina_bert_v2';
+export type ModelType = 'bert' | 'deberta-v2' | 't5' | 'roformer' | 'distilbert' | 'transfo-xl' | 'bloom' | 'mpt' | 'llama' | 'mpnet' | 'modernbert' | 'nomic_bert'
+  | 'roberta' | 'xlm-roberta' | 'camembert' | 'electra' | 'jina_bert_v2';
 
 /** One file of a model folder the user picked (or bytes you already hold). Strings and objects only for JSON files. */
 export type ModelFile = Blob | ArrayBuffer | ArrayBufferView | string | object;
@@ -297,6 +311,13 @@ export interface LoadModelOptions {
    * and activations stored as f16 on the GPU, sums in f32; needs the adapter feature 'shader-f16' (device
    * 'webgpu' rejects without it, 'auto' falls back to fp32 on WASM with info.deviceReason; device 'wasm' rejects). */
   dtype?: WeightDtype;
+  /**
+   * GGUF (llama.cpp / Ollama files, docs/gguf.md): which GGUF file of a folder, a map of files, a URL prefix or a
+   * Hub repository to load — a file name ('model-q8_0.gguf'), or for folders and maps a quantization ('Q8_0',
+   * 'q4_k_m') matched between the separators of the names (an Error lists the files when none or several match).
+   * Not needed for a '.gguf' path or URL, GGUF bytes, or a folder holding one GGUF file and no config.json.
+   */
+  gguf?: string;
   /** Hugging Face's variant: 'fp16' reads model.fp16.safetensors (or model.safetensors.index.fp16.json,
    * pytorch_model.fp16.bin) instead of model.safetensors. */
   variant?: string;
@@ -382,6 +403,10 @@ export interface ForwardResult {
   tokens?: string[][];
 }
 
+/** What the options of a forward call guarantee: hiddenStates with outputHiddenStates: true, attentions with outputAttentions: true. */
+export type ForwardOutputs<O> = (O extends { outputHiddenStates: true } ? { hiddenStates: FloatTensor[] } : {}) &
+  (O extends { outputAttentions: true } ? { attentions: FloatTensor[] } : {});
+
 /** The configuration relpos resolved from config.json (Hugging Face defaults applied). */
 export interface ModelInfo {
   modelType: ModelType;
@@ -402,6 +427,8 @@ export interface ModelInfo {
   weightBytes: number;
   /** True for decoder stacks (transfo-xl, bloom, mpt, llama): attention is causal. */
   causal: boolean;
+  /** Threads forward computes with on WebAssembly: its runtime's (init({ threads }), or pipeline's { threads }). */
+  threads: number;
   /** Where forward runs. */
   device: 'wasm' | 'webgpu';
   /** With device 'auto': why the model stayed on WASM (no adapter, a family or scheme not on the GPU yet); else null. */
@@ -431,8 +458,11 @@ export interface Model {
   readonly head: ModelHead | null;
   /** Built from tokenizer.json, else from spm.model / spiece.model (SentencePiece), or null when the folder had neither. */
   readonly tokenizer: HfTokenizer | null;
-  /** The sentence-transformers files of the folder (modules.json, …), or null without modules.json. */
+  /** The sentence-transformers files of the folder (modules.json, …), or null without modules.json. From a GGUF
+   * file: its pooling (pooling_type), normalize true and EmbeddingGemma's Dense layers, in the same shape. */
   readonly sentenceTransformers: SentenceTransformersRecipe | null;
+  /** A model loaded from a GGUF file: which file, its architecture and metadata, or null. */
+  readonly gguf: GgufInfo | null;
   /** Tokenizes (needs tokenizer.json or spm.model / spiece.model). */
   encode(text: string | string[], options?: { textPair?: string | string[] }): {
     inputIds: number[][];
@@ -443,9 +473,9 @@ export interface Model {
   };
   /** Throws RangeError for ids outside the vocabulary, Error for text without a tokenizer. On a model with
    * info.device 'webgpu' it returns a Promise of the result instead (outputAttentions rejects there; logits and logitsAt work as on WASM). */
-  forward(inputs: ForwardInputs, options?: ForwardOptions): ForwardResult;
+  forward<O extends ForwardOptions = {}>(inputs: ForwardInputs, options?: O): ForwardResult & ForwardOutputs<O>;
   /** forward() as a Promise, on either device. */
-  forwardAsync(inputs: ForwardInputs, options?: ForwardOptions): Promise<ForwardResult>;
+  forwardAsync<O extends ForwardOptions = {}>(inputs: ForwardInputs, options?: O): Promise<ForwardResult & ForwardOutputs<O>>;
   /** Frees the model's WebAssembly memory; the model is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -491,6 +521,18 @@ export interface SentenceTransformersDense {
   readonly weight: Float32Array;
 }
 /** What loadModel read from modules.json, the Pooling config, config_sentence_transformers.json and sentence_bert_config.json. */
+/** Model.gguf: the GGUF file a model came from (docs/gguf.md). */
+export interface GgufInfo {
+  /** The file name ('model.gguf' for bytes). */
+  readonly file: string;
+  /** general.architecture: 'bert', 'nomic-bert', 'modern-bert', 'qwen3' or 'gemma-embedding'. */
+  readonly architecture: string;
+  /** Every metadata key with its value (numbers, strings, booleans; arrays of ≤ 64 entries — the vocabulary is left out). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** A reranker's answer labels (RANK pooling, classifier.output_labels: ['yes', 'no']): its logits are in this order. */
+  readonly rankLabels: readonly string[] | null;
+}
+
 export interface SentenceTransformersRecipe {
   /** The files read, e.g. ['modules.json', '1_Pooling/config.json']. */
   readonly files: readonly string[];
@@ -687,7 +729,11 @@ export type TokenClassificationPipeline = PipelineExtras & {
   (texts: string[], options: TokenClassificationOptions & { aggregationStrategy: 'simple' | 'first' | 'average' | 'max' }): Promise<EntityGroup[][]>;
 };
 export type QuestionAnsweringPipeline = PipelineExtras & {
-  /** One answer as an object; several (topK, handleImpossibleAnswer) as a list. */
+  /** topK 1 (the default): one answer, as an object. */
+  (input: QuestionContext, options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer>;
+  (question: string, context: string, options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer>;
+  (inputs: QuestionContext[], options?: QuestionAnsweringOptions & { topK?: 1 }): Promise<Answer[]>;
+  /** topK > 1: a list of the best answers, or one answer as an object when only one was found (as Hugging Face). */
   (input: QuestionContext, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
   (question: string, context: string, options?: QuestionAnsweringOptions): Promise<Answer | Answer[]>;
   (inputs: QuestionContext[], options?: QuestionAnsweringOptions): Promise<Array<Answer | Answer[]>>;
@@ -709,8 +755,11 @@ export interface PipelineTypes {
   'fill-mask': FillMaskPipeline;
 }
 
-/** loadModel options plus the runtime to load with (default: one made by init() on first use). */
-export interface PipelineLoadOptions extends LoadModelOptions {
+/**
+ * loadModel options plus the runtime to load with: `runtime`, or init's options (threads, simd, wasmPaths) for the
+ * runtime pipeline makes (one per distinct init options, shared by later pipelines; default init()). Not both.
+ */
+export interface PipelineLoadOptions extends LoadModelOptions, InitOptions {
   runtime?: Relpos;
 }
 
@@ -721,7 +770,7 @@ export function pipeline<T extends keyof PipelineTypes>(task: T, source: ModelSo
 export const PIPELINE_TASKS: readonly PipelineTask[];
 export const TASK_ALIASES: Readonly<Record<PipelineTaskAlias, PipelineTask>>;
 /** The pooling of the feature-extraction pipeline over any lastHiddenState and mask. */
-export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: FeatureExtractionOptions): FloatTensor;
+export function pool(lastHiddenState: FloatTensor, attentionMask: IntTensor, options?: Pick<FeatureExtractionOptions, 'pooling' | 'normalize'>): FloatTensor;
 
 export interface Relpos {
   /** True when the SIMD128 build was loaded. */
@@ -742,16 +791,83 @@ export interface Relpos {
    * Throws TypeError / RangeError / Error on bad input, before touching WebAssembly memory. Without
    * returnProbs/returnTerms, q, k, v and output cross the heap a few heads (≤ 8 MiB) at a time.
    */
+  attention(options: AttentionOptions & { returnProbs: true; returnTerms: true }): AttentionResult & { probs: Float32Array; terms: AttentionTerms };
+  attention(options: AttentionOptions & { returnProbs: true }): AttentionResult & { probs: Float32Array };
+  attention(options: AttentionOptions & { returnTerms: true }): AttentionResult & { terms: AttentionTerms };
   attention(options: AttentionOptions): AttentionResult;
   /** config.json model_type values loadModel accepts. */
   readonly modelTypes: readonly ModelType[];
   /** Loads a Hugging Face checkpoint; rejects with an Error naming the bad file (and tensor). */
   loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+  /**
+   * Loads BGE-M3 (a folder laid out like BAAI/bge-m3: XLM-RoBERTa weights + colbert_linear.pt + sparse_linear.pt);
+   * same sources and options as loadModel. Rejects with an Error naming a missing or mis-shaped head file.
+   */
+  loadBgeM3(source: ModelSource, options?: LoadModelOptions): Promise<BgeM3>;
   /** Empties the browser cache of model files; resolves to the number of files removed (0 under Node). */
   clearCache(): Promise<number>;
   /** Frees the runtime's WebAssembly scratch memory; the runtime is unusable afterwards. */
   dispose(): void;
   [Symbol.dispose](): void;
+}
+
+/** Which of BGE-M3's outputs BgeM3.encode computes (all from one forward), and the tokenization limits. */
+export interface BgeM3EncodeOptions {
+  /** normalize(h[<s>]) (default true). */
+  dense?: boolean;
+  /** Lexical weights: token id → max relu(sparse_linear(h)) over the id's positions (default false). */
+  sparse?: boolean;
+  /** ColBERT vectors: normalize(colbert_linear(h)) of every token but <s> (default false). */
+  colbert?: boolean;
+  /** Tokens per text (default: the model's maxSequence); longer texts are truncated unless truncation is false. */
+  maxLength?: number;
+  truncation?: boolean;
+  /** Texts per forward (default 32). */
+  batchSize?: number;
+}
+export interface BgeM3Output {
+  /** [texts, hidden], L2-normalised. */
+  dense?: FloatTensor;
+  /** Per text: token id (a string, as FlagEmbedding's keys) → weight, in order of first kept occurrence. */
+  lexicalWeights?: Map<string, number>[];
+  /** Per text: [tokens − 1, colbertDim], L2-normalised rows. */
+  colbertVecs?: FloatTensor[];
+  /** The tokens of each text. */
+  tokens: string[][];
+}
+export interface BgeM3ScoreOptions {
+  /** [dense, sparse, colbert] weights of the two means (default [1, 1, 1]; the model card: [0.4, 0.2, 0.4]). */
+  weights?: [number, number, number];
+  /** Pairs per batch (default 256, as compute_score; ColBERT sees the batch's padding, see docs/multilingual.md). */
+  batchSize?: number;
+  maxQueryLength?: number;
+  maxPassageLength?: number;
+}
+/** FlagEmbedding's compute_score result: one score per pair in each mode. */
+export interface BgeM3Scores {
+  dense: number[];
+  sparse: number[];
+  colbert: number[];
+  'sparse+dense': number[];
+  'colbert+sparse+dense': number[];
+}
+/** BGE-M3: dense, sparse and ColBERT outputs from one forward, and the authors' scores (docs/multilingual.md). */
+export interface BgeM3 {
+  /** The XLM-RoBERTa model underneath. */
+  readonly model: Model;
+  /** Width of the ColBERT vectors (colbert_linear.pt's out features). */
+  readonly colbertDim: number;
+  encode(texts: string | string[], options?: BgeM3EncodeOptions): Promise<BgeM3Output>;
+  /** Lexical weights keyed by token text (FlagEmbedding's convert_id_to_token). */
+  tokens(lexicalWeights: Map<string, number>): Map<string, number>;
+  /** compute_lexical_matching_score: Σ over shared ids of w_q · w_p. */
+  lexicalMatchingScore(query: Map<string, number> | Record<string, number>, passage: Map<string, number> | Record<string, number>): number;
+  /** colbert_score: the mean over query vectors of their best dot product with a passage vector. */
+  colbertScore(query: FloatTensor, passage: FloatTensor): number;
+  /** compute_score over [query, passage] pairs. */
+  computeScore(pairs: [string, string][], options?: BgeM3ScoreOptions): Promise<BgeM3Scores>;
+  /** Frees the model. */
+  dispose(): void;
 }
 
 export function init(options?: InitOptions): Promise<Relpos>;

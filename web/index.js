@@ -9,12 +9,12 @@
 // and output cross a few (batch, head) slices at a time (at most STREAM_BYTES of them), so a long
 // sequence needs little heap beyond one head's worth. Bad arguments throw
 // TypeError / RangeError / Error before any WebAssembly memory is touched (validation.js).
-import { loadModule, simdSupported } from './loader.js';
+import { INIT_OPTIONS, loadModule, requireWebAssembly, simdSupported } from './loader.js';
 import { planThreads, requestedThreads } from './threads.js';
 import { loadModel as loadModelInto } from './model.js';
 import { createPositions, unwrap } from './positions.js';
 import { normalizeScheme, SCHEME_TYPES } from './schemes.js';
-import { checkBool, checkFloat32, checkInt, checkMemory, checkObject, describe, MAX_HEAP_BYTES, product } from './validation.js';
+import { checkBool, checkFloat32, checkInt, checkKnownOptions, checkMemory, describe, MAX_HEAP_BYTES, product } from './validation.js';
 
 export { simdSupported } from './loader.js';
 export { pipeline, pool, PIPELINE_TASKS, TASK_ALIASES } from './pipelines.js';
@@ -31,14 +31,18 @@ export { SCHEME_TYPES } from './schemes.js';
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 const FACTORY_BY_TYPE = {};
 
+const ATTENTION_OPTIONS = ['q', 'k', 'v', 'batch', 'heads', 'seqLen', 'headDim', 'mask', 'causal', 'window', 'scheme', 'returnProbs', 'returnTerms'];
+
 /**
  * Loads the SIMD128 or scalar build. `simd`: true, false or 'auto' (default: SIMD when the engine
  * validates a SIMD128 module). `wasmPaths`: where the .wasm files are hosted (see index.d.ts).
  * `threads`: 'auto' or a count (default 1): more than one loads relpos-simd-threads when the engine
  * can run it (threads.js), else the single-thread build; rp.threads / rp.threadsReason say which.
+ * A threads build whose Workers cannot start falls back to one thread, with the reason.
  */
 export async function init(options = {}) {
-  checkObject(options, 'init: options');
+  checkKnownOptions(options, 'init: options', INIT_OPTIONS);
+  requireWebAssembly('init');
   const simd = options.simd === undefined ? 'auto' : options.simd;
   if (simd !== true && simd !== false && simd !== 'auto')
     throw new TypeError(`init: simd: expected true, false or 'auto', got ${describe(simd)}`);
@@ -47,8 +51,18 @@ export async function init(options = {}) {
   if (useSimd && !simdSupported())
     throw new Error('init: simd: true was requested but this engine cannot compile WebAssembly SIMD128');
   const plan = planThreads(requested, useSimd);
-  const mod = await loadModule(plan.variant, options.wasmPaths, plan.variant === 'simd-threads' ? requested - 1 : 0);
-  const threads = mod.setNumThreads(plan.variant === 'simd-threads' ? requested : 1);
+  let mod;
+  let variant = plan.variant;
+  try {
+    mod = await loadModule(variant, options.wasmPaths, variant === 'simd-threads' ? requested - 1 : 0);
+  } catch (e) {
+    if (!e.workerStart) throw e;
+    // the documented fall-back (docs/runtime.md): one thread, and threadsReason says why
+    plan.reason = `the threads build could not start its Workers (${e.message.replace(/^a Worker could not start: /, '')})`;
+    variant = 'simd';
+    mod = await loadModule(variant, options.wasmPaths);
+  }
+  const threads = mod.setNumThreads(variant === 'simd-threads' ? requested : 1);
   const reason = threads < requested ? plan.reason ?? `only ${threads} of ${requested} threads could be started` : null;
   return new Runtime(mod, useSimd, threads, reason);
 }
@@ -98,7 +112,7 @@ class Runtime {
   /** Runs attention; see index.d.ts for the options and the result. */
   attention(options) {
     if (this.#disposed) throw new Error('attention: this relpos runtime has been disposed');
-    checkObject(options, 'attention: options');
+    checkKnownOptions(options, 'attention: options', ATTENTION_OPTIONS);
     const { q, k, v, mask } = options;
     const batch = checkInt(options.batch, 'attention: batch');
     const heads = checkInt(options.heads, 'attention: heads');
@@ -244,6 +258,17 @@ class Runtime {
   }
 
   /**
+   * Loads BGE-M3 (BAAI/bge-m3 or a folder laid out like it): the XLM-RoBERTa model (same source and options as
+   * loadModel) and its colbert_linear.pt / sparse_linear.pt heads → BgeM3 { encode, computeScore, … }
+   * (web/pipelines/bge-m3.js, imported on first use).
+   */
+  async loadBgeM3(source, options = {}) {
+    if (this.#disposed) throw new Error('loadBgeM3: this relpos runtime has been disposed');
+    const { loadBgeM3 } = await import('./pipelines/bge-m3.js');
+    return loadBgeM3(this.#mod, source, options);
+  }
+
+  /**
    * Empties the browser cache of downloaded model files (Cache API; see web/cache.js). Resolves to
    * the number of files removed (0 under Node, which has no cache).
    */
@@ -272,6 +297,6 @@ class Runtime {
   }
 }
 
-setRuntimeFactory(() => init());
+setRuntimeFactory((options) => init(options));
 
 export default { init, simdSupported, SCHEME_TYPES, version, pipeline, PIPELINE_TASKS, TASK_ALIASES, clearCache, lab };

@@ -1,5 +1,12 @@
 // Types of the lab (web/lab.js): `import { lab } from 'relpos'` or `import lab from 'relpos/lab'`.
 
+// Symbol.dispose, declared as the lib does (see index.d.ts): LabRun has [Symbol.dispose]() under any lib.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 export type LabTask = 'shift-k' | 'reverse' | 'count-so-far' | 'bracket-depth';
 export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'alibi' | 't5' | 'rope' | 'shaw' | 'deberta';
 export type LabBuild = 'simd' | 'scalar';

@@ -12,9 +12,9 @@
 // in browsers and bundlers, a node:worker_threads Worker under Node — which loads it, trains every step
 // in one loop, and stays alive for run.evaluate / run.attention until run.dispose(). Options are checked
 // here, before any Worker starts (validation.js conventions); the C++ session checks them again.
-import { simdSupported } from './loader.js';
+import { requireWebAssembly, simdSupported } from './loader.js';
 import { isNode } from './instantiate.js';
-import { checkInt, checkMemory, checkNumber, checkObject, checkChoice, describe } from './validation.js';
+import { checkInt, checkKnownOptions, checkMemory, checkNumber, checkChoice, describe } from './validation.js';
 
 export const TASKS = Object.freeze(['shift-k', 'reverse', 'count-so-far', 'bracket-depth']);
 export const SCHEMES = Object.freeze(['none', 'sinusoidal', 'learned', 'alibi', 't5', 'rope', 'shaw', 'deberta']);
@@ -55,8 +55,12 @@ function trainerBytes({ batch, length, dim, heads, layers, classes }) {
 }
 
 /** The options of lab.train, checked and with every default filled in (no functions, no signal). */
+/** The names LabTrainOptions and LabModelOptions have (lab.d.ts). */
+const TRAIN_OPTIONS = ['task', 'scheme', 'trainLength', 'steps', 'batch', 'model', 'seed', 'lr', 'k', 'symbols', 'maxLength', 'build', 'progressEvery', 'onProgress', 'signal'];
+const MODEL_OPTIONS = ['dim', 'layers', 'heads'];
+
 function resolveOptions(options) {
-  checkObject(options, `${T}: options`);
+  checkKnownOptions(options, `${T}: options`, TRAIN_OPTIONS);
   const pick = (name, fallback) => (options[name] === undefined ? fallback : options[name]);
   const task = checkChoice(pick('task', DEFAULTS.task), `${T}: task`, TASKS);
   const scheme = checkChoice(options.scheme, `${T}: scheme`, SCHEMES);
@@ -65,7 +69,7 @@ function resolveOptions(options) {
   if (trainLength > maxLength) throw new RangeError(`${T}: trainLength: ${trainLength} exceeds maxLength ${maxLength}`);
   const steps = checkInt(pick('steps', DEFAULTS.steps), `${T}: steps`, { max: MAX_STEPS });
   const batch = checkInt(pick('batch', DEFAULTS.batch), `${T}: batch`, { max: MAX_BATCH });
-  const model = options.model === undefined ? {} : checkObject(options.model, `${T}: model`);
+  const model = options.model === undefined ? {} : checkKnownOptions(options.model, `${T}: model`, MODEL_OPTIONS);
   const dim = checkInt(model.dim === undefined ? DEFAULTS.model.dim : model.dim, `${T}: model.dim`, { max: MAX_DIM });
   const layers = checkInt(model.layers === undefined ? DEFAULTS.model.layers : model.layers, `${T}: model.layers`, { max: MAX_LAYERS });
   const heads = checkInt(model.heads === undefined ? DEFAULTS.model.heads : model.heads, `${T}: model.heads`, { max: dim });
@@ -166,7 +170,7 @@ class Run {
     const name = 'run.evaluate';
     const list = typeof lengths === 'number' ? [lengths] : lengths;
     if (!Array.isArray(list)) throw new TypeError(`${name}: lengths: expected an array of integers, got ${describe(lengths)}`);
-    checkObject(options, `${name}: options`);
+    checkKnownOptions(options, `${name}: options`, ['batches']);
     list.forEach((L, i) => {
       checkInt(L, `${name}: lengths[${i}]`);
       if (L > this.config.maxLength)
@@ -179,7 +183,7 @@ class Run {
   /** One sequence of `length` (seed: its sample seed): tokens, labels, predictions and every head's map. */
   async attention(options = {}) {
     const name = 'run.attention';
-    checkObject(options, `${name}: options`);
+    checkKnownOptions(options, `${name}: options`, ['length', 'seed']);
     const length = checkInt(options.length === undefined ? this.config.trainLength : options.length, `${name}: length`);
     if (length > this.config.maxLength)
       throw new RangeError(`${name}: length: ${length} exceeds maxLength ${this.config.maxLength} (set lab.train's maxLength)`);
@@ -209,6 +213,7 @@ class Run {
  */
 export async function train(options = {}) {
   const config = resolveOptions(options);
+  requireWebAssembly('lab.train');
   const { onProgress, signal } = options;
   if (signal?.aborted) throw abortError(signal);
   const pending = new Map();

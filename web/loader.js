@@ -32,6 +32,20 @@ export function simdSupported() {
   }
 }
 
+/**
+ * Error unless this engine has WebAssembly (`node --jitless`, a browser with WebAssembly turned off by policy,
+ * iOS Lockdown Mode): said before any glue runs, the same every time, and the caller stays usable.
+ */
+export function requireWebAssembly(what) {
+  if (typeof WebAssembly !== 'object' || WebAssembly === null || typeof WebAssembly.instantiate !== 'function')
+    throw new Error(
+      `${what}: WebAssembly is unavailable in this JavaScript engine (Node started with --jitless, or a browser with WebAssembly disabled); relpos needs it`,
+    );
+}
+
+/** The names InitOptions has (index.d.ts): init's, and pipeline(task, source, options)'s runtime options. */
+export const INIT_OPTIONS = Object.freeze(['simd', 'wasmPaths', 'threads']);
+
 export const WASM_FILES = Object.freeze({
   simd: 'relpos-simd.wasm',
   scalar: 'relpos-scalar.wasm',
@@ -79,8 +93,23 @@ export function resolveWasmLocation(variant, wasmPaths) {
  */
 export async function loadModule(variant, wasmPaths, workers = 0) {
   const location = resolveWasmLocation(variant, wasmPaths);
+  let fail;
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => {}); // raced below; a failure after the load (a Worker exiting with the process) goes nowhere
+  let loaded = false;
   let releaseWorkers = () => {};
   let restoreWorker = () => {};
+  let cleanUp = () => {};
+  // A Worker that cannot start ends the load with an Error marked workerStart (init then falls back to
+  // one thread, docs/runtime.md); its Emscripten log line is not printed.
+  let workerFailure = null;
+  const workerFailed = (e) => {
+    if (workerFailure || loaded) return;
+    workerFailure = Object.assign(new Error(`a Worker could not start: ${e?.message ?? e}`, { cause: e }), { workerStart: true });
+    fail(workerFailure);
+  };
   if (variant === 'simd-threads' && isNode) {
     // The glue starts all its Workers while the module loads. For that time it gets relpos's adapter,
     // even when another library has put a Node Worker on globalThis (onnxruntime-web's threaded glue
@@ -89,35 +118,45 @@ export async function loadModule(variant, wasmPaths, workers = 0) {
     const nodeWorkers = await import('./node-worker.js');
     const had = Object.prototype.hasOwnProperty.call(globalThis, 'Worker');
     const previous = globalThis.Worker;
-    globalThis.Worker = await nodeWorkers.nodeWorkerClass();
+    globalThis.Worker = await nodeWorkers.nodeWorkerClass(workerFailed);
     restoreWorker = () => {
       if (had) globalThis.Worker = previous;
       else delete globalThis.Worker;
     };
     releaseWorkers = nodeWorkers.releaseNodeWorkers;
+    cleanUp = nodeWorkers.terminateNodeWorkers;
   }
   const { default: createRelposModule } = await importFactory(variant);
-  let fail;
-  const failed = new Promise((_, reject) => {
-    fail = reject;
-  });
-  const ready = createRelposModule({
-    instantiateWasm(imports, receiveInstance) {
-      instantiate(location, imports).then(
-        ({ instance, module }) => receiveInstance(instance, module),
-        (e) => fail(new Error(`relpos: could not load ${variant} WebAssembly from ${location}: ${e.message}`, { cause: e })),
-      );
-      return {}; // asynchronous instantiation
-    },
-    print: (text) => console.log(text),
-    // Node's main thread may block (Atomics.wait): Emscripten's warning about blocking on a browser's
-    // main thread does not apply there (docs/runtime.md: Threads).
-    printErr: (text) => (isNode && /^Blocking on the main thread/.test(text) ? undefined : console.warn(text)),
-    relposWorkers: workers, // -sPTHREAD_POOL_SIZE=Module.relposWorkers (threads build only)
-  });
   let mod;
   try {
+    let ready;
+    try {
+      ready = createRelposModule({
+        instantiateWasm(imports, receiveInstance) {
+          instantiate(location, imports).then(
+            ({ instance, module }) => receiveInstance(instance, module),
+            (e) => fail(new Error(`relpos: could not load ${variant} WebAssembly from ${location}: ${e.message}`, { cause: e })),
+          );
+          return {}; // asynchronous instantiation
+        },
+        print: (text) => console.log(text),
+        // Node's main thread may block (Atomics.wait): Emscripten's warning about blocking on a browser's
+        // main thread does not apply there (docs/runtime.md: Threads). A Worker's failure is reported by
+        // init's threadsReason instead.
+        printErr: (text) =>
+          (isNode && /^Blocking on the main thread/.test(text)) || (workerFailure && /sent an error!/.test(text)) ? undefined : console.warn(text),
+        relposWorkers: workers, // -sPTHREAD_POOL_SIZE=Module.relposWorkers (threads build only)
+      });
+    } catch (e) {
+      // the glue creates its Workers synchronously: a Worker constructor that throws (a page's CSP, Node's
+      // --permission without --allow-worker) ends here
+      throw variant === 'simd-threads' ? workerFailure ?? Object.assign(new Error(`a Worker could not start: ${e.message}`, { cause: e }), { workerStart: true }) : e;
+    }
     mod = await Promise.race([ready, failed]);
+    loaded = true;
+  } catch (e) {
+    cleanUp();
+    throw e;
   } finally {
     restoreWorker();
   }

@@ -18,7 +18,7 @@
 // heap buffer owned by C++ (ByteBuffer, cpp/bindings/models.cpp), parsed there, converted and packed;
 // the raw bytes are freed when loading ends. JS never holds a whole copy.
 import { unwrap } from './positions.js';
-import { checkBool, checkMemory, checkObject, describe, MAX_HEAP_BYTES } from './validation.js';
+import { checkBool, checkKnownOptions, checkMemory, checkStrings, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { readSentenceTransformers } from './sentence-transformers.js';
@@ -115,9 +115,24 @@ async function attachWebGpu(model, handle, options, dtype) {
   return { executor, ctx, adapter: ctx.info, weightBytes, wasmWeightBytes: Math.max(0, model.info.weightBytes - freed) };
 }
 
+/** The names LoadModelOptions has (index.d.ts); anything else is a TypeError naming the closest. */
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu', 'gguf']);
+const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt'];
+const FORWARD_INPUTS = ['inputIds', 'attentionMask', 'tokenTypeIds', 'text', 'textPair'];
+const GGUF_NAME = /\.gguf$/i;
+/** Whether a source may be a GGUF file (then web/io/gguf.js decides): options.gguf, a '.gguf' path or URL, bytes, a map naming one. */
+function mayBeGguf(source, options) {
+  if (options.gguf !== undefined && options.gguf !== null) return true;
+  const text = source instanceof URL ? source.href : source;
+  if (typeof text === 'string') return GGUF_NAME.test(text.replace(/[?#].*$/, ''));
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source) || (typeof Blob !== 'undefined' && source instanceof Blob)) return true;
+  const files = source && typeof source === 'object' ? (source.files && typeof source.files === 'object' ? source.files : source) : null;
+  return Boolean(files) && Object.keys(files).some((n) => GGUF_NAME.test(n));
+}
+
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
 export async function loadModel(mod, source, options = {}) {
-  checkObject(options, 'loadModel: options');
+  checkKnownOptions(options, 'loadModel: options', LOAD_OPTIONS);
   let { onProgress } = options;
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function')
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
@@ -126,8 +141,23 @@ export async function loadModel(mod, source, options = {}) {
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
-  const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
+  // A GGUF file (web/io/gguf.js, imported only then): a '.gguf' path or URL, its bytes, options.gguf, or a folder
+  // or map of files holding GGUF files and no config.json
+  const G = mayBeGguf(source, options) ? await import('./io/gguf.js') : null;
+  let gguf = G ? await G.ggufSource(source, options) : null;
+  const src = gguf?.src ?? (await openSource(source, options)); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
+  if (!gguf && typeof src.list === 'function') {
+    const names = await src.list();
+    if (!names.includes(MODEL_FILES.config) && names.some((n) => GGUF_NAME.test(n))) gguf = { src, file: (await import('./io/gguf.js')).ggufInFolder(names) };
+  }
+  if (gguf) {
+    const { loadGguf } = await import('./io/gguf.js');
+    const g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers });
+    const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
+    model.gguf = g.gguf;
+    return attachDevice(model, g.handle, options, dtype, device);
+  }
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
   const supported = mod.supportedModelTypes();
@@ -175,6 +205,11 @@ export async function loadModel(mod, source, options = {}) {
     model.dispose();
     throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
+  return attachDevice(model, handle, options, dtype, device);
+}
+
+/** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */
+async function attachDevice(model, handle, options, dtype, device) {
   if (device !== 'wasm') {
     try {
       model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
@@ -291,7 +326,7 @@ export class Model {
     this.config = config;
     const info = handle.config();
     /** The configuration relpos resolved (Hugging Face defaults applied, family names unified). */
-    this.info = Object.freeze({ ...info, causal: isCausal(info.modelType, config), device: 'wasm', deviceReason: null });
+    this.info = Object.freeze({ ...info, causal: isCausal(info.modelType, config), threads: mod.numThreads(), device: 'wasm', deviceReason: null });
     /** Label names of the classification head (sequence or token) in id order, or null when there is none. */
     const labels = handle.labels();
     this.labels = labels.length ? Object.freeze(labels) : null;
@@ -310,6 +345,10 @@ export class Model {
      * null without modules.json. pipeline('feature-extraction') takes its defaults from it.
      */
     this.sentenceTransformers = sentenceTransformers;
+    /**
+     * A model loaded from a GGUF file: { file, architecture, metadata, rankLabels } (web/io/gguf.js), else null.
+     */
+    this.gguf = null;
   }
 
   /** @internal loadModel: the model runs on WebGPU from now on. */
@@ -339,21 +378,22 @@ export class Model {
   }
 
   /** Token ids of one text or a batch (right-padded); needs a tokenizer. */
-  encode(text, { textPair } = {}) {
+  encode(text, options = {}) {
     this.#check('encode');
+    const { textPair } = checkKnownOptions(options, 'encode: options', ['textPair']);
     if (!this.tokenizer)
       throw new Error('encode: this model was loaded without tokenizer.json (or spm.model / spiece.model), so it cannot take text; pass inputIds instead');
-    const texts = typeof text === 'string' ? [text] : text;
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
-      throw new TypeError(`encode: text: expected a string or an array of strings, got ${describe(text)}`);
-    const pairs = textPair === undefined ? null : typeof textPair === 'string' ? texts.map(() => textPair) : textPair;
-    if (pairs && (!Array.isArray(pairs) || pairs.length !== texts.length || pairs.some((t) => typeof t !== 'string')))
+    const texts = checkStrings(text, 'encode: text').list;
+    const pairs = textPair === undefined ? null : typeof textPair === 'string' ? texts.map(() => textPair) : checkStrings(textPair, 'encode: textPair', { allowSingle: false }).list;
+    if (pairs && pairs.length !== texts.length)
       throw new TypeError(`encode: textPair: expected a string or ${texts.length} strings (one per text), got ${describe(textPair)}`);
     const enc = texts.map((t, i) => this.tokenizer.encode(t, pairs ? { text_pair: pairs[i] } : undefined));
     const out = { inputIds: enc.map((e) => e.ids), attentionMask: enc.map((e) => e.attention_mask), tokens: enc.map((e) => e.tokens) };
     // Segment ids of a pair, as Hugging Face's tokenizers give them: 0 for the first text with its
-    // special tokens ([CLS] a [SEP]), 1 for the rest (b [SEP]).
-    if (pairs) {
+    // special tokens ([CLS] a [SEP]), 1 for the rest (b [SEP]); none for a model with one token type
+    // (RoBERTa family: type_vocab_size 1, all 0 as XLMRobertaTokenizer gives them).
+    const typeVocab = this.config.type_vocab_size;
+    if (pairs && !(Number.isInteger(typeVocab) && typeVocab <= 1)) {
       out.tokenTypeIds = texts.map((t, i) => {
         const first = this.tokenizer.encode(t).ids.length;
         return enc[i].ids.map((_, l) => (l < first ? 0 : 1));
@@ -373,8 +413,8 @@ export class Model {
    */
   forward(inputs, options = {}) {
     this.#check('forward');
-    checkObject(inputs, 'forward: inputs');
-    checkObject(options, 'forward: options');
+    checkKnownOptions(inputs, 'forward: inputs', FORWARD_INPUTS);
+    checkKnownOptions(options, 'forward: options', FORWARD_OPTIONS);
     const outputHiddenStates = checkBool(options.outputHiddenStates ?? false, 'forward: outputHiddenStates');
     const outputAttentions = checkBool(options.outputAttentions ?? false, 'forward: outputAttentions');
     const logits = checkBool(options.logits ?? false, 'forward: logits');

@@ -7,7 +7,9 @@
 //   const ner = await pipeline('ner', 'owner/bert-ner');               // loads, then resolves
 //   await ner('John lives in Paris', { aggregationStrategy: 'simple' });
 // Pipelines run synchronously inside; they return promises so that callers can swap in async back ends.
-import { checkObject, describe } from './validation.js';
+import { checkKnownOptions, describe } from './validation.js';
+import { INIT_OPTIONS } from './loader.js';
+import { LOAD_OPTIONS } from './model.js';
 import { featureExtraction } from './pipelines/feature-extraction.js';
 import { fillMask } from './pipelines/fill-mask.js';
 import { questionAnswering } from './pipelines/question-answering.js';
@@ -77,38 +79,53 @@ function build(task, name, model, loaded) {
   return run;
 }
 
-let defaultRuntime = null;
+const PIPELINE_OPTIONS = [...LOAD_OPTIONS, 'runtime', ...INIT_OPTIONS];
+const runtimes = new Map(); // init options (JSON) → Promise of the runtime pipeline(task, source) made with them
 let makeRuntime = null;
-/** Set by web/index.js: how pipeline(task, source) makes its runtime (init()). */
+/** Set by web/index.js: how pipeline(task, source) makes its runtime (init(options)). */
 export function setRuntimeFactory(factory) {
   makeRuntime = factory;
+}
+
+/** The runtime made once per distinct init options (threads, simd, wasmPaths). */
+async function sharedRuntime(initOptions) {
+  const key = JSON.stringify(initOptions);
+  if (!runtimes.has(key)) runtimes.set(key, makeRuntime(initOptions));
+  try {
+    return await runtimes.get(key);
+  } catch (e) {
+    runtimes.delete(key); // a later call may try again
+    throw e;
+  }
 }
 
 /**
  * pipeline(task, model) → the task's async function (see index.d.ts). pipeline(task, source,
  * options) with a model source (Hub id, URL, folder, files) → a Promise of it: the model is loaded
- * by options.runtime (a Relpos), else by a runtime made once with init(); the other options go to
- * loadModel (dtype, variant, host, revision, onProgress, …).
+ * by options.runtime (a Relpos), else by a runtime made once per init options (threads, simd,
+ * wasmPaths: init's, e.g. { threads: 2 }); the other options go to loadModel (dtype, variant, host,
+ * revision, onProgress, …). Unknown option names are TypeErrors naming the closest known one.
  */
 export function pipeline(task, model, options = {}) {
   const name = typeof task === 'string' && TASK_ALIASES[task] ? task : undefined;
   const t = checkTask(task);
-  if (isModel(model)) return build(t, name ?? t, model, false);
+  checkKnownOptions(options, 'pipeline: options', PIPELINE_OPTIONS);
+  const given = Object.keys(options).filter((k) => options[k] !== undefined);
+  if (isModel(model)) {
+    if (given.length)
+      throw new TypeError(`pipeline: options: '${given[0]}' is an option for loading a model (init or rp.loadModel), and this model is loaded already: give it there, or pass pipeline() a model source instead`);
+    return build(t, name ?? t, model, false);
+  }
   if (model === undefined || model === null || typeof model === 'number' || typeof model === 'boolean')
     throw new TypeError(`pipeline: model: expected a model from rp.loadModel() or a model source (Hub id, URL, folder, files), got ${describe(model)}`);
-  checkObject(options, 'pipeline: options');
-  const { runtime, ...loadOptions } = options;
+  const { runtime, simd, wasmPaths, threads, ...loadOptions } = options;
+  const initOptions = Object.fromEntries(Object.entries({ simd, wasmPaths, threads }).filter(([, v]) => v !== undefined));
+  const hasRuntime = runtime !== undefined && runtime !== null;
+  if (hasRuntime && Object.keys(initOptions).length)
+    throw new TypeError(`pipeline: options: '${Object.keys(initOptions)[0]}' is an init() option, but options.runtime is initialised already: give one or the other`);
   return (async () => {
-    let rp = runtime;
-    if (rp === undefined || rp === null) {
-      if (!defaultRuntime) defaultRuntime = makeRuntime();
-      try {
-        rp = await defaultRuntime;
-      } catch (e) {
-        defaultRuntime = null; // a later call may try again
-        throw e;
-      }
-    } else if (typeof rp.loadModel !== 'function') throw new TypeError(`pipeline: options.runtime: expected a runtime from init(), got ${describe(rp)}`);
+    if (hasRuntime && typeof runtime?.loadModel !== 'function') throw new TypeError(`pipeline: options.runtime: expected a runtime from init(), got ${describe(runtime)}`);
+    const rp = hasRuntime ? runtime : await sharedRuntime(initOptions);
     const loaded = await rp.loadModel(model, loadOptions);
     try {
       return build(t, name ?? t, loaded, true);

@@ -307,12 +307,13 @@ function bpeUserSymbols(m) {
 
 /**
  * The tokenizer.json object for a parsed model. options: name (the file, for messages);
- * specialTokens [{ id, content }] (added tokens: recognised in the text, never normalized);
+ * specialTokens [{ id, content, lstrip? }] (added tokens: recognised in the text, never normalized; lstrip: the
+ * token takes the whitespace before it);
  * lowercase (a Lowercase normalizer first); template { single, pair } (TemplateProcessing items) or null.
  */
 export function sentencePieceTokenizerJson(m, { name = 'spm.model', specialTokens = [], lowercase = false, template = null } = {}) {
   const normalizers = [...(lowercase ? [{ type: 'Lowercase' }] : []), ...charsmapNormalizer(m.normalizer, name), ...whitespaceNormalizers(m.normalizer)];
-  const added = (t, special) => ({ id: t.id, content: t.content, single_word: false, lstrip: false, rstrip: false, normalized: false, special });
+  const added = (t, special) => ({ id: t.id, content: t.content, single_word: false, lstrip: t.lstrip === true, rstrip: false, normalized: false, special });
   const addedTokens = specialTokens.map((t) => added(t, true));
   const specials = {};
   for (const t of specialTokens) specials[t.content] = { id: t.content, ids: [t.id], tokens: [t.content] };

@@ -1,5 +1,6 @@
 // The tokenizer of a model folder: tokenizer.json when there is one, else a SentencePiece model
-// (spm.model for DeBERTa-v2/v3, spiece.model for T5) converted by web/sentencepiece.js, with the
+// (spm.model for DeBERTa-v2/v3, spiece.model for T5, sentencepiece.bpe.model for XLM-RoBERTa) converted by
+// web/sentencepiece.js, with the
 // special tokens of tokenizer_config.json / special_tokens_map.json laid out like the Hugging Face
 // slow tokenizer of the model type. Either way the result is an @huggingface/tokenizers Tokenizer.
 import { isMatchable, PIECE_TYPE, parseSentencePieceModel, sentencePieceTokenizerJson } from './sentencepiece.js';
@@ -9,10 +10,10 @@ export const TOKENIZER_FILES = Object.freeze({
   json: 'tokenizer.json',
   config: 'tokenizer_config.json',
   specialTokensMap: 'special_tokens_map.json',
-  sentencePiece: Object.freeze(['spm.model', 'spiece.model']),
+  sentencePiece: Object.freeze(['spm.model', 'spiece.model', 'sentencepiece.bpe.model']),
 });
 
-async function tokenizerModule(override, file) {
+export async function tokenizerModule(override, file) {
   if (override) return override;
   try {
     return await import('@huggingface/tokenizers');
@@ -57,7 +58,20 @@ const SPECIAL_KEYS = ['unk_token', 'pad_token', 'cls_token', 'sep_token', 'mask_
 const special = (content, typeId) => ({ SpecialToken: { id: content, type_id: typeId } });
 const sequence = (id, typeId) => ({ Sequence: { id, type_id: typeId } });
 
-/** The special-token layouts of the Hugging Face slow tokenizers (DebertaV2Tokenizer, T5Tokenizer). */
+/**
+ * XLMRobertaTokenizer's fairseq vocabulary over the SentencePiece model (pieces <unk>=0, <s>=1, </s>=2, …):
+ * <s>=0, <pad>=1, </s>=2, <unk>=3, then piece k (k ≥ 3) at id k + 1 (fairseq_offset 1); <mask> follows the pieces.
+ */
+function fairseqPieces(m, file) {
+  const want = ['<unk>', '<s>', '</s>'];
+  if (m.pieces.length < 3 || want.some((p, i) => m.pieces[i].piece !== p))
+    throw new Error(`${file}: expected the XLM-RoBERTa SentencePiece layout <unk>, <s>, </s> as pieces 0, 1, 2, got ${m.pieces.slice(0, 3).map((p) => JSON.stringify(p.piece)).join(', ')}`);
+  const control = (piece) => ({ piece, score: 0, type: PIECE_TYPE.CONTROL });
+  const pieces = [control('<s>'), control('<pad>'), control('</s>'), { piece: '<unk>', score: 0, type: PIECE_TYPE.UNKNOWN }, ...m.pieces.slice(3)];
+  return { ...m, pieces, unkId: 3 };
+}
+
+/** The special-token layouts of the Hugging Face slow tokenizers (DebertaV2Tokenizer, T5Tokenizer, XLMRobertaTokenizer). */
 export const SPECIAL_LAYOUTS = Object.freeze({
   'deberta-v2': {
     defaults: { unk_token: '[UNK]', pad_token: '[PAD]', cls_token: '[CLS]', sep_token: '[SEP]', mask_token: '[MASK]', bos_token: '[CLS]', eos_token: '[SEP]' },
@@ -85,6 +99,18 @@ export const SPECIAL_LAYOUTS = Object.freeze({
       return cfg.extra_ids;
     },
   },
+  'xlm-roberta': {
+    defaults: { unk_token: '<unk>', pad_token: '<pad>', cls_token: '<s>', sep_token: '</s>', mask_token: '<mask>', bos_token: '<s>', eos_token: '</s>' },
+    // <s> A </s> and <s> A </s></s> B </s>, token types all 0 (XLMRobertaTokenizer).
+    template: (t) => ({
+      single: [special(t.cls_token, 0), sequence('A', 0), special(t.sep_token, 0)],
+      pair: [special(t.cls_token, 0), sequence('A', 0), special(t.sep_token, 0), special(t.sep_token, 0), sequence('B', 0), special(t.sep_token, 0)],
+    }),
+    lowercase: () => false,
+    extraIds: () => 0,
+    pieces: fairseqPieces,
+    lstrip: (t) => [t.mask_token], // <mask> swallows the space before it (AddedToken(lstrip=True))
+  },
 });
 
 const tokenContent = (v, where) => {
@@ -109,11 +135,12 @@ export function sentencePieceSpecials(m, modelType, cfg, file) {
   if (cfg.split_by_punct === true) throw new Error(`${TOKENIZER_FILES.config}: split_by_punct is not supported for ${file}; give the folder a tokenizer.json`);
   const names = { ...layout.defaults };
   for (const key of SPECIAL_KEYS) if (cfg[key] !== undefined && cfg[key] !== null) names[key] = tokenContent(cfg[key], `${TOKENIZER_FILES.config}: ${key}`);
+  const lstrip = new Set(layout.lstrip ? layout.lstrip(names) : []);
   const ids = new Map(m.pieces.map((p, i) => [p.piece, i]));
   const extra = layout.extraIds(cfg);
   const tokens = [];
   const add = (content, id) => {
-    if (!tokens.some((t) => t.content === content)) tokens.push({ id, content });
+    if (!tokens.some((t) => t.content === content)) tokens.push({ id, content, lstrip: lstrip.has(content) });
   };
   for (let n = 0; n < extra; ++n) add(`<extra_id_${n}>`, m.pieces.length + extra - 1 - n);
   let next = m.pieces.length + extra;
@@ -194,7 +221,8 @@ function adaptUnigram(tokenizer, m) {
  * special tokens: the ids SentencePieceProcessor.encode gives).
  */
 export function sentencePieceTokenizer(Tokenizer, bytes, { file = 'spm.model', modelType, config = {} } = {}) {
-  const m = parseSentencePieceModel(bytes, file);
+  const parsed = parseSentencePieceModel(bytes, file);
+  const m = SPECIAL_LAYOUTS[modelType]?.pieces ? SPECIAL_LAYOUTS[modelType].pieces(parsed, file) : parsed;
   const { tokens, template, lowercase } = sentencePieceSpecials(m, modelType, config, file);
   const json = sentencePieceTokenizerJson(m, { name: file, specialTokens: tokens, lowercase, template });
   const libConfig = {};

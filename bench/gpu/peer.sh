@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# The WebGPU peer bench on a GPU machine, in one call (issue #33; ≤ 9 min: peer.mjs ≤ 400 s (GPU_PEER_BUDGET_S), fixtures ≤ 100 s), from the repository root:
+# The WebGPU peer bench on a GPU machine, in ONE call of ≤ 540 s (issues #33, #37), from the repository root:
 #   bash bench/gpu/peer.sh            (OUT=dir for results; default bench/results/tmp/gpu-peer)
 # Needs .gpu-peer/ from scripts/gpu-peer-carry.sh (node, dawn.node, the Vulkan loader, GLVND, Transformers.js +
-# onnxruntime-node's linux-x64 libraries, the four peer graphs, the inputs) and web/dist; both travel:
+# onnxruntime-node's linux-x64 libraries, the four peer graphs, MiniLM's tokenizer, the inputs) and web/dist; both travel:
 #   run(command='bash bench/gpu/peer.sh', carry=['.gpu-peer', 'web/dist'], timeout_s=540)
-# Steps: unpack (bench/gpu/carry-env.sh; the Transformers.js modules under $WORK/node_modules), then
-#   1. bench/gpu/peer.mjs: every row, relpos fp32 / q8 / fp16 against Transformers.js fp32 → $OUT/peer.json
-#   2. bench/gpu/fixtures.mjs with GPU_FIXTURES_DTYPE=fp16: every public fixture in fp16 (tolerance 2e-2)
-#      → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
+# Steps, each under its own budget (timeout), so that what finished comes back even when a later step runs over:
+#   1. bench/gpu/peer.mjs (GPU_PEER_BUDGET_S, default 290): every row, relpos fp32 / q8 / fp16 against
+#      Transformers.js fp32, the pipeline rows, load times → $OUT/peer.json (rewritten after every row)
+#   2. bench/gpu/real_size.mjs (GPU_REAL_SIZE_BUDGET_S, default 120): relpos alone at the EmbeddingGemma-300m /
+#      Qwen3-Embedding-0.6B shapes, q8 / fp16 / fp32 at 128 / 512 / 2048 tokens → $OUT/real-size.json
+#   3. bench/gpu/fixtures.mjs with GPU_FIXTURES_DTYPE=fp16 (GPU_FIXTURES_BUDGET_S, default 60): every public fixture
+#      in fp16 (tolerance 2e-2) → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
+# $OUT then holds at most 5 files: peer.json, real-size.json, fixtures-fp16.json, run.log (everything printed),
+# nvidia-smi.csv. bench/gpu/commit-peer-run.sh copies them to bench/results/gpu/<device>-<date>-peer/ and regenerates
+# docs/performance.md (bench/lib/readme.mjs renders the newest run).
 # Dawn flags (RELPOS_DAWN_FLAGS, default enable-dawn-features=vulkan_enable_f16_on_nvidia): Dawn withholds
 # 'shader-f16' on NVIDIA's Vulkan driver without that adapter toggle (a driver bug list; unsafe for browsing, fine
-# for a bench). Everything printed goes to $OUT/run.log. PEER_ROWS / PEER_DTYPES pass through to peer.mjs;
-# GPU_PEER_FIXTURES=0 skips step 2.
-# GPU_BENCH_SMALL=1 checks the whole script on SwiftShader (MiniLM only, 2 texts, 2 sentences):
+# for a bench). PEER_ROWS / PEER_DTYPES pass through to peer.mjs, REAL_SIZE_* to real_size.mjs; GPU_PEER_FIXTURES=0
+# skips step 3, GPU_REAL_SIZE=0 step 2.
+# GPU_BENCH_SMALL=1 checks the whole script on SwiftShader (MiniLM only, 2 texts, 2 sentences; real sizes at 2 layers):
 #   bash scripts/gpu-peer-carry.sh && VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json GPU_BENCH_SMALL=1 bash bench/gpu/peer.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-bench/results/tmp/gpu-peer}
 WORK=${WORK:-/tmp/relpos-gpu-peer}
 mkdir -p "$OUT" "$WORK"
-rm -f "$OUT/peer.json" "$OUT/run.log"
+rm -f "$OUT/peer.json" "$OUT/real-size.json" "$OUT/fixtures-fp16.json" "$OUT/run.log"
 exec > >(tee -a "$OUT/run.log") 2>&1
 echo "== relpos WebGPU peer bench, $(date -u +%FT%TZ), $(uname -srm), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 source bench/gpu/carry-env.sh
@@ -31,6 +37,10 @@ if [ -d .gpu-peer ]; then
   rm -rf "$WORK/node_modules"
   if command -v xz >/dev/null; then xz -dc .gpu-peer/peer-modules.tar.xz | tar -C "$WORK" -xf -
   else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' .gpu-peer/peer-modules.tar.xz "$WORK"; fi
+  # relpos itself imports @huggingface/tokenizers from the repository's node_modules, which does not travel
+  if [ ! -d node_modules/@huggingface/tokenizers ]; then
+    mkdir -p node_modules/@huggingface && ln -s "$WORK/node_modules/@huggingface/tokenizers" node_modules/@huggingface/tokenizers
+  fi
   export PEER_TRANSFORMERS="$WORK/node_modules/@huggingface/transformers/dist/transformers.node.mjs"
   export PEER_MODELS=.gpu-peer/models PEER_INPUTS=.gpu-peer/inputs.json
 else
@@ -43,15 +53,21 @@ export RELPOS_DAWN_FLAGS=${RELPOS_DAWN_FLAGS-enable-dawn-features=vulkan_enable_
 echo "== RELPOS_DAWN_FLAGS=$RELPOS_DAWN_FLAGS"
 [ -f web/dist/relpos-simd.wasm ] || { echo "== web/dist/relpos-simd.wasm is missing: carry web/dist"; exit 1; }
 
-echo "== bench/gpu/peer.mjs"
-OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-400}" "$NODE" bench/gpu/peer.mjs > "$OUT/peer-rows.json"
+step() { echo "== $1 ($(date -u +%T), ${SECONDS} s in)"; }
+step "bench/gpu/peer.mjs, budget ${GPU_PEER_BUDGET_S:-290} s"
+OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-290}" "$NODE" bench/gpu/peer.mjs
 rc=$?
 echo "== peer exit $rc"
-cat "$OUT/peer-rows.json"
+if [ "${GPU_REAL_SIZE:-1}" = 1 ]; then
+  step "bench/gpu/real_size.mjs, budget ${GPU_REAL_SIZE_BUDGET_S:-120} s"
+  OUT="$OUT" REAL_SIZE_WORK="$WORK/real-size" timeout -k 10 "${GPU_REAL_SIZE_BUDGET_S:-120}" "$NODE" bench/gpu/real_size.mjs
+  echo "== real-size exit $?"
+  rm -rf "$WORK/real-size" # 1.8 GB of checkpoints
+fi
 if [ "${GPU_PEER_FIXTURES:-1}" = 1 ] && [ -z "${GPU_BENCH_SMALL:-}" ]; then
-  echo "== bench/gpu/fixtures.mjs in fp16"
-  OUT="$OUT" GPU_FIXTURES_DTYPE=fp16 timeout -k 10 100 "$NODE" --no-experimental-fetch bench/gpu/fixtures.mjs
+  step "bench/gpu/fixtures.mjs in fp16, budget ${GPU_FIXTURES_BUDGET_S:-60} s"
+  OUT="$OUT" GPU_FIXTURES_DTYPE=fp16 timeout -k 10 "${GPU_FIXTURES_BUDGET_S:-60}" "$NODE" --no-experimental-fetch bench/gpu/fixtures.mjs
   echo "== fixtures fp16 exit $?"
 fi
-echo "== exit $rc; results in $OUT"
+step "done: exit $rc; results in $OUT"
 exit $rc

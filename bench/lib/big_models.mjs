@@ -2,7 +2,7 @@
 // checkpoints of published shapes, one fresh Node process per row (dtype × threads), so each row's
 // peak RSS (VmHWM, /proc/self/status) is its own.
 //
-//   node bench/lib/big_models.mjs [names] [--lengths 128,512,2048] [--dtypes q8,fp32] [--threads 1,2] [--reps N]
+//   node bench/lib/big_models.mjs [names] [--lengths 128,512,2048] [--dtypes q8,fp32] [--threads 1,2] [--reps N] [--no-reference]
 //   BENCH_SECTIONS=bigmodels npm run bench                        (the same, as a bench section)
 //   BIG_MODELS=gemma3-300m,qwen3-0.6b node bench/lib/big_models.mjs
 //   node bench/lib/big_models.mjs --config path/to/config.json   (any llama / qwen3 / gemma3_text config)
@@ -42,6 +42,12 @@ export const BIG_CONFIGS = {
     intermediate_size: 1152, vocab_size: 262144, rope_theta: 1e6, rms_norm_eps: 1e-6, hidden_act: 'silu',
     max_position_embeddings: 2048, tie_word_embeddings: true,
   },
+  // BGE-M3's shape (#40): XLM-RoBERTa-large, 8192 tokens (8194 position rows), 568 M parameters
+  'bge-m3-shape': {
+    architectures: ['XLMRobertaModel'], model_type: 'xlm-roberta', hidden_size: 1024, num_hidden_layers: 24, num_attention_heads: 16,
+    intermediate_size: 4096, vocab_size: 250002, max_position_embeddings: 8194, type_vocab_size: 1, pad_token_id: 1,
+    layer_norm_eps: 1e-5, hidden_act: 'gelu',
+  },
   'qwen3-0.6b': {
     architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', hidden_size: 1024, num_hidden_layers: 28, num_attention_heads: 16,
     num_key_value_heads: 8, head_dim: 128, intermediate_size: 3072, vocab_size: 151669, rope_theta: 1e6, rms_norm_eps: 1e-6,
@@ -63,8 +69,9 @@ const PREFIX = { 'qwen3-0.6b': '', 'gemma3-300m': '' }; // those checkpoints are
  */
 export function forwardFlops(c, seq) {
   const H = c.hidden_size, heads = c.num_attention_heads, kv = c.num_key_value_heads ?? heads, d = c.head_dim ?? H / heads;
-  const linear = 2 * seq * (H * heads * d * 2 + H * kv * d * 2 + 3 * H * c.intermediate_size);
-  const pairs = c.model_type === 'gemma3_text' && c.use_bidirectional_attention ? 1 : 0.5;
+  const encoder = c.model_type === 'xlm-roberta'; // two MLP matrices (intermediate, output), not three (gate, up, down)
+  const linear = 2 * seq * (H * heads * d * 2 + H * kv * d * 2 + (encoder ? 2 : 3) * H * c.intermediate_size);
+  const pairs = (c.model_type === 'gemma3_text' && c.use_bidirectional_attention) || encoder ? 1 : 0.5;
   const attention = 4 * seq * seq * heads * d * pairs;
   return c.num_hidden_layers * (linear + attention);
 }
@@ -144,11 +151,12 @@ async function child([dir, gemmDir, dtype, threads, lengths, reps]) {
   // The reference rate at these widths: a one-layer model of the same shapes at the same length
   let gemmModel = null;
   try {
-    gemmModel = await rp.loadModel(gemmDir, { dtype });
+    // --no-reference: no one-layer model beside the real one (a peak-memory row of the model alone)
+    if (gemmDir !== 'none') gemmModel = await rp.loadModel(gemmDir, { dtype });
   } catch (e) {  // no room beside the model: rows without the reference
     row.referenceError = `${e.constructor.name}: ${e.message}`;
   }
-  const gemmConfig = JSON.parse(fs.readFileSync(path.join(gemmDir, 'config.json'), 'utf8'));
+  const gemmConfig = gemmModel ? JSON.parse(fs.readFileSync(path.join(gemmDir, 'config.json'), 'utf8')) : null;
   const reference = (L) => {
     if (!gemmModel) return 0;
     const gemmIds = ids(L, 9).map((x) => x % gemmConfig.vocab_size);
@@ -204,14 +212,14 @@ function ensureCheckpoint(name, config) {
 }
 
 /** Runs every row (fresh process each); returns { cpu, rows }. */
-export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], lengths = [128, 512, 2048], reps = 3, configs = BIG_CONFIGS, log = console.log } = {}) {
+export function bigModels({ names, dtypes = ['q8', 'fp32'], threads = [1, 2], lengths = [128, 512, 2048], reps = 3, configs = BIG_CONFIGS, log = console.log, reference = true } = {}) {
   const cpu = cpuName();
   const rows = [];
   for (const name of names ?? Object.keys(configs)) {
     const config = configs[name];
     if (!config) throw new Error(`big_models: unknown config '${name}' (known: ${Object.keys(configs).join(', ')})`);
     const dir = ensureCheckpoint(name, config);
-    const gemmDir = ensureCheckpoint(`${name}-1layer`, { ...config, num_hidden_layers: 1, vocab_size: 1024, layer_types: config.layer_types?.slice(0, 1) });
+    const gemmDir = reference ? ensureCheckpoint(`${name}-1layer`, { ...config, num_hidden_layers: 1, vocab_size: 1024, layer_types: config.layer_types?.slice(0, 1) }) : 'none';
     const fileBytes = fs.statSync(path.join(dir, 'model.safetensors')).size;
     for (const dtype of dtypes)
       for (const t of threads) {
@@ -303,6 +311,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const dtypes = option(args, '--dtypes', 'q8,fp32').split(',');
     const threads = option(args, '--threads', '1,2').split(',').map(Number);
     const reps = Number(option(args, '--reps', '3'));
+    const noReference = args.includes('--no-reference');
+    if (noReference) args.splice(args.indexOf('--no-reference'), 1);
     const configFile = option(args, '--config', null);
     let configs = BIG_CONFIGS;
     let names = (args[0] ?? process.env.BIG_MODELS ?? 'llama-gemma-shape,llama-0.6b').split(',');
@@ -311,7 +321,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       configs = { [name]: JSON.parse(fs.readFileSync(configFile, 'utf8')) };
       names = [name];
     }
-    const result = bigModels({ names, dtypes, threads, lengths, reps, configs });
+    const result = bigModels({ names, dtypes, threads, lengths, reps, configs, reference: !noReference });
+    if (noReference) result.note = `load average ${result.loadAverage.toFixed(1)} at the end · no one-layer reference model beside the model (--no-reference): VmHWM is the model alone`;
     console.log('\n' + markdown(result));
     saveResult(result);
   }

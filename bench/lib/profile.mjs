@@ -18,7 +18,7 @@ export const PROFILE_PARTS = ['tokenizer', 'js_copies', 'embeddings', 'gemm', 'a
 const CPP = ['embeddings', 'gemm', 'attention', 'norms_activations', 'pooling', 'thread_wakeups', 'other'];
 const r4 = (x) => +x.toFixed(4);
 
-export async function perCallProfile({ profWeb, modelsDir, minilm, quick, log, seqs = [8, 16, 32, 64] }) {
+export async function perCallProfile({ profWeb, modelsDir, minilm, quick, log, seqs = [8, 16, 32, 64], models = E2E_MODELS }) {
   const index = path.join(profWeb, 'index.js');
   if (!fs.existsSync(index) || !fs.existsSync(path.join(profWeb, 'dist/relpos-simd.wasm')))
     return { unavailable: `profiled package not built (${profWeb}; bench/run.sh builds it when the profile section runs)` };
@@ -36,7 +36,7 @@ export async function perCallProfile({ profWeb, modelsDir, minilm, quick, log, s
   try {
     for (const t of [1, 2]) {
       const rp = rts[t], mod = mods[t];
-      const entries = E2E_MODELS.map((m) => [m, path.join(modelsDir, m)]);
+      const entries = models.map((m) => [m, path.join(modelsDir, m)]);
       if (minilm) entries.push(['all-MiniLM-L6-v2', null]);
       for (const [name, dir] of entries) {
         const src = dir ?? Object.fromEntries(Object.entries(minilm.files).map(([k, f]) => [k, k.endsWith('.json') ? fs.readFileSync(f, 'utf8') : new Uint8Array(fs.readFileSync(f))]));

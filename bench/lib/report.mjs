@@ -146,8 +146,8 @@ export function targets(r) {
   if (wasm && glue) {
     const g = wasm.gzip_bytes + glue.gzip_bytes;
     const web = r.sizes.filter((x) => /^web\/[^/]+\.js$/.test(x.file)).reduce((a, b) => a + b.gzip_bytes, 0);
-    add('SIMD wasm + glue ≤ 220 KiB gzip', g <= 220 * KiB, `${fmt(g / KiB, 1)} KiB (wasm ${fmt(wasm.gzip_bytes / KiB, 1)} + glue ${fmt(glue.gzip_bytes / KiB, 1)}); with web/*.js ${fmt((g + web) / KiB, 1)} KiB`);
-  } else add('SIMD wasm + glue ≤ 220 KiB gzip', null, 'web/dist not built');
+    add('SIMD wasm + glue ≤ 240 KiB gzip', g <= 240 * KiB, `${fmt(g / KiB, 1)} KiB (wasm ${fmt(wasm.gzip_bytes / KiB, 1)} + glue ${fmt(glue.gzip_bytes / KiB, 1)}); with web/*.js ${fmt((g + web) / KiB, 1)} KiB`);
+  } else add('SIMD wasm + glue ≤ 240 KiB gzip', null, 'web/dist not built');
   const s = r.startup;
   add('first result ≤ 50 ms after init() starts (median wall)', s?.first_result_ms != null ? s.first_result_ms <= 50 : null,
     s?.first_result_ms != null ? `median ${fmt(s.first_result_ms, 1)} ms wall, best ${fmt(s.first_result_min_ms, 1)} ms, ${fmt(s.first_result_cpu_ms, 1)} ms CPU (init alone ${fmt(s.init_ms, 1)} ms; the module import before init ${fmt(s.import_ms, 1)} ms)` : s?.error ?? '');

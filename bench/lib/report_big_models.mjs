@@ -18,28 +18,41 @@ export function bigModelsResults(resultsDir) {
   return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).runs ?? null : null;
 }
 
-export function bigModelsMarkdown(runs, L) {
-  L.push('## Real-size models', '');
-  if (!runs?.length) {
-    L.push('Not measured yet: `node bench/lib/big_models.mjs gemma3-300m,qwen3-0.6b` writes bench/results/big-models.json.', '');
-    return;
-  }
-  // Rows of one 128-token input measure the issue's peak (load + that input, nothing else in the process); the table
-  // shows, per key, the newest row that measured more lengths (else the newest row).
-  const newest = new Map(), peak128 = new Map();
-  const only128 = (row) => (row.inputs ?? []).length === 1 && row.inputs[0].tokens === 128;
-  for (const run of runs)
+const only128 = (row) => (row.inputs ?? []).length === 1 && row.inputs[0].tokens === 128;
+
+/**
+ * Rows of one 128-token input measure the issue's peak (load + that input, nothing else in the process): the newest
+ * such row per 'model|dtype|threads' → { run, row } (also quoted by the README and docs/, tests/js/docs/figures.mjs).
+ */
+export function peaks128(runs) {
+  const peak128 = new Map();
+  for (const run of runs ?? [])
     for (const row of run.rows) {
       const key = `${row.model}|${row.dtype}|${row.threads}`;
       if (only128(row) && !row.error) {
         const p = peak128.get(key);
         if (!p || String(run.date) >= String(p.run.date)) peak128.set(key, { run, row });
       }
+    }
+  return peak128;
+}
+
+export function bigModelsMarkdown(runs, L) {
+  L.push('## Real-size models', '');
+  if (!runs?.length) {
+    L.push('Not measured yet: `node bench/lib/big_models.mjs gemma3-300m,qwen3-0.6b` writes bench/results/big-models.json.', '');
+    return;
+  }
+  // the table shows, per key, the newest row that measured more lengths (else the newest row)
+  const newest = new Map(), peak128 = peaks128(runs);
+  for (const run of runs)
+    for (const row of run.rows) {
+      const key = `${row.model}|${row.dtype}|${row.threads}`;
       const prev = newest.get(key);
       const better = !prev || (only128(prev.row) && !only128(row)) || (only128(prev.row) === only128(row) && String(run.date) >= String(prev.run.date));
       if (better) newest.set(key, { run, row });
     }
-  const order = (m) => (m.startsWith('gemma3') ? 0 : m.startsWith('qwen3') ? 1 : 2);
+  const order = (m) => (m.startsWith('gemma3') ? 0 : m.startsWith('qwen3') ? 1 : m.startsWith('bge-m3') ? 2 : 3);
   const entries = [...newest.values()].sort((a, b) => order(a.row.model) - order(b.row.model) || a.row.model.localeCompare(b.row.model) ||
     a.row.dtype.localeCompare(b.row.dtype) || a.row.threads - b.row.threads);
   const lengths = [...new Set(entries.flatMap((e) => (e.row.inputs ?? []).map((i) => i.tokens)))].sort((a, b) => a - b);
@@ -56,6 +69,18 @@ export function bigModelsMarkdown(runs, L) {
   if (targets.length)
     L.push(`Peak memory of a fresh process that loads the checkpoint and embeds one 128-token input (VmHWM, the issue's measure): ${targets.join('; ')}.`,
       'The "peak at end" column below also holds the 512- and 2048-token inputs and the one-layer reference model.', '');
+  // BGE-M3's shape (#40): load + one 2048-token input at 2 threads, the model alone (--no-reference), target ≤ 0.9 GiB
+  let m3 = null;
+  for (const run of runs)
+    for (const row of run.rows)
+      if (row.model === 'bge-m3-shape' && row.dtype === 'q8' && row.threads === 2 && !row.error && String(run.note ?? '').includes('--no-reference') &&
+          (row.inputs ?? []).some((i) => i.tokens === 2048 && !i.error) && (!m3 || String(run.date) >= String(m3.run.date))) m3 = { run, row };
+  if (m3) {
+    const i = m3.row.inputs.find((x) => x.tokens === 2048);
+    L.push(`BGE-M3's shape (XLM-RoBERTa-large: hidden 1024, 24 layers, vocabulary 250,002, 8,194 positions; 568 M parameters) as q8: a fresh process`,
+      `that loads it and runs one 2048-token input at 2 threads peaks at **${g(m3.row.vmHwm)} GiB** (target ≤ 0.9 GiB; ${g(m3.row.vmHwmAfterLoad)} GiB after the load;`,
+      `the forward ${s(i.ms)} s; ${m3.run.cpu}, ${String(m3.run.date).slice(0, 10)}, ${m3.run.note}).`, '');
+  }
   L.push(`| model | dtype | threads | file GiB | load s | peak after load GiB | peak at end GiB | ${lengths.map((n) => `${n} tok ms (GFLOP/s, of ref.)`).join(' | ')} | CPU, date |`,
     `| --- | --- | ---: | ---: | ---: | ---: | ---: | ${lengths.map(() => '---:').join(' | ')} | --- |`);
   for (const { run, row } of entries) {

@@ -7,13 +7,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const TARGET = 1.5;
+// 8192 tokens: the peer's output is wrong there (issue #37), out of the speed target (rows of runs before the flag too)
+const outOfTarget = (r) => r.outOfTarget || r.row === 'modernbert-8192';
 const f = (x, d = 2) => (x == null || Number.isNaN(x) ? '–' : x.toFixed(d));
 
 export function gpuPeerResults(resultsDir) {
   const root = path.join(resultsDir, 'gpu');
   const runs = fs.existsSync(root)
     ? fs.readdirSync(root).filter((d) => fs.existsSync(path.join(root, d, 'peer.json')))
-      .map((d) => ({ dir: path.join(root, d), ...JSON.parse(fs.readFileSync(path.join(root, d, 'peer.json'), 'utf8')) }))
+      .map((d) => {
+        const realSize = path.join(root, d, 'real-size.json');
+        return { dir: path.join(root, d), ...JSON.parse(fs.readFileSync(path.join(root, d, 'peer.json'), 'utf8')), realSize: fs.existsSync(realSize) ? JSON.parse(fs.readFileSync(realSize, 'utf8')) : null };
+      })
       .filter((p) => !p.small)
       .sort((a, b) => String(a.date).localeCompare(String(b.date)))
     : [];
@@ -28,7 +33,7 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
     return;
   }
   const a = p.device ?? {};
-  const fp32 = p.rows.filter((r) => r.dtype === 'fp32');
+  const fp32 = p.rows.filter((r) => r.dtype === 'fp32' && !outOfTarget(r));
   const met = fp32.filter((r) => r.speedup >= TARGET).length; // a row the peer failed on is not counted as met
   L.push(`${p.relpos} against ${p.peer}, one Node ${p.node} process, adapter ${[a.vendor, a.architecture, a.description].filter(Boolean).join(' / ') || 'unnamed'}`,
     `(Dawn flags: ${p.dawnFlags?.length ? p.dawnFlags.join(' ') : 'none'}), run ${String(p.date).slice(0, 10)} (\`${path.relative(root, p.dir)}\`). Both libraries read the same`,
@@ -46,9 +51,35 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
       L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | failed: \`${r.peerError.replace(/\|/g, '\\|').slice(0, 200)}\` | – | – | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
       continue;
     }
-    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${r.dtype === 'fp32' && r.speedup < TARGET ? ' (below target)' : ''} | ${f(r.cosine, 6)} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
+    const cosine = r.peerWrong ? `peer wrong: ${f(r.peerWrong.cosine, 3)}` : f(r.cosine, 6);
+    const below = r.dtype === 'fp32' && !outOfTarget(r) && r.speedup < TARGET ? ' (below target)' : outOfTarget(r) ? ' (out of target)' : '';
+    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${below} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
   }
   L.push('');
+  if (p.loads?.length) {
+    // seconds from the files to a model ready on the GPU, per library and dtype
+    const by = new Map();
+    for (const l of p.loads) {
+      const key = `${l.model}`;
+      if (!by.has(key)) by.set(key, {});
+      by.get(key)[`${l.library}${l.what ? ` ${l.what}` : ''} ${l.dtype}`] = l.s;
+    }
+    const cols = [...new Set(p.loads.map((l) => `${l.library}${l.what ? ` ${l.what}` : ''} ${l.dtype}`))];
+    L.push('Load on the GPU, seconds (the same files):', '', `| model | ${cols.join(' | ')} |`, `| --- |${cols.map(() => ' ---: |').join('')}`);
+    for (const [model, v] of by) L.push(`| ${model} | ${cols.map((c) => f(v[c], 2)).join(' | ')} |`);
+    L.push('');
+  }
+  const rs = p.realSize;
+  if (rs?.rows?.length && !rs.small) {
+    const lengths = [...new Set(rs.rows.flatMap((r) => Object.keys(r).filter((k) => /^ms\d+$/.test(k)).map((k) => +k.slice(2))))].sort((x, y) => x - y);
+    L.push(`relpos alone at the real sizes of the 2026 embedders (\`bench/gpu/real_size.mjs\`, random BF16 checkpoints of the published shapes, one sequence, ms per call with the last hidden state back; TFLOP/s in brackets):`, '',
+      `| model | dtype | load s | ${lengths.map((l) => `${l} tokens`).join(' | ')} |`, `| --- | --- | ---: |${lengths.map(() => ' ---: |').join('')}`);
+    for (const r of rs.rows) {
+      if (r.error) L.push(`| ${r.model} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|').slice(0, 160)}\` |${lengths.map(() => ' |').join('')}`);
+      else L.push(`| ${r.model} | ${r.dtype} | ${f(r.loadS, 1)} | ${lengths.map((l) => (r[`ms${l}`] == null ? '–' : `${f(r[`ms${l}`], 1)} (${f(r[`tflops${l}`], 1)})`)).join(' | ')} |`);
+    }
+    L.push('');
+  }
   const notes = [...(p.notes ?? [])];
   if (p.fp16) notes.push(`fp16 ${p.fp16}`);
   if (notes.length) L.push(notes.join(' '), '');

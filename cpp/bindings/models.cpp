@@ -36,6 +36,13 @@
 //     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
 //     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
 //     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit)
+//   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
+//     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
+//     (arrays of strings as arrays, numeric arrays as Float64Array), StreamLoad.tensor(name) → Float32Array | null
+//     (tensors the family does not read, e.g. EmbeddingGemma's dense_2.weight), then .load(config)
+//   readTensors(name, buffer) → { tensor: { data: Float32Array, dims } } | Error   one small weight file (a torch.save
+//     .pt / .bin through the restricted unpickler, or a .safetensors), every tensor as float32 (BGE-M3's
+//     colbert_linear.pt and sparse_linear.pt); the buffer's bytes are moved in and freed
 //   supportedModelTypes() → [model_type, …]
 // Errors follow common.h: returned as JS Error objects, never thrown across WebAssembly frames.
 #include <emscripten/bind.h>
@@ -49,6 +56,7 @@
 #include "relpos/checkpoint.h"
 #include "relpos/heads.h"
 #include "relpos/model.h"
+#include "../src/io/gguf.h"
 #include "../src/models/layers/streamed_checkpoint.h"
 #include "../src/plan/plan.h"
 
@@ -324,6 +332,42 @@ class StreamLoad {
     });
   }
   double converted_bytes() const { return static_cast<double>(checkpoint_->converted_bytes()); }
+  // A GGUF file's header as JS (after endFile), or null for safetensors.
+  val gguf() const {
+    return guarded([&] {
+      const io::GgufHeader* h = checkpoint_ ? checkpoint_->gguf_header() : nullptr;
+      if (!h) return val::null();
+      val meta = val::object();
+      for (const auto& [key, v] : h->metadata) {
+        if (v.type == io::GgufValueType::Array) {
+          if (v.element == io::GgufValueType::String) {
+            val list = val::array();
+            for (const auto& str : v.strings) list.call<void>("push", str);
+            meta.set(key, list);
+          } else {
+            meta.set(key, to_typed_array("Float64Array", v.numbers));
+          }
+        } else if (v.type == io::GgufValueType::String) {
+          meta.set(key, v.s);
+        } else if (v.type == io::GgufValueType::Bool) {
+          meta.set(key, v.b);
+        } else {
+          meta.set(key, v.number());
+        }
+      }
+      val out = val::object();
+      out.set("config", checkpoint_->gguf_config());
+      out.set("metadata", meta);
+      return out;
+    });
+  }
+  // A float tensor the family does not take (Float form), as float32; null when absent.
+  val tensor(const std::string& name) const {
+    return guarded([&] {
+      if (!checkpoint_ || !checkpoint_->contains(name)) return val::null();
+      return to_js(checkpoint_->to_f32(name));
+    });
+  }
   val load(const std::string& config_text) {
     return guarded([&] {
       checkpoint_->finish();
@@ -344,6 +388,28 @@ val open_stream(const std::string& config_text, val js_options) {
     const LoadOptions options = load_options(js_options);
     if (!models::streams_family(parse_model_config(config_text).model_type)) return val::null();
     return val(std::make_unique<StreamLoad>(options));
+  });
+}
+
+val open_gguf_stream(val js_options) {
+  return guarded([&] { return val(std::make_unique<StreamLoad>(load_options(js_options))); });
+}
+
+val read_tensors(const std::string& name, ByteBuffer* buffer) {
+  return guarded([&] {
+    if (!buffer) throw Error(ErrorKind::Type, "readTensors: expected a ByteBuffer");
+    std::vector<CheckpointFile> files;
+    files.push_back({name, std::move(buffer->bytes)});
+    buffer->bytes = {};
+    const std::unique_ptr<Weights> weights = open_checkpoint(std::move(files));
+    val out = val::object();
+    for (const auto& t : weights->names()) {
+      Tensor tensor;
+      for (auto d : weights->info(t).shape) tensor.shape.push_back(static_cast<int>(d));
+      tensor.data = weights->to_f32(t);
+      out.set(t, tensor_to_js(tensor));
+    }
+    return out;
   });
 }
 
@@ -378,9 +444,13 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("endFile", &StreamLoad::end_file)
       .function("setIndex", &StreamLoad::set_index)
       .function("convertedBytes", &StreamLoad::converted_bytes)
+      .function("gguf", &StreamLoad::gguf)
+      .function("tensor", &StreamLoad::tensor)
       .function("load", &StreamLoad::load);
   function("openStream", &open_stream);
+  function("openGgufStream", &open_gguf_stream);
   function("allocateBytes", &allocate_bytes);
   function("loadModel", &load);
   function("supportedModelTypes", &supported_model_types);
+  function("readTensors", &read_tensors, allow_raw_pointers());
 }

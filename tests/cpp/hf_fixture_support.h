@@ -57,10 +57,11 @@ inline double max_error(const relpos::Tensor& actual, const std::vector<float>& 
 // A fixture's input.json as flat [B, L] id and mask rows, the way Model::forward takes them.
 struct FixtureBatch {
   int B = 0, L = 0;
-  std::vector<std::int32_t> ids, mask;
+  std::vector<std::int32_t> ids, mask, types;  // types: token_type_ids when token_type_ids_passed_to_model
   std::vector<int> lengths;  // real tokens per row
   bool pass_mask = true;     // attention_mask_passed_to_model
   const std::int32_t* mask_or_null() const { return pass_mask ? mask.data() : nullptr; }
+  const std::int32_t* types_or_null() const { return types.empty() ? nullptr : types.data(); }
 };
 
 inline FixtureBatch read_fixture_batch(const std::string& dir) {
@@ -77,6 +78,9 @@ inline FixtureBatch read_fixture_batch(const std::string& dir) {
       batch.ids.push_back(ids2[b][l]);
       batch.mask.push_back(mask2[b][l]);
     }
+  if (input.value("token_type_ids_passed_to_model", false))
+    for (const auto& row : input.at("token_type_ids").get<std::vector<std::vector<int>>>())
+      batch.types.insert(batch.types.end(), row.begin(), row.end());
   return batch;
 }
 
@@ -89,7 +93,7 @@ inline relpos::ModelOutput run_fixture_batch(const std::string& name, const relp
   options.output_hidden_states = true;
   options.output_attentions = true;
   if (layers) *layers = model->config().num_layers;
-  return model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options);
+  return model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options, batch.types_or_null());
 }
 
 // One case folder `dir` (any fixture set of this format; `name` labels the printout).
@@ -104,7 +108,7 @@ inline FixtureErrors run_fixture_in_dir(const std::string& dir, const std::strin
   relpos::ForwardOptions options;
   options.output_hidden_states = true;
   options.output_attentions = true;
-  const auto out = model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options);
+  const auto out = model->forward(batch.B, batch.L, batch.ids.data(), batch.mask_or_null(), options, batch.types_or_null());
 
   FixtureErrors err;
   const int layers = model->config().num_layers;

@@ -1,5 +1,5 @@
-// kernels::gemm_qs8_packed for every row count of a micro-tile (1 … 2·MR + 1 rows: every tail length
-// 1 … MR − 1 after zero, one and two full tiles) and across a row block, with N covering two full panels
+// kernels::gemm_qs8_packed for every row count from 1 to 4·MR + 3 (the rows run as ceil(M / MR) near-equal
+// blocks since issue #41: every block size 1 … MR in every position) and across a row block, with N covering two full panels
 // plus a partial one, against the exact int64 sums of the packed operands, rescaled in double.
 // Regression: GCC 12.2 at -O2 with ASan+UBSan miscompiled the rolled epilogue of the 2-row tail (both
 // rows read the second accumulator vector of row 1), silently; the other qs8 tests had no M ≡ 2 (mod MR)
@@ -29,7 +29,7 @@ TEST_CASE("gemm_qs8 gives every row of every tile and tail its own exact sums", 
   unsigned seed = 101;
   for (int K : {70, 2100}) {
     std::vector<int> row_counts;
-    for (int M = 1; M <= 2 * MR + 1; ++M) row_counts.push_back(M);
+    for (int M = 1; M <= 4 * MR + 3; ++M) row_counts.push_back(M);  // every near-equal split of 1–4 row blocks
     row_counts.push_back(96 + 2);  // past one row block of the kernel, then a 2-row tail
     for (int M : row_counts) {
       CAPTURE(K, M, N);

@@ -15,6 +15,7 @@
 #include "fixture_files.h"
 #include "hf_family_fixture_support.h"
 #include "hf_fixture_support.h"
+#include "kernels/gemm_f32.h"
 #include "kernels/gemm_qs8.h"
 #include "models/layers/linear_q8.h"
 #include "models/layers/parallel_rows.h"
@@ -171,6 +172,41 @@ TEST_CASE("the tiled q8 product equals one whole gemm_qs8_packed call bitwise fo
       relpos::models::gemm_qs8_parallel(sh.M, sh.N, sh.K, aq.data(), ldq, a_scales.data(), packed.data(), b_scales.data(),
                                         bias.data(), tiled.data(), sh.N);
       CHECK(bitwise_equal(tiled, whole));
+    }
+  }
+}
+
+TEST_CASE("a group of fp32 products of one input in one region equals one gemm_packed_parallel each, bitwise, for 1, 2 and 3 threads", "[threads][gemm]") {
+  ThreadCountGuard guard;
+  using namespace relpos::kernels;
+  using relpos::models::PackedGemm;
+  // a layer's Q, K, V at a sentence's rows and past one 96-row tile; N across 64-column tiles, one ending mid-panel
+  for (const int M : {1, 13, 47, 131}) {
+    const int K = 384, Ns[] = {384, 200, 64};
+    INFO("M " << M);
+    const auto a = ts::random_vector(static_cast<std::size_t>(M) * K, 41, 1.0f);
+    std::vector<std::vector<float>> packed(3), bias(3), separate(3);
+    for (int g = 0; g < 3; ++g) {
+      const auto w = ts::random_vector(static_cast<std::size_t>(Ns[g]) * K, 42 + g, 0.1f);
+      packed[g].resize(packed_b_floats(K, Ns[g]));
+      pack_b_nk(K, Ns[g], w.data(), K, packed[g].data());
+      bias[g] = ts::random_vector(static_cast<std::size_t>(Ns[g]), 45 + g, 1.0f);
+      separate[g].assign(static_cast<std::size_t>(M) * Ns[g], 0.0f);
+      relpos::set_num_threads(1);
+      relpos::models::gemm_packed_parallel(M, Ns[g], K, a.data(), K, packed[g].data(), separate[g].data(), Ns[g],
+                                           g == 1 ? nullptr : bias[g].data());
+    }
+    for (int threads : {1, 2, 3}) {
+      INFO("threads " << threads);
+      relpos::set_num_threads(threads);
+      std::vector<std::vector<float>> grouped(3);
+      PackedGemm products[3];
+      for (int g = 0; g < 3; ++g) {
+        grouped[g].assign(separate[g].size(), std::nanf(""));
+        products[g] = {Ns[g], packed[g].data(), grouped[g].data(), static_cast<std::size_t>(Ns[g]), g == 1 ? nullptr : bias[g].data()};
+      }
+      relpos::models::gemm_packed_parallel_group(M, K, a.data(), K, products, 3);
+      for (int g = 0; g < 3; ++g) CHECK(bitwise_equal(grouped[g], separate[g]));
     }
   }
 }

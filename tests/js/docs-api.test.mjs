@@ -24,6 +24,8 @@ for (const file of DOC_FILES) {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const code = [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]).concat(codeBlocks(text).map((b) => b.code));
   for (const c of code) for (const w of c.match(/[A-Za-z_$][\w$]*/g) ?? []) documented.add(w);
+  // quoted names in code count whole: members that are not identifiers ('sparse+dense' of BgeM3Scores)
+  for (const c of code) for (const m of c.matchAll(/'([^'\s]+)'/g)) documented.add(m[1]);
 }
 
 /** The interfaces whose members a user reads or passes: runtime, model, options, results, pipelines, lab. */
@@ -31,7 +33,8 @@ const INTERFACES = {
   'web/index.d.ts': ['InitOptions', 'Relpos', 'AttentionOptions', 'AttentionResult', 'Positions', 'LoadProgress', 'LoadModelOptions',
     'ForwardOptions', 'ForwardResult', 'ModelHead', 'ModelInfo', 'Model', 'PipelineLengthOptions', 'FeatureExtractionOptions',
     'TextClassificationOptions', 'TextClassificationTopKOptions', 'ZeroShotOptions', 'TokenClassificationOptions', 'QuestionAnsweringOptions',
-    'FillMaskOptions', 'TokenEntity', 'EntityGroup', 'Answer', 'FillMaskResult', 'ZeroShotResult', 'PipelineLoadOptions', 'PipelineExtras'],
+    'FillMaskOptions', 'TokenEntity', 'EntityGroup', 'Answer', 'FillMaskResult', 'ZeroShotResult', 'PipelineLoadOptions', 'PipelineExtras', 'GgufInfo',
+    'BgeM3EncodeOptions', 'BgeM3Output', 'BgeM3ScoreOptions', 'BgeM3Scores', 'BgeM3'],
   'web/lab.d.ts': ['Lab', 'LabTrainOptions', 'LabModelOptions', 'LabProgress', 'LabConfig', 'LabEvaluation', 'LabAttention', 'LabRun'],
 };
 

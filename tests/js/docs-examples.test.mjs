@@ -17,75 +17,13 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
 import { ROOT } from './helpers.mjs';
-import { codeBlocks } from './docs/markdown.mjs';
+import { chain, compose, jsBlocks } from './docs/markdown.mjs';
 import { instrument, installChecks } from './docs/expect.mjs';
 import { browserPrelude, buildWorkspace, haveWorkspace, localFetch, twinsOf } from './docs/workspace.mjs';
 import { webgpuAdapter } from './webgpu-adapter.mjs';
 
 export const DOC_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
-const JS = new Set(['js', 'javascript', 'mjs']);
-
-const blocks = [];
-for (const file of DOC_FILES) {
-  const ids = new Map();
-  for (const b of codeBlocks(readFileSync(join(ROOT, file), 'utf8'))) {
-    if (!JS.has(b.lang)) continue;
-    const block = { ...b, file };
-    if (b.attrs.id) {
-      if (ids.has(b.attrs.id)) throw new Error(`${file}:${b.line}: id=${b.attrs.id} is used twice`);
-      ids.set(b.attrs.id, block);
-    }
-    block.ids = ids;
-    blocks.push(block);
-  }
-}
-
-/** The blocks to run for `block`: the chain of `after=` ancestors, then the block. */
-function chain(block) {
-  const out = [block];
-  for (let b = block; b.attrs.after;) {
-    const prev = b.ids.get(b.attrs.after);
-    if (!prev) throw new Error(`${b.file}:${b.line}: after=${b.attrs.after}: no block with id=${b.attrs.after} in ${b.file}`);
-    if (out.includes(prev)) throw new Error(`${b.file}:${b.line}: after= makes a loop`);
-    out.unshift(prev);
-    b = prev;
-  }
-  return out;
-}
-
-const IMPORT = /^\s*import\s+(?:([\w$]+)\s*,?\s*)?(?:\{([^}]*)\})?(?:\s*\*\s+as\s+([\w$]+))?\s*(?:from\s+)?(['"][^'"]+['"]);?\s*$/;
-
-/** One ES module: the chain's imports merged at the top, then each block nested in the previous one's scope. */
-function compose(list, dir) {
-  const defaults = new Map(), named = new Map(), star = new Map();
-  const body = [], map = [];  // map[line of the module] = 'file:line'
-  const push = (text, where) => { for (const l of text.split('\n')) { body.push(l); map.push(where); } };
-  for (const b of list) {
-    const docLines = b.code.split('\n');
-    const where = (i) => `${b.file}:${b.line + i}`;
-    const { code } = instrument(b.code, where);
-    const lines = code.split('\n');
-    lines.forEach((l, i) => {
-      const m = IMPORT.exec(docLines[i]);
-      if (!m) return;
-      const from = m[4];
-      if (m[1]) defaults.set(`${m[1]}|${from}`, `import ${m[1]} from ${from};`);
-      if (m[3]) star.set(`${m[3]}|${from}`, `import * as ${m[3]} from ${from};`);
-      if (m[2]) for (const s of m[2].split(',').map((x) => x.trim()).filter(Boolean)) {
-        if (!named.has(from)) named.set(from, new Set());
-        named.get(from).add(s);
-      }
-      lines[i] = '';
-    });
-    push(b === list[0] ? '' : '{', where(0));
-    lines.forEach((l, i) => push(l, where(i)));
-  }
-  push('}'.repeat(list.length - 1), null);
-  const head = [...defaults.values(), ...star.values(), ...[...named].map(([from, s]) => `import { ${[...s].join(', ')} } from ${from};`)];
-  const last = list.at(-1);
-  if (list.some((b) => b.attrs.browser)) head.push(...browserPrelude(dir).split('\n'));
-  return { code: [...head, ...body].join('\n'), map: [...head.map(() => null), ...map], last };
-}
+const blocks = jsBlocks(ROOT, DOC_FILES, readFileSync);
 
 let dir = null, gpuSkip = false;
 const twinReport = [];
@@ -114,7 +52,8 @@ for (const block of blocks) {
   test(name, { skip }, async (t) => {
     if (block.attrs.gpu && gpuSkip) return t.skip(gpuSkip);
     const list = chain(block);
-    const { code, map } = compose(list, dir);
+    const prelude = list.some((b) => b.attrs.browser) ? browserPrelude(dir).split('\n') : [];
+    const { code, map } = compose(list, { rewrite: instrument, prelude });
     const file = join(dir, 'blocks', `${String(++n).padStart(3, '0')}-${block.file.replace(/\W+/g, '-')}-${block.line}.mjs`);
     writeFileSync(file, code);
     const twins = [...new Set(list.flatMap((b) => twinsOf(b.code)))];

@@ -1,6 +1,9 @@
 // The links of README.md, DEVELOPERS.md and docs/*.md: every relative link names a file of the checkout
 // and, with a #fragment, a heading (GitHub's anchor for it) or <a id> of that file. External links
-// (http:, https:, mailto:) are not fetched. Also: every docs/ file is linked from the README, and each
+// (http:, https:, mailto:) are not fetched. The README (npm's page renders it, where relative links lead
+// nowhere) links the files the package ships absolutely, at https://unpkg.com/relpos@VERSION/: those are
+// checked as the local file they name, VERSION must be package.json's, and pack.test.mjs checks that
+// the tarball holds them. Also: every docs/ file is linked from the README, and each
 // opens with a title and a sentence saying what it covers.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,6 +16,10 @@ import { anchors, links, slug } from './docs/markdown.mjs';
 const DOCS = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
 const FILES = ['README.md', 'DEVELOPERS.md', ...DOCS];
 const text = (file) => readFileSync(join(ROOT, file), 'utf8');
+const { version } = JSON.parse(text('package.json'));
+const DOCS_BASE = `https://unpkg.com/relpos@${version}/`;
+/** An absolute link to a shipped file → the path relative to the package root, or null. */
+const shipped = (target) => (target.startsWith(DOCS_BASE) ? target.slice(DOCS_BASE.length) : null);
 
 test('slug() gives the anchors GitHub gives headings', () => {
   assert.equal(slug('Feature extraction — `\'feature-extraction\'`'), 'feature-extraction--feature-extraction');
@@ -27,10 +34,19 @@ for (const file of FILES) {
   test(`${file}: every relative link reaches a file and, with #fragment, an anchor in it`, () => {
     const own = anchors(text(file));
     const dead = [];
-    for (const { target, line } of links(text(file))) {
+    for (const { target: link, line } of links(text(file))) {
+      if (/^https:\/\/unpkg\.com\/relpos@/.test(link) && !shipped(link)) {
+        dead.push(`${file}:${line}: ${link}: not this version's files (${DOCS_BASE})`);
+        continue;
+      }
+      const target = shipped(link) ?? link;
       if (/^(https?|mailto):/.test(target)) continue;
+      if (file === 'README.md' && !shipped(link) && !target.startsWith('#')) {
+        dead.push(`${file}:${line}: ${target}: a relative link, which leads nowhere on npm's page: link ${DOCS_BASE}${target}`);
+        continue;
+      }
       const [path, fragment] = target.split('#');
-      const to = path ? resolve(ROOT, dirname(file), decodeURIComponent(path)) : join(ROOT, file);
+      const to = path ? resolve(ROOT, shipped(link) ? '.' : dirname(file), decodeURIComponent(path)) : join(ROOT, file);
       if (!to.startsWith(ROOT) || !existsSync(to)) {
         dead.push(`${file}:${line}: ${target}: no file ${relative(ROOT, to)}`);
         continue;
@@ -48,7 +64,7 @@ for (const file of FILES) {
 }
 
 test('the README links every file of docs/, and each opens with a title and what it covers', () => {
-  const readmeLinks = new Set(links(text('README.md')).map((l) => l.target.split('#')[0]));
+  const readmeLinks = new Set(links(text('README.md')).map((l) => (shipped(l.target) ?? l.target).split('#')[0]));
   const unlinked = DOCS.filter((d) => !readmeLinks.has(d));
   assert.deepEqual(unlinked, [], 'docs/ files the README does not link');
   for (const d of DOCS) {

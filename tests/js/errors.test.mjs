@@ -104,3 +104,50 @@ test('a disposed runtime refuses calls with a plain Error', async () => {
   assert.throws(() => other.attention(good()), /disposed/);
   other.dispose(); // idempotent
 });
+
+test('node --jitless (no WebAssembly): init and lab.train reject with an Error saying WebAssembly is unavailable, every time, nothing else printed, the process stays up', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const script = `
+    const { init, lab, pipeline } = await import(${JSON.stringify(new URL('../../web/index.js', import.meta.url).href)});
+    const seen = [];
+    for (const call of [() => init(), () => init({ threads: 2 }), () => init(), () => pipeline('feature-extraction', './nowhere/'), () => lab.train({ scheme: 'rope' })]) {
+      try { await call(); seen.push('resolved'); } catch (e) { seen.push(e.constructor.name + ': ' + e.message); }
+    }
+    console.log(JSON.stringify({ seen, alive: true }));`;
+  const child = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  // V8 itself warns "disabling flag --expose_wasm due to conflicting flags"; relpos adds nothing (no abort text, no glue)
+  assert.deepEqual(child.stderr.split('\n').filter((l) => l && !/disabling flag --expose_wasm/.test(l)), []);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.alive, true);
+  assert.equal(out.seen.length, 5);
+  for (const s of out.seen)
+    assert.match(s, /^Error: (init|lab\.train): WebAssembly is unavailable in this JavaScript engine \(Node started with --jitless/, s);
+});
+
+test("device 'auto' on Linux with no Vulkan driver stays on WebAssembly with the reason, and Dawn's loader prints nothing (no 'vkCreateInstance: Found no drivers!')", async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const { existsSync, mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const fixture = new URL('../../../shared/fixtures/hf/bert-absolute/', import.meta.url);
+  if (process.platform !== 'linux') return t.skip('the Vulkan loader check is Linux-only');
+  if (!existsSync(fixture) || !existsSync(new URL('../../node_modules/webgpu/package.json', import.meta.url))) return t.skip('needs ../shared/fixtures and the webgpu package');
+  // a process whose loader finds no driver: no VK_* variables, the XDG folders empty; the system folders must hold none
+  const empty = mkdtempSync(join(tmpdir(), 'relpos-novk-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^VK_|^XDG_/.test(k)));
+  Object.assign(env, { XDG_CONFIG_DIRS: empty, XDG_DATA_DIRS: empty, XDG_DATA_HOME: empty });
+  if (['/etc/vulkan/icd.d', '/usr/local/etc/vulkan/icd.d'].some((d) => existsSync(d) && spawnSync('sh', ['-c', `ls ${d}/*.json`]).status === 0))
+    return t.skip('this machine has a Vulkan driver installed');
+  const script = `
+    const { init } = await import(${JSON.stringify(new URL('../../web/index.js', import.meta.url).href)});
+    const rp = await init();
+    const model = await rp.loadModel(${JSON.stringify(fixture.pathname)}, { device: 'auto' });
+    console.log(JSON.stringify({ device: model.info.device, reason: model.info.deviceReason }));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stderr, '');
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.device, 'wasm');
+  assert.match(out.reason, /^webgpu: no GPU adapter: no Vulkan driver is installed \(no ICD manifest in .*\); Dawn needs a GPU driver, or VK_ICD_FILENAMES=/);
+});

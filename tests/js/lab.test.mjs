@@ -192,6 +192,8 @@ test('reverse is bidirectional: attention reaches keys after the query; count-so
 const BAD = [
   [null, TypeError, /options: expected an object/],
   [{ scheme: 'rotary' }, Error, /scheme: expected one of 'none'.*'deberta', got "rotary"/],
+  [{ scheme: 'rope', step: 5 }, TypeError, /^lab\.train: options: unknown option 'step' \(did you mean 'steps'\?\)/],
+  [{ scheme: 'rope', model: { dims: 32 } }, TypeError, /^lab\.train: model: unknown option 'dims' \(did you mean 'dim'\?\)/],
   [{}, TypeError, /scheme/],
   [{ scheme: 'shaw', task: 'copy' }, Error, /task: expected one of 'shift-k'.*'bracket-depth', got "copy"/],
   [{ scheme: 'shaw', task: 3 }, TypeError, /task/],

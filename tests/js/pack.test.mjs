@@ -3,13 +3,13 @@
 // `npm ci` fetched, not the metadata an install needs) where a plain Node ES module example runs all three builds.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { ROOT } from './helpers.mjs';
-import { codeBlocks } from './docs/markdown.mjs';
+import { codeBlocks, links } from './docs/markdown.mjs';
 import { instrument } from './docs/expect.mjs';
 import { twinsOf } from './docs/workspace.mjs';
 
@@ -18,7 +18,10 @@ const work = mkdtempSync(join(tmpdir(), 'relpos-pack-'));
 let project = null;
 after(() => rmSync(work, { recursive: true, force: true }));
 
+const DOCS = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
 const EXPECTED_FILES = [
+  'LICENSE',
+  ...DOCS,
   'package.json',
   'web/cache.js',
   'web/dist/relpos-lab-scalar.js',
@@ -36,6 +39,7 @@ const EXPECTED_FILES = [
   'web/index.d.ts',
   'web/index.js',
   'web/instantiate.js',
+  'web/io/gguf.js',
   'web/lab-worker.js',
   'web/lab.d.ts',
   'web/lab.js',
@@ -44,6 +48,7 @@ const EXPECTED_FILES = [
   'web/node-worker.js',
   'web/pipelines.js',
   'web/pipelines/batching.js',
+  'web/pipelines/bge-m3.js',
   'web/pipelines/common.js',
   'web/pipelines/encoding.js',
   'web/pipelines/feature-extraction.js',
@@ -61,8 +66,8 @@ const EXPECTED_FILES = [
   'web/st-dense.js',
   'web/threads.js',
   'web/tokenizer.js',
+  'web/tokenizers/gguf.js',
   'web/validation.js',
-  'web/webgpu/compare.js',
   'web/webgpu/device.js',
   'web/webgpu/executor.js',
   'web/webgpu/index.js',
@@ -100,6 +105,18 @@ for (const simd of [true, false]) {
   rp.dispose();
 }
 results.tasks = PIPELINE_TASKS.length;
+// the dist files docs/runtime.md names for self-hosting resolve through "exports" and the glue imports
+results.dist = {};
+for (const f of ['relpos-simd.js', 'relpos-simd.wasm', 'relpos-scalar.js', 'relpos-scalar.wasm', 'relpos-simd-threads.js',
+                 'relpos-simd-threads.worker.js', 'relpos-simd-threads.wasm', 'relpos-lab-simd.wasm', 'relpos-lab-scalar.wasm'])
+  results.dist[f] = import.meta.resolve('relpos/dist/' + f).endsWith('/node_modules/relpos/web/dist/' + f);
+results.threadsGlue = typeof (await import('relpos/dist/relpos-simd-threads.js')).default;
+try {
+  import.meta.resolve('relpos/web/webgpu/compare.js');
+  results.compare = 'resolves';
+} catch (e) {
+  results.compare = e.code;
+}
 {
   const run = await lab.train({ scheme: 'rope', trainLength: 6, steps: 5, batch: 4, model: { dim: 16, layers: 1, heads: 2 } });
   results.lab = { same: labDefault === lab, steps: run.losses.length, finite: run.losses.every(Number.isFinite), build: run.config.build };
@@ -108,10 +125,39 @@ results.tasks = PIPELINE_TASKS.length;
 console.log(JSON.stringify(results));
 `;
 
-test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/webgpu/ (imported by loadModel only for device webgpu or auto), web/*.d.ts, web/dist/* (plus package.json / README / LICENSE)', () => {
+let packed = null;
+test('npm pack contains only web/*.js (with the lab and its worker), web/pipelines/*.js, web/io/ and web/tokenizers/ (imported by loadModel only for GGUF files), web/webgpu/ (imported by loadModel only for device webgpu or auto; not compare.js, a repository tool), web/*.d.ts, web/dist/*, docs/*.md, LICENSE (plus package.json / README)', () => {
   const [info] = JSON.parse(execFileSync(npm, ['pack', '--json', '--dry-run'], { cwd: ROOT, encoding: 'utf8' }));
-  const files = info.files.map((f) => f.path).filter((p) => !/^(README|LICENSE)/i.test(p)).sort();
+  packed = new Set(info.files.map((f) => f.path));
+  const files = [...packed].filter((p) => !/^README/i.test(p)).sort();
   assert.deepEqual(files, EXPECTED_FILES);
+});
+
+test('every shipped module is reachable: an "exports" target, or named by an import / new URL of another shipped file', () => {
+  assert.ok(packed, 'the test above listed the tarball');
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const targets = JSON.stringify(pkg.exports);
+  const js = [...packed].filter((p) => p.endsWith('.js'));
+  const sources = js.map((p) => readFileSync(join(ROOT, p), 'utf8'));
+  const unreachable = js.filter((p) => {
+    if (targets.includes(`./${p}`) || (p.startsWith('web/dist/') && targets.includes('./web/dist/*'))) return false;
+    const base = p.split('/').pop();
+    return !sources.some((text, i) => js[i] !== p && new RegExp(`(import|from|new URL)\\s*\\(?\\s*['"][^'"]*\\b${base.replace('.', '\\.')}['"]`).test(text));
+  });
+  assert.deepEqual(unreachable, []);
+});
+
+test('the package stands alone on npm: an MIT LICENSE file, and every README link is absolute and reaches a file of the tarball', () => {
+  assert.ok(packed, 'the test above listed the tarball');
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(pkg.license, 'MIT');
+  assert.match(readFileSync(join(ROOT, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) \d{4} /);
+  const base = `https://unpkg.com/relpos@${pkg.version}/`;
+  const readmeLinks = links(readFileSync(join(ROOT, 'README.md'), 'utf8')).map((l) => l.target).filter((t) => !t.startsWith('#'));
+  const toFiles = readmeLinks.filter((t) => t.startsWith(base));
+  assert.ok(toFiles.length >= 10, `${toFiles.length} README links to shipped files`);
+  assert.deepEqual(readmeLinks.filter((t) => !/^https?:/.test(t)), [], 'relative README links (dead on npm\'s page)');
+  assert.deepEqual(toFiles.map((t) => t.slice(base.length).split('#')[0]).filter((p) => !packed.has(p)), [], 'README links to files not in the tarball');
 });
 
 test('the packed tarball installs into an empty project and its Node example runs', () => {
@@ -131,6 +177,9 @@ test('the packed tarball installs into an empty project and its Node example run
   assert.deepEqual(out.scalar.row0, [1, 0, 0, 0, 0, 0]);
   assert.ok(out.simd.schemes.includes('none'));
   assert.deepEqual(out.threads, { threads: 2, reason: null, n: 96 });
+  assert.ok(Object.values(out.dist).every(Boolean), JSON.stringify(out.dist));
+  assert.equal(out.threadsGlue, 'function');
+  assert.equal(out.compare, 'ERR_PACKAGE_PATH_NOT_EXPORTED');
   assert.equal(out.tasks, 6); // the pipelines (web/pipelines/*.js) are in the package  // the threads build and its worker file
   assert.deepEqual(out.lab, { same: true, steps: 5, finite: true, build: 'simd' }); // the lab worker and module from the package
 });

@@ -276,3 +276,56 @@ test('feature-extraction: batchSize and length sorting do not change the vectors
   await assert.rejects(extract(long, { truncation: false }), { name: 'RangeError', message: new RegExp(`^feature-extraction: the input has \\d+ tokens, more than the model's ${max} positions`) });
   model.dispose();
 });
+
+test("options nobody reads are TypeErrors naming the option and the closest known one (init, loadModel, pipeline, pipeline calls, forward, encode, attention); elements of a list are named", { skip }, async () => {
+  const typeError = (pattern) => (e) => {
+    assert.ok(e instanceof TypeError, `${e.constructor.name}: ${e.message}`);
+    assert.match(e.message, pattern);
+    return true;
+  };
+  await assert.rejects(init({ threds: 2 }), typeError(/^init: options: unknown option 'threds' \(did you mean 'threads'\?\); known options: 'simd', 'wasmPaths', 'threads'$/));
+  await assert.rejects(rp.loadModel(fixtureFiles('bert-absolute'), { dtpye: 'q8' }), typeError(/^loadModel: options: unknown option 'dtpye' \(did you mean 'dtype'\?\)/));
+  assert.throws(() => pipeline('feature-extraction', fixtureFiles('bert-absolute'), { devcie: 'wasm' }), typeError(/^pipeline: options: unknown option 'devcie' \(did you mean 'device'\?\)/));
+  const model = await rp.loadModel(fixtureFiles('bert-absolute'));
+  assert.throws(() => pipeline('feature-extraction', model, { threads: 2 }), typeError(/^pipeline: options: 'threads' is an option for loading a model .* this model is loaded already/));
+  assert.throws(() => pipeline('feature-extraction', fixtureFiles('bert-absolute'), { runtime: rp, threads: 2 }), typeError(/^pipeline: options: 'threads' is an init\(\) option, but options\.runtime is initialised already/));
+  const embed = pipeline('feature-extraction', model);
+  await assert.rejects(embed('a', { pool: 'mean' }), typeError(/^feature-extraction: options: unknown option 'pool' \(did you mean 'pooling'\?\)/));
+  await assert.rejects(embed('a', { Normalize: true }), typeError(/did you mean 'normalize'\?/));
+  await assert.rejects(embed('a', { xyz: 1 }), typeError(/^feature-extraction: options: unknown option 'xyz'; known options: 'pooling', /));
+  await assert.rejects(embed(['a', null]), typeError(/^feature-extraction: input\[1\]: expected a string, got null$/));
+  await assert.rejects(embed([]), typeError(/^feature-extraction: input: expected a string or a non-empty array of strings, got Array\(0\)$/));
+  assert.throws(() => model.forward({ inputIds: [[1, 2]] }, { outputHiddenState: true }), typeError(/^forward: options: unknown option 'outputHiddenState' \(did you mean 'outputHiddenStates'\?\)/));
+  assert.throws(() => model.forward({ input_ids: [[1, 2]] }), typeError(/^forward: inputs: unknown option 'input_ids' \(did you mean 'inputIds'\?\)/));
+  assert.throws(() => model.encode(['a', 7]), typeError(/^encode: text\[1\]: expected a string, got 7$/));
+  assert.throws(() => model.encode('a', { text_pair: 'b' }), typeError(/^encode: options: unknown option 'text_pair' \(did you mean 'textPair'\?\)/));
+  const x = new Float32Array(8);
+  assert.throws(() => rp.attention({ q: x, k: x, v: x, batch: 1, heads: 1, seqLen: 2, headDim: 4, scheme: { type: 'none' }, returnProb: true }),
+    typeError(/^attention: options: unknown option 'returnProb' \(did you mean 'returnProbs'\?\)/));
+  // every task's call checks its own names
+  for (const [task, call] of [
+    ['text-classification', (p) => p('a', { top_k: 2 })],
+    ['zero-shot-classification', (p) => p('a', ['x', 'y'], { multiLabels: true })],
+  ]) {
+    const m = await rp.loadModel(debertaClassifier().files);
+    await assert.rejects(call(pipeline(task, m)), typeError(new RegExp(`^${task}: options: unknown option`)));
+    m.dispose();
+  }
+  // the unchanged calls still run, and { x: undefined } (a spread default) is not an unknown name
+  assert.deepEqual((await embed(['a', 'b'], { pooling: 'mean', pool: undefined })).dims, [2, model.info.hiddenSize]);
+  model.dispose();
+});
+
+test("pipeline(task, source, { threads: 2 }) loads with a runtime of init({ threads: 2 }), shared by later pipelines with the same init options", { skip }, async () => {
+  const files = fixtureFiles('bert-absolute');
+  const two = await pipeline('feature-extraction', files, { threads: 2 });
+  const again = await pipeline('feature-extraction', files, { threads: 2 });
+  const one = await pipeline('feature-extraction', files);
+  assert.equal(two.model.info.threads, 2);
+  assert.equal(again.model.info.threads, 2);
+  assert.equal(one.model.info.threads, 1);
+  const a = await two(TEXTS, { pooling: 'mean' }), b = await one(TEXTS, { pooling: 'mean' });
+  assert.deepEqual(a.dims, b.dims);
+  assert.ok(Buffer.from(a.data.buffer).equals(Buffer.from(b.data.buffer)), 'the same bits on 2 threads as on 1');
+  for (const p of [two, again, one]) p.dispose();
+});

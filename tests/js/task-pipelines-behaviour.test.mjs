@@ -228,7 +228,8 @@ test('truncation: absolute-position models default to max_position_embeddings; r
 test('bad inputs to the task pipelines are TypeErrors / Errors naming the option and what was expected', { skip }, async () => {
   const ner = pipeline('ner', await taggingModel('bert-token-classification', {}));
   await assert.rejects(ner(TEXT, { aggregationStrategy: 'mean' }), { name: 'Error', message: "ner: aggregationStrategy: expected one of 'none', 'simple', 'first', 'average', 'max', got \"mean\"" });
-  await assert.rejects(ner(TEXT, { ignoreLabels: 'O' }), { name: 'TypeError', message: 'ner: ignoreLabels: expected an array of label names, got "O"' });
+  await assert.rejects(ner(TEXT, { ignoreLabels: 'O' }), { name: 'TypeError', message: 'ner: ignoreLabels: expected an array of strings, got "O"' });
+  await assert.rejects(ner(TEXT, { ignoreLabels: ['O', 1] }), { name: 'TypeError', message: 'ner: ignoreLabels[1]: expected a string, got 1' });
   await assert.rejects(ner(42), { name: 'TypeError', message: 'ner: input: expected a string or a non-empty array of strings, got 42' });
   assert.throws(() => pipeline('fill-mask', ner.model), { name: 'Error', message: 'fill-mask: the checkpoint has a token-classification head; this task needs a masked-LM head (…ForMaskedLM)' });
   assert.throws(() => pipeline('summarization', ner.model), { name: 'Error', message: /^pipeline: task: expected one of 'feature-extraction', .*'ner', 'sentiment-analysis', got "summarization"/ });
@@ -274,7 +275,7 @@ test('fill-mask: an input without the mask token, or targets that give no token,
   await assert.rejects(fill('Paris is the capital of France.'), { name: 'Error', message: 'fill-mask: the input "Paris is the capital of France." has no mask token: expected [MASK] where the word to predict goes' });
   await assert.rejects(fill(['a [MASK] b', 'no mask here']), { name: 'Error', message: /^fill-mask: input\[1\] "no mask here" has no mask token/ });
   await assert.rejects(fill('a [MASK] b', { targets: [''] }), { name: 'Error', message: 'fill-mask: targets: none of Array(1) gives a token of the vocabulary' });
-  await assert.rejects(fill('a [MASK] b', { targets: 3 }), { name: 'TypeError', message: 'fill-mask: targets: expected a string or an array of strings, got 3' });
+  await assert.rejects(fill('a [MASK] b', { targets: 3 }), { name: 'TypeError', message: 'fill-mask: targets: expected a string or a non-empty array of strings, got 3' });
   await assert.rejects(fill('a [MASK] b', { topK: 1.5 }), { name: 'RangeError', message: 'fill-mask: topK: expected a positive integer, got 1.5' });
   assert.equal((await fill('a [MASK] b'))[0].token_str, 'city');
 });

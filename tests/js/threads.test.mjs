@@ -182,3 +182,65 @@ test('threads: short inputs (1–16 tokens: regions below the inline threshold) 
   models.forEach((m) => m.dispose());
   rts.forEach((rp) => rp.dispose());
 });
+
+// A child process started with `flags` runs this: threads 2 and 'auto' against the single-thread build.
+const CHILD = `
+const { init } = await import(${JSON.stringify(new URL('../../web/index.js', import.meta.url).href)});
+const n = 1 * 4 * 128 * 32;  // above the inline threshold: the Worker computes slices too
+const x = Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
+const args = { q: x, k: x.map((v) => v / 2), v: x, batch: 1, heads: 4, seqLen: 128, headDim: 32, scheme: { type: 'alibi' } };
+const one = await init();
+const ref = Buffer.from(one.attention(args).output.buffer);
+const out = {};
+for (const threads of [2, 'auto']) {
+  const rp = await init({ threads });
+  out[threads] = { threads: rp.threads, reason: rp.threadsReason, same: Buffer.from(rp.attention(args).output.buffer).equals(ref) };
+  rp.dispose();
+}
+console.log(JSON.stringify(out));
+`;
+
+async function runChild(flags, script = CHILD) {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const file = join(mkdtempSync(join(tmpdir(), 'relpos-flags-')), 'child.mjs');
+  writeFileSync(file, script);
+  const eval_ = flags.includes('--input-type=module');
+  const args = eval_ ? [...flags, '-e', script] : [...flags, file];
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { out: JSON.parse(stdout.trim().split('\n').at(-1)), stderr };
+}
+
+const NODE_FLAGS = [
+  ['--max-old-space-size=4096'],
+  ['--expose-gc'],
+  ['--stack-size=2000'],
+  ['--max-semi-space-size=16'],
+  ['--title=relpos-threads-test'],
+  ['--max-old-space-size=4096', '--expose-gc', '--input-type=module'],
+];
+test(`threads start under the Node flags people use (${NODE_FLAGS.map((f) => f.join(' ')).join('; ')}): threads 2 and 'auto' really run, with the single-thread bits`, async () => {
+  const auto = Math.min(8, availableParallelism());
+  const runs = await Promise.all(NODE_FLAGS.map((flags) => runChild(flags)));
+  runs.forEach(({ out }, i) => {
+    assert.deepEqual(out, {
+      2: { threads: 2, reason: null, same: true },
+      auto: { threads: auto, reason: null, same: true },
+    }, NODE_FLAGS[i].join(' '));
+  });
+});
+
+test('Workers that cannot start (node --permission without --allow-worker) end in the one-thread fall-back with threadsReason, not a rejected init', async (t) => {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 20) return t.skip('the permission model needs Node 20');
+  const flag = major >= 22 ? '--permission' : '--experimental-permission';
+  const { out, stderr } = await runChild([flag, '--allow-fs-read=*']);
+  for (const threads of ['2', 'auto']) {
+    assert.equal(out[threads].threads, 1);
+    assert.equal(out[threads].same, true);
+    assert.match(out[threads].reason, /^the threads build could not start its Workers \(.*(ERR_ACCESS_DENIED|Access to this API has been restricted)/);
+  }
+  assert.doesNotMatch(stderr, /sent an error|Aborted|RuntimeError/);
+});

@@ -3,6 +3,7 @@
 // (bench/gpu/run.sh) RELPOS_WEBGPU is the `webgpu` package's index.js and RELPOS_DAWN_FLAGS its Dawn flags.
 //   const { ctx, skip } = await webgpuAdapter();   // ctx: a GpuContext or null; skip: false or the reason
 //   const gpu = recordingGpu(realGpu);               // a GPU object whose gpu.devices are the GPUDevices it made
+//   const gpu = countingGpu(realGpu);                // gpu.counts: GPU objects its devices created, bytes mapped
 // No adapter: under CI (process.env.CI) a failing test says why — the suites must not skip there — else
 // every test skips with the reason.
 import { existsSync } from 'node:fs';
@@ -45,13 +46,6 @@ export async function webgpuAdapter({ keep = false } = {}) {
  */
 export function recordingGpu(real) {
   const devices = [];
-  const wrap = (target, overrides) => new Proxy(target, {
-    get(t, key) {
-      if (key in overrides) return overrides[key];
-      const v = Reflect.get(t, key, t);
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
   return {
     devices,
     requestAdapter: async (options) => {
@@ -64,6 +58,54 @@ export function recordingGpu(real) {
           return device;
         },
       });
+    },
+  };
+}
+
+const wrap = (target, overrides) => new Proxy(target, {
+  get(t, key) {
+    if (key in overrides) return overrides[key];
+    const v = Reflect.get(t, key, t);
+    return typeof v === 'function' ? v.bind(t) : v;
+  },
+});
+
+/**
+ * A GPU object over `real` whose devices count what they create: gpu.counts = { buffers, bindGroups, pipelines,
+ * shaderModules, mappedBytes } (mappedBytes: bytes of the ranges read through getMappedRange of MAP_READ buffers);
+ * gpu.reset() zeroes them. How a test proves a forward allocates nothing and reads back only what it must.
+ */
+export function countingGpu(real) {
+  const counts = { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0, mappedBytes: 0 };
+  const count = (name, fn) => (...args) => {
+    counts[name]++;
+    return fn(...args);
+  };
+  const device = (d) => wrap(d, {
+    createBuffer: (desc) => {
+      counts.buffers++;
+      const b = d.createBuffer(desc);
+      if (!(desc.usage & GPUBufferUsage.MAP_READ)) return b;
+      const getMappedRange = b.getMappedRange.bind(b);
+      b.getMappedRange = (offset = 0, size) => {
+        const range = getMappedRange(offset, size);
+        counts.mappedBytes += range.byteLength;
+        return range;
+      };
+      return b;
+    },
+    createBindGroup: count('bindGroups', d.createBindGroup.bind(d)),
+    createComputePipeline: count('pipelines', d.createComputePipeline.bind(d)),
+    createComputePipelineAsync: count('pipelines', d.createComputePipelineAsync.bind(d)),
+    createShaderModule: count('shaderModules', d.createShaderModule.bind(d)),
+  });
+  return {
+    counts,
+    reset: () => { for (const k in counts) counts[k] = 0; },
+    requestAdapter: async (options) => {
+      const adapter = await real.requestAdapter(options);
+      if (!adapter) return adapter;
+      return wrap(adapter, { requestDevice: async (desc) => device(await adapter.requestDevice(desc)) });
     },
   };
 }

@@ -27,7 +27,7 @@ import { randomArray } from './helpers.mjs';
 import { BENCH_NAMES, caseDir } from '../../scripts/q8-accuracy.mjs';
 import { webgpuAdapter } from './webgpu-adapter.mjs';
 
-const W = await import('../../web/webgpu/index.js');
+const W = { ...(await import('../../web/webgpu/index.js')), ...(await import('../../web/webgpu/compare.js')) };  // compare.js: repository only, not in the package
 
 const { ctx, gpu, skip } = await webgpuAdapter({ keep: true });
 const noF16 = skip || (!ctx.shaderF16 && `this adapter (${ctx.info.description || ctx.info.vendor}) has no 'shader-f16' (SwiftShader never has): the f16 cases run where an adapter has it (bench/gpu/run.sh runs this file on its GPU)`);

@@ -96,3 +96,26 @@ test('webgpu: q8 qwen3 and gemma3_text on the GPU stay as close to fp32 as WASM 
     }
   }
 });
+
+// GGUF files (../shared/fixtures/gguf, llama.cpp's converter) on WebGPU: the same family plans, so the GPU gives the
+// WASM outputs of the same file; the reranker's 2-row RANK head too.
+const GGUF = resolve(ROOT, '..', 'shared', 'fixtures', 'gguf');
+test('webgpu: GGUF files (Q8_0 EmbeddingGemma with Dense layers, Q4_K_M Qwen3, the Q8_0 reranker) match WASM on the same file', { skip: skip || (!existsSync(join(GGUF, 'MD5SUMS')) && `no fixtures at ${GGUF}`) }, async () => {
+  for (const [c, file] of [['gemma3-st-embed', 'model-dense-q8_0.gguf'], ['qwen3-kquant', 'model-q4_k_m.gguf'], ['qwen3-reranker', 'model-q8_0.gguf']]) {
+    const path = join(GGUF, c, file);
+    const ids = [[5, 17, 33, 2, 9, 41, 60, 7]];
+    const cpu = await rp.loadModel(path);
+    const gpu = await rp.loadModel(path, { device: 'webgpu' });
+    try {
+      assert.equal(gpu.info.device, 'webgpu');
+      const logits = cpu.head ? { logits: true, logitsAt: [[0, 7]] } : {};
+      const a = cpu.forward({ inputIds: ids }, logits), b = await gpu.forward({ inputIds: ids }, logits);
+      const e = maskedError(b.lastHiddenState, a.lastHiddenState, [Array(8).fill(1)]);
+      assert.ok(e <= TOL * 10, `${c} ${file}: GPU vs WASM max abs ${e}`);
+      if (cpu.head) assert.ok(Math.max(...a.logits.data.map((x, i) => Math.abs(x - b.logits.data[i]))) <= 1e-3, `${c}: RANK logits`);
+    } finally {
+      cpu.dispose();
+      gpu.dispose();
+    }
+  }
+});

@@ -6,7 +6,9 @@
 //     with info.deviceReason; what the GPU cannot serve (outputAttentions) rejects clearly (task heads:
 //     webgpu-task-heads.test.mjs);
 //   - JinaBERT v2 (shared/fixtures/gguf/jina-bert-v2-a, no transformers run): within 1e-4 of WASM, 3e-3 of llama.cpp;
-//   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's.
+//   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's;
+//   - shapes cost nothing after warm-up: after one forward at the largest shape, 32 forwards over 16 (batch, seq)
+//     shapes create no GPU buffer, bind group or pipeline (a counting GPUDevice) and equal a fresh model's.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { test } from 'node:test';
 import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { webgpuAdapter } from './webgpu-adapter.mjs';
+import { countingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
 import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
@@ -121,6 +123,65 @@ test('webgpu: jina-bert-v2-a matches WASM (1e-4) and llama.cpp (3e-3)', { skip: 
     wasm.dispose();
   }
 });
+
+/** Seeded ids in [5, vocab) for `batch` rows of `seq` tokens (row b keeps seq − b real tokens, padding after). */
+function seededBatch(batch, seq, vocab, seed) {
+  let s = seed >>> 0;
+  const inputIds = [], attentionMask = [];
+  for (let b = 0; b < batch; ++b) {
+    const real = Math.max(1, seq - b);
+    inputIds.push(Array.from({ length: seq }, (_, l) => (l < real ? 5 + ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % (vocab - 5)) : 0)));
+    attentionMask.push(Array.from({ length: seq }, (_, l) => (l < real ? 1 : 0)));
+  }
+  return { inputIds, attentionMask };
+}
+
+// BERT (all-MiniLM-L6-v2's family, the one-sentence-at-a-time case of issue #37). Families whose plan reads one
+// buffer through views at shape-dependent offsets (a gated FFN's halves) still make a bind group per new shape.
+for (const [set, name] of [[FIXTURES, 'bert-absolute']]) {
+  test(`webgpu: ${name}: 32 forwards over 16 shapes after warm-up at the largest create no GPU object and equal a fresh model's`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
+    const W = await import('../../web/webgpu/index.js');
+    const gpu = countingGpu((await W.findGpu({})).gpu);
+    // 16 shapes: seq 3..18, batch 1 or 2 (the second row padded); the largest is 2 × 18
+    const shapes = Array.from({ length: 16 }, (_, i) => [1 + (i % 2), 3 + ((i * 7) % 16)]);
+    const input = ([b, l], i) => seededBatch(b, l, vocab, 100 + i);
+    const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
+    const outs = [];
+    try {
+      await model.forward(seededBatch(2, 18, vocab, 1));
+      gpu.reset();
+      for (let r = 0; r < 2; ++r)
+        for (const [i, shape] of shapes.entries()) {
+          const mapped = gpu.counts.mappedBytes;
+          const out = await model.forward(input(shape, i));
+          outs.push(out.lastHiddenState);
+          // read back: the call's own [B, L, H] floats and BERT's pooler output [B, H], not the (larger) buffers they came through
+          assert.equal(gpu.counts.mappedBytes - mapped, out.lastHiddenState.data.byteLength + out.poolerOutput.data.byteLength, `shape ${shape}: bytes mapped`);
+        }
+      const { buffers, bindGroups, pipelines, shaderModules } = gpu.counts;
+      assert.deepEqual({ buffers, bindGroups, pipelines, shaderModules }, { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0 });
+    } finally {
+      model.dispose();
+    }
+    // a fresh model (its own device) runs each shape once, smallest first: every call its first at that shape, its
+    // buffers grown as it goes (a fresh model per shape would compile the pipelines 16 times on SwiftShader)
+    const fresh = await rp.loadModel(dir, { device: 'webgpu', gpu });
+    try {
+      const order = [...shapes.keys()].sort((a, b) => shapes[a][0] * shapes[a][1] - shapes[b][0] * shapes[b][1]);
+      for (const i of order) {
+        const want = (await fresh.forward(input(shapes[i], i))).lastHiddenState;
+        for (const got of [outs[i], outs[i + 16]]) {
+          assert.deepEqual(got.dims, want.dims, `shape ${shapes[i]}`);
+          assert.deepEqual(got.data, want.data, `shape ${shapes[i]}: differs from a fresh model's`);
+        }
+      }
+    } finally {
+      fresh.dispose();
+    }
+  });
+}
 
 for (const [set, name, reason] of UNSUPPORTED) {
   test(`webgpu: ${name} is refused with its reason; 'auto' falls back to WASM`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {

@@ -6,6 +6,7 @@
 //   writeRandomCheckpoint(dir, config, { seed, dtype: 'BF16' | 'F32', prefix: 'model.' })
 //     → { file, bytes, parameters, tensors: [{ name, shape }] }
 //   decoderTensors(config, prefix) → [{ name, shape }]   the tensors a llama / qwen3 / gemma3_text checkpoint holds
+//   encoderTensors(config) → [{ name, shape }]   the tensors of a BERT-description checkpoint (xlm-roberta, roberta, …)
 //   writeHeaderOnlyCheckpoint(dir, config) → file   config.json + a BF16 model.safetensors whose header is real and whose
 //     data is a sparse file (never read when a load is refused at the header: the cannot-fit checks)
 //
@@ -44,12 +45,37 @@ export function decoderTensors(c, prefix = 'model.') {
   return t;
 }
 
+/** XLMRobertaModel / RobertaModel / BertModel's state dict (no prefix): embeddings, post-LN layers, pooler. */
+export function encoderTensors(c) {
+  const H = c.hidden_size, I = c.intermediate_size;
+  const t = [
+    { name: 'embeddings.word_embeddings.weight', shape: [c.vocab_size, H] },
+    { name: 'embeddings.position_embeddings.weight', shape: [c.max_position_embeddings, H] },
+    { name: 'embeddings.token_type_embeddings.weight', shape: [c.type_vocab_size ?? 2, H] },
+    { name: 'embeddings.LayerNorm.weight', shape: [H] },
+    { name: 'embeddings.LayerNorm.bias', shape: [H] },
+  ];
+  const linear = (name, out, inp) => t.push({ name: `${name}.weight`, shape: [out, inp] }, { name: `${name}.bias`, shape: [out] });
+  for (let i = 0; i < c.num_hidden_layers; ++i) {
+    const b = `encoder.layer.${i}.`;
+    for (const n of ['query', 'key', 'value']) linear(`${b}attention.self.${n}`, H, H);
+    linear(`${b}attention.output.dense`, H, H);
+    t.push({ name: `${b}attention.output.LayerNorm.weight`, shape: [H] }, { name: `${b}attention.output.LayerNorm.bias`, shape: [H] });
+    linear(`${b}intermediate.dense`, I, H);
+    linear(`${b}output.dense`, H, I);
+    t.push({ name: `${b}output.LayerNorm.weight`, shape: [H] }, { name: `${b}output.LayerNorm.bias`, shape: [H] });
+  }
+  linear('pooler.dense', H, H);
+  return t;
+}
+
+const ENCODERS = new Set(['bert', 'roberta', 'xlm-roberta', 'camembert']);
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
 export function writeRandomCheckpoint(dir, config, { seed = 1, dtype = 'BF16', prefix = 'model.' } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));
-  const tensors = decoderTensors(config, prefix).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const tensors = (ENCODERS.has(config.model_type) ? encoderTensors(config) : decoderTensors(config, prefix)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const size = dtype === 'BF16' ? 2 : 4;
   const header = { __metadata__: { format: 'pt' } };
   let at = 0;

@@ -29,9 +29,14 @@ export function positionLimit(model) {
 export function limitSource(model) {
   const type = model.info?.modelType;
   if (type === 'mpnet') return '(max_position_embeddings − 2: MPNet positions start at 2)';
+  if (type === 'roberta' || type === 'xlm-roberta' || type === 'camembert')
+    return '(max_position_embeddings − pad_token_id − 1: positions start after the padding id)';
   if (type === 'nomic_bert') return '(n_positions)';
   return '(max_position_embeddings)';
 }
+
+/** The option names every pipeline call takes (lengthOptions, batchSizeOption). */
+export const LENGTH_OPTIONS = Object.freeze(['truncation', 'maxLength', 'batchSize']);
 
 export function checkPositiveInt(value, name) {
   if (typeof value !== 'number') throw new TypeError(`${name}: expected a positive integer, got ${describe(value)}`);

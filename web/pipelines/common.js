@@ -1,5 +1,5 @@
 // Argument checks and small helpers shared by the task pipelines.
-import { describe } from '../validation.js';
+import { checkStrings, describe } from '../validation.js';
 
 export function requireTokenizer(model, task) {
   if (!model.tokenizer) throw new Error(`${task}: the model was loaded without tokenizer.json (or spm.model / spiece.model), so it cannot take text`);
@@ -7,11 +7,7 @@ export function requireTokenizer(model, task) {
 
 /** A string or a non-empty array of strings → { list, single }. */
 export function textList(input, task, what = 'input') {
-  const single = typeof input === 'string';
-  const list = single ? [input] : input;
-  if (!Array.isArray(list) || list.length === 0 || list.some((t) => typeof t !== 'string'))
-    throw new TypeError(`${task}: ${what}: expected a string or a non-empty array of strings, got ${describe(input)}`);
-  return { list, single };
+  return checkStrings(input, `${task}: ${what}`);
 }
 
 /** topK: a positive integer, or null when `allowNull` (all). */

@@ -9,13 +9,14 @@
 // prompt, whether the prompt's tokens are pooled, the truncation length, and lowercasing — the way
 // SentenceTransformer.encode() embeds. Without those files: mean pooling, no norm, no prompt. The
 // caller's options always win; pipe.defaults says what the defaults are and which file each came from.
-import { checkBool, checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkLength, forwardBatched, lengthOptions, positionLimit } from './batching.js';
+import { checkBool, checkKnownOptions, describe } from '../validation.js';
+import { batchSizeOption, checkLength, forwardBatched, LENGTH_OPTIONS, lengthOptions, positionLimit } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
 import { encodeInput } from './encoding.js';
 import { applyDense } from '../st-dense.js';
 
 export const POOLINGS = Object.freeze(['mean', 'cls', 'last_token', 'none']);
+const OPTIONS = ['pooling', 'normalize', 'prompt', 'promptName', 'includePrompt', 'dense', 'dimensions', ...LENGTH_OPTIONS];
 const RELPOS = 'relpos';
 
 function l2normalize(o) {
@@ -29,7 +30,8 @@ function l2normalize(o) {
  * Mean over the attention mask, the first token ('cls'), the last token the mask keeps
  * ('last_token'; zeros when it keeps none), or none, of last_hidden_state; optional L2 norm.
  */
-export function pool(lastHiddenState, attentionMask, { pooling = 'mean', normalize = false } = {}) {
+export function pool(lastHiddenState, attentionMask, options = {}) {
+  const { pooling = 'mean', normalize = false } = checkKnownOptions(options, 'pool: options', ['pooling', 'normalize']);
   const [B, L, H] = lastHiddenState.dims;
   if (pooling === 'none') return lastHiddenState;
   const out = new Float32Array(B * H);
@@ -120,7 +122,7 @@ export function featureExtraction(model, task = 'feature-extraction') {
   const defaults = featureDefaults(model);
   const sentenceTransformers = model.sentenceTransformers != null;
   async function extract(input, options = {}) {
-    checkObject(options, `${task}: options`);
+    checkKnownOptions(options, `${task}: options`, OPTIONS);
     let pooling = options.pooling;
     if (pooling === undefined || pooling === null) {
       if (defaults.pooling === null)

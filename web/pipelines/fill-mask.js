@@ -3,8 +3,8 @@
 // mask, topK (default 5), targets looked up in the vocabulary (else their first piece),
 // token_str = decode([id]), sequence = decode with the mask replaced (padding and, for one mask,
 // special tokens removed; clean_up_tokenization_spaces).
-import { checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkLength, forwardBatched, lengthOptions, softmax } from './batching.js';
+import { checkKnownOptions, checkStrings, describe } from '../validation.js';
+import { batchSizeOption, checkLength, forwardBatched, LENGTH_OPTIONS, lengthOptions, softmax } from './batching.js';
 import { checkTopK, requireTokenizer, specialToken, textList, topIndices } from './common.js';
 import { encodeInput } from './encoding.js';
 
@@ -20,9 +20,7 @@ export function maskToken(tokenizer, task = 'fill-mask') {
 
 /** Target strings → distinct ids (HF get_target_ids): the vocabulary entry, else the first piece. */
 export function targetIds(tokenizer, targets, task = 'fill-mask') {
-  const list = typeof targets === 'string' ? [targets] : targets;
-  if (!Array.isArray(list) || list.some((t) => typeof t !== 'string'))
-    throw new TypeError(`${task}: targets: expected a string or an array of strings, got ${describe(targets)}`);
+  const { list } = checkStrings(targets, `${task}: targets`);
   const ids = [];
   for (const target of list) {
     let id = tokenizer.token_to_id(target);
@@ -62,7 +60,7 @@ export function fillOne(tokenizer, { ids, at, logits, topK, targets, padId, sing
 
 export function fillMask(model, task = 'fill-mask') {
   return async function fill(input, options = {}) {
-    checkObject(options, `${task}: options`);
+    checkKnownOptions(options, `${task}: options`, ['topK', 'targets', ...LENGTH_OPTIONS]);
     requireTokenizer(model, task);
     const topK = checkTopK(options.topK ?? 5, task);
     const { truncation, maxLength, limit, limitSource } = lengthOptions(model, options, task);

@@ -8,7 +8,7 @@
 //     p_start[CLS]·p_end[CLS] (minimum over windows); spans s ≤ e < s + maxAnswerLen of context
 //     tokens score p_start[s]·p_end[e]; each window gives its best topK.
 //   - Spans become characters through the tokenizer's offsets (alignToWords: whole words).
-import { checkBool, checkObject, describe } from '../validation.js';
+import { checkBool, checkKnownOptions, describe } from '../validation.js';
 import { batchSizeOption, checkPositiveInt, forwardBatched, limitSource, positionLimit, row2, softmax } from './batching.js';
 import { checkTopK, requireTokenizer, specialToken } from './common.js';
 import { assemble, encodeSegment, specialCount } from './encoding.js';
@@ -119,7 +119,7 @@ function normalizeInputs(args, task) {
 }
 
 function checkOptions(model, options, task) {
-  checkObject(options, `${task}: options`);
+  checkKnownOptions(options, `${task}: options`, ['topK', 'maxAnswerLen', 'maxSeqLen', 'docStride', 'handleImpossibleAnswer', 'alignToWords', 'batchSize']);
   const topK = checkTopK(options.topK ?? 1, task);
   const maxAnswerLen = checkPositiveInt(options.maxAnswerLen ?? 15, `${task}: maxAnswerLen`);
   const handleImpossibleAnswer = checkBool(options.handleImpossibleAnswer ?? false, `${task}: handleImpossibleAnswer`);

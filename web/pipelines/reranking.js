@@ -11,8 +11,8 @@
 // A checkpoint is such a reranker when its head is a causal LM (config.json architectures Qwen3ForCausalLM:
 // model.head.task 'text-generation'): text-classification has no other meaning for a causal LM. The "yes" and
 // "no" token ids come from the tokenizer (tokens 'yes' and 'no'; options yesToken / noToken override).
-import { checkObject, describe } from '../validation.js';
-import { batchSizeOption, forwardBatched, lengthOptions, softmax } from './batching.js';
+import { checkKnownOptions, describe } from '../validation.js';
+import { batchSizeOption, forwardBatched, LENGTH_OPTIONS, lengthOptions, softmax } from './batching.js';
 import { checkTopK, requireTokenizer } from './common.js';
 
 export const RERANKER_PREFIX =
@@ -45,7 +45,7 @@ function pair(x, where) {
 
 export function reranking(model, task = 'text-classification') {
   return async function rerank(input, options = {}) {
-    checkObject(options, `${task}: options`);
+    checkKnownOptions(options, `${task}: options`, ['topK', 'functionToApply', 'instruction', 'yesToken', 'noToken', ...LENGTH_OPTIONS]);
     requireTokenizer(model, task);
     const tok = model.tokenizer;
     const legacy = !('topK' in options);
@@ -56,6 +56,11 @@ export function reranking(model, task = 'text-classification') {
       throw new Error(`${task}: functionToApply: a reranker's score is softmax(logit[no], logit[yes])[yes]; got ${describe(options.functionToApply)}`);
     const yes = tokenId(tok, options.yesToken ?? 'yes', 'yesToken', task);
     const no = tokenId(tok, options.noToken ?? 'no', 'noToken', task);
+    // A GGUF reranker's head (RANK pooling) holds only its answer rows, in classifier.output_labels order.
+    const labels = model.gguf?.rankLabels ?? null;
+    const answer = (id, token) => (labels ? labels.indexOf(token) : id);
+    const yesAt = answer(yes, options.yesToken ?? 'yes'), noAt = answer(no, options.noToken ?? 'no');
+    if (yesAt < 0 || noAt < 0) throw new Error(`${task}: the GGUF reranker's labels are ${JSON.stringify(labels)}, without ${JSON.stringify(yesAt < 0 ? options.yesToken ?? 'yes' : options.noToken ?? 'no')}`);
     const { truncation, maxLength } = lengthOptions(model, options, task);
     const batchSize = batchSizeOption(options, task);
     const many = Array.isArray(input);
@@ -79,7 +84,7 @@ export function reranking(model, task = 'text-classification') {
     const at = (idx) => ({ logits: true, logitsAt: idx.map((i, b) => [b, encodings[i].ids.length - 1]) });
     await forwardBatched(model, encodings, batchSize, at, (r, row, i) => {
       const V = r.logits.dims[1];
-      const [pNo, pYes] = softmax([r.logits.data[row * V + no], r.logits.data[row * V + yes]]);
+      const [pNo, pYes] = softmax([r.logits.data[row * V + noAt], r.logits.data[row * V + yesAt]]);
       const scores = [{ label: 'yes', score: pYes }, { label: 'no', score: pNo }];
       results[i] = legacy ? scores[0] : scores.sort((a, b) => b.score - a.score).slice(0, topK ?? undefined);
     });

@@ -4,8 +4,8 @@
 // sigmoid for one label or problem_type multi_label_classification, softmax otherwise); without
 // topK a text gives [best], a pair gives best and an array one best per input; with topK (a number,
 // or null for all labels) every input gives its labels sorted by score.
-import { checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkLength, forwardBatched, lengthOptions, row2, sigmoid, softmax } from './batching.js';
+import { checkKnownOptions, describe } from '../validation.js';
+import { batchSizeOption, checkLength, forwardBatched, LENGTH_OPTIONS, lengthOptions, row2, sigmoid, softmax } from './batching.js';
 import { checkTopK, requireTokenizer } from './common.js';
 import { encodeInput } from './encoding.js';
 import { isReranker, reranking } from './reranking.js';
@@ -49,7 +49,7 @@ function item(x, where) {
 export function textClassification(model, task = 'text-classification') {
   if (isReranker(model)) return reranking(model, task);
   return async function classify(input, options = {}) {
-    checkObject(options, `${task}: options`);
+    checkKnownOptions(options, `${task}: options`, ['topK', 'functionToApply', ...LENGTH_OPTIONS]);
     requireTokenizer(model, task);
     const labels = requireClassifier(model, task);
     const legacy = !('topK' in options);

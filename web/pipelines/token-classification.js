@@ -1,8 +1,8 @@
 // pipeline('token-classification' | 'ner', model): one label per token, optionally grouped into
 // entities, as Hugging Face's TokenClassificationPipeline does (4.34: gather_pre_entities,
 // aggregate, aggregate_words, group_entities), with character offsets from web/pipelines/encoding.js.
-import { checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkLength, forwardBatched, lengthOptions, rows3, softmax } from './batching.js';
+import { checkKnownOptions, checkStrings, describe } from '../validation.js';
+import { batchSizeOption, checkLength, forwardBatched, LENGTH_OPTIONS, lengthOptions, rows3, softmax } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
 import { byteLevelText, encodeInput, tokenBytes, tokenizerKind } from './encoding.js';
 
@@ -152,14 +152,12 @@ export function entitiesOf({ text, enc, logits, labels, strategy = 'none', ignor
 }
 
 function checkOptions(options, task) {
-  checkObject(options, `${task}: options`);
+  checkKnownOptions(options, `${task}: options`, ['aggregationStrategy', 'ignoreLabels', ...LENGTH_OPTIONS]);
   const strategy = options.aggregationStrategy ?? 'none';
   if (typeof strategy !== 'string') throw new TypeError(`${task}: aggregationStrategy: expected one of ${AGGREGATION_STRATEGIES.map((s) => `'${s}'`).join(', ')}, got ${describe(strategy)}`);
   if (!AGGREGATION_STRATEGIES.includes(strategy))
     throw new Error(`${task}: aggregationStrategy: expected one of ${AGGREGATION_STRATEGIES.map((s) => `'${s}'`).join(', ')}, got ${describe(strategy)}`);
-  const ignoreLabels = options.ignoreLabels ?? ['O'];
-  if (!Array.isArray(ignoreLabels) || ignoreLabels.some((l) => typeof l !== 'string'))
-    throw new TypeError(`${task}: ignoreLabels: expected an array of label names, got ${describe(ignoreLabels)}`);
+  const ignoreLabels = checkStrings(options.ignoreLabels ?? ['O'], `${task}: ignoreLabels`, { allowSingle: false, allowEmpty: true }).list;
   return { strategy, ignoreLabels };
 }
 

@@ -1,8 +1,8 @@
 // pipeline('zero-shot-classification', model): an NLI head scores (text, hypothesis) pairs; the
 // entailment logits are softmaxed across the candidate labels (or, with multiLabel, entailment vs
 // contradiction per label). Pairs are truncated on the text's side ('only_first', as HF).
-import { checkBool, checkObject, describe } from '../validation.js';
-import { batchSizeOption, checkLength, forwardBatched, lengthOptions, row2, softmax } from './batching.js';
+import { checkBool, checkKnownOptions, checkStrings, describe } from '../validation.js';
+import { batchSizeOption, checkLength, forwardBatched, LENGTH_OPTIONS, lengthOptions, row2, softmax } from './batching.js';
 import { requireTokenizer, textList } from './common.js';
 import { encodeInput } from './encoding.js';
 import { requireClassifier } from './text-classification.js';
@@ -11,12 +11,10 @@ const labelIndex = (labels, prefix) => labels.findIndex((l) => l.toLowerCase().s
 
 export function zeroShotClassification(model, task = 'zero-shot-classification') {
   return async function zeroShot(input, candidateLabels, options = {}) {
-    checkObject(options, `${task}: options`);
+    checkKnownOptions(options, `${task}: options`, ['hypothesisTemplate', 'multiLabel', ...LENGTH_OPTIONS]);
     requireTokenizer(model, task);
     const labels = requireClassifier(model, task);
-    const candidates = typeof candidateLabels === 'string' ? [candidateLabels] : candidateLabels;
-    if (!Array.isArray(candidates) || candidates.length === 0 || candidates.some((l) => typeof l !== 'string'))
-      throw new TypeError(`${task}: candidateLabels: expected a string or a non-empty array of strings, got ${describe(candidateLabels)}`);
+    const candidates = checkStrings(candidateLabels, `${task}: candidateLabels`).list;
     const template = options.hypothesisTemplate ?? 'This example is {}.';
     if (typeof template !== 'string' || !template.includes('{}'))
       throw new Error(`${task}: hypothesisTemplate: expected a string containing '{}', got ${describe(template)}`);

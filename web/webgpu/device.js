@@ -31,6 +31,34 @@ const describe = (v) => (v === null ? 'null' : typeof v === 'object' ? (v.constr
 
 let nodeGpu = null; // the npm package 'webgpu''s GPU object, created once
 
+const SWIFTSHADER_HINT = 'a GPU driver, or VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json for SwiftShader on the CPU';
+
+/**
+ * Linux: null when the Vulkan loader can find a driver (an ICD manifest where it looks, or VK_ICD_FILENAMES /
+ * VK_DRIVER_FILES / VK_ADD_DRIVER_FILES), else the folders looked in. Without a driver, creating Dawn's instance
+ * only makes the loader print "vkCreateInstance: Found no drivers!", so relpos does not create one.
+ */
+async function missingVulkanDriver() {
+  if (process.platform !== 'linux') return null;
+  const env = process.env;
+  if (env.VK_ICD_FILENAMES || env.VK_DRIVER_FILES || env.VK_ADD_DRIVER_FILES) return null;
+  const fsName = 'node:fs'; // non-literal: bundlers targeting the web must not resolve it
+  const { readdirSync } = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
+  const home = env.HOME ?? '';
+  const dirs = [
+    ...(env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'), '/etc', '/usr/local/etc', env.XDG_DATA_HOME || `${home}/.local/share`,
+    ...(env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':'),
+  ].filter(Boolean).map((d) => `${d}/vulkan/icd.d`);
+  for (const dir of dirs) {
+    try {
+      if (readdirSync(dir).some((f) => f.endsWith('.json'))) return null;
+    } catch {
+      // no such folder
+    }
+  }
+  return dirs;
+}
+
 /** Finds a GPU object (see the header); returns { gpu, source } or throws an Error. */
 export async function findGpu(options = {}) {
   if (options.gpu !== undefined && options.gpu !== null) {
@@ -51,6 +79,10 @@ export async function findGpu(options = {}) {
   }
   // The binding's classes (GPUBufferUsage, GPUMapMode, …) are globals in a browser; dispatchers use them.
   for (const [name, value] of Object.entries(mod.globals)) if (!(name in globalThis)) globalThis[name] = value;
+  if (!nodeGpu) {
+    const looked = await missingVulkanDriver();
+    if (looked) throw new Error(`webgpu: no GPU adapter: no Vulkan driver is installed (no ICD manifest in ${looked.join(', ')}); Dawn needs ${SWIFTSHADER_HINT}`);
+  }
   // One Dawn instance per process: every context (one per model on WebGPU) requests its adapter from it.
   nodeGpu ??= mod.create([]);
   return { gpu: nodeGpu, source: "npm package 'webgpu' (Dawn)" };
@@ -67,7 +99,7 @@ export async function createContext(options = {}) {
   const adapter = await gpu.requestAdapter({ powerPreference });
   if (!adapter) {
     const hint = isNode
-      ? ' (Dawn on Linux needs libvulkan.so.1 — Debian package libvulkan1 — and a Vulkan driver: a GPU driver, or VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json for SwiftShader on the CPU)'
+      ? ` (Dawn on Linux needs libvulkan.so.1 — Debian package libvulkan1 — and a Vulkan driver: ${SWIFTSHADER_HINT})`
       : '';
     throw new Error(`webgpu: no GPU adapter: ${source}.requestAdapter({ powerPreference: '${powerPreference}' }) returned null${hint}`);
   }
@@ -173,10 +205,18 @@ export class GpuContext {
         return hit.buffer;
       }
     }
+    const old = cache?.uniforms[cache.u];
+    if (old && cache.rewrite && old.words === words.length) {
+      // same dispatch, other sizes (another shape of the plan): new words into the same buffer, in queue order
+      this.device.queue.writeBuffer(old.buffer, 0, packWords(words));
+      old.key = key;
+      cache.u++;
+      return old.buffer;
+    }
     const buffer = newUniforms(this.device, words);
     if (cache) {
       if (cache.uniforms[cache.u]) cache.retired.push(cache.uniforms[cache.u].buffer);
-      cache.uniforms[cache.u++] = { key, buffer };
+      cache.uniforms[cache.u++] = { key, buffer, words: words.length };
     }
     return buffer;
   }
@@ -289,19 +329,67 @@ export function dispatch(ctx, encoder, pipeline, buffers, groups, label = '') {
     const hit = cache.groups[cache.g];
     if (hit && hit.pipeline === pipeline && hit.buffers.length === buffers.length && hit.buffers.every((b, i) => sameBinding(b, buffers[i]))) bindGroup = hit.bindGroup;
   }
+  // a cache shared by shapes: the bind groups of views at other offsets (another shape's) are kept by what they bind
+  const key = !bindGroup && cache?.rewrite ? bindingKey(pipeline, buffers) : null;
+  if (key) bindGroup = cache.byBinding.get(key) ?? null;
   if (!bindGroup) {
     bindGroup = ctx.device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: buffers.map((b, binding) => ({ binding, resource: b.buffer && b.offset !== undefined ? b : { buffer: b } })),
     });
-    if (cache) cache.groups[cache.g] = { pipeline, buffers: [...buffers], bindGroup };
+    if (key) {
+      if (cache.byBinding.size >= 8192) cache.byBinding.clear();
+      cache.byBinding.set(key, bindGroup);
+    }
   }
+  if (cache) cache.groups[cache.g] = { pipeline, buffers: [...buffers], bindGroup };
   if (cache) cache.g++;
-  const pass = encoder.beginComputePass({ label });
+  const shared = ctx.sharedPass; // a recording that keeps one compute pass open across dispatches (sharePasses)
+  if (shared && shared.encoder !== encoder) endSharedPass(ctx);
+  const pass = shared ? (shared.pass ??= encoder.beginComputePass({ label: 'relpos dispatches' })) : encoder.beginComputePass({ label });
+  if (shared) shared.encoder = encoder;
   pass.setPipeline(pipeline);
   pass.setBindGroup(0, bindGroup);
   pass.dispatchWorkgroups(...groups);
-  pass.end();
+  if (!shared) pass.end();
+}
+
+/**
+ * From now on, consecutive dispatch() calls on one encoder share one compute pass (WebGPU makes each dispatch's
+ * writes visible to the next within a pass): fewer passes to encode. The caller must endSharedPass(ctx) before any
+ * other command on the encoder (a copy), before finish(), and stopSharing(ctx) when done.
+ */
+export function sharePasses(ctx) {
+  ctx.sharedPass = { encoder: null, pass: null };
+}
+
+/** Ends the shared compute pass, if one is open (sharePasses). */
+export function endSharedPass(ctx) {
+  const shared = ctx.sharedPass;
+  if (shared?.pass) shared.pass.end();
+  if (shared) {
+    shared.pass = null;
+    shared.encoder = null;
+  }
+}
+
+/** Ends the shared pass and returns to one pass per dispatch. */
+export function stopSharing(ctx) {
+  endSharedPass(ctx);
+  ctx.sharedPass = null;
+}
+
+let nextId = 0;
+const ids = new WeakMap(); // GPU object → a number, for bindingKey
+const idOf = (o) => {
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, (id = ++nextId));
+  return id;
+};
+
+/** What a bind group binds (pipeline, buffers, views' offsets and sizes), as a Map key. */
+function bindingKey(pipeline, buffers) {
+  return `${idOf(pipeline)}|${buffers.map((b) => (b.buffer && b.offset !== undefined ? `${idOf(b.buffer)}@${b.offset}+${b.size}` : idOf(b))).join(',')}`;
 }
 
 /** Splits a dispatch of `count` workgroups into (x, y) within maxComputeWorkgroupsPerDimension. */
@@ -315,16 +403,22 @@ export function grid(ctx, count) {
 /** A mapped-at-creation uniform buffer holding `words` (GpuContext.uniforms). */
 function newUniforms(device, words) {
   const size = Math.max(16, (words.length * 4 + 15) & ~15);
-  const buffer = device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
-  const range = buffer.getMappedRange();
+  const buffer = device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, mappedAtCreation: true });
+  new Uint8Array(buffer.getMappedRange()).set(new Uint8Array(packWords(words)));
+  buffer.unmap();
+  return buffer;
+}
+
+/** The bytes of uniform `words` (u32, { i } as i32, { f } as f32), padded to 16. */
+function packWords(words) {
+  const range = new ArrayBuffer(Math.max(16, (words.length * 4 + 15) & ~15));
   const u = new Uint32Array(range), i = new Int32Array(range), f = new Float32Array(range);
   words.forEach((w, at) => {
     if (w.f !== undefined) f[at] = w.f;
     else if (w.i !== undefined) i[at] = w.i;
     else u[at] = w;
   });
-  buffer.unmap();
-  return buffer;
+  return range;
 }
 
 /** Same bound resource: the same GPUBuffer, or views of the same buffer at the same offset and size. */
@@ -341,7 +435,10 @@ function sameBinding(a, b) {
  * destroy() with the plan.
  */
 export class DispatchCache {
-  constructor() {
+  /** rewrite: a cache shared by several shapes of one plan: the n-th uniform buffer with other words of the same count is rewritten in place (queue.writeBuffer) instead of replaced. */
+  constructor({ rewrite = false } = {}) {
+    this.rewrite = rewrite;
+    this.byBinding = new Map(); // bindingKey → GPUBindGroup (rewrite only)
     this.uniforms = [];
     this.groups = [];
     this.retired = [];
@@ -360,5 +457,6 @@ export class DispatchCache {
     this.uniforms = [];
     this.groups = [];
     this.retired = [];
+    this.byBinding.clear();
   }
 }

@@ -1,10 +1,12 @@
 // The WebGPU executor of a model's plan (cpp/src/plan/plan.h, docs/architecture.md): the C++ family
 // runs once in record-only mode and yields ops over buffers; this file maps each op to a kernel of
 // ./kernels and records a whole forward into ONE command encoder. Weights go to the GPU once (by the
-// key the plan gives them, for the model's life); activations are one GPU buffer per plan buffer,
-// kept per (batch, seq, hidden states) for the PlanExecutor.KEEP most recent shapes; only the outputs
-// are copied back. Uniform buffers and bind groups are made on a prepared plan's first forward and reused by
-// the next ones (device.js DispatchCache), so a forward after the first allocates no GPU objects but its read-backs.
+// key the plan gives them, for the model's life); activations are GPU buffers of an arena (one per plan buffer
+// and part, grown to the largest shape seen, reused by every smaller (batch, seq)); only the outputs are copied
+// back, into pooled read-back buffers. Uniform buffers and bind groups are kept per plan structure (device.js
+// DispatchCache with rewrite: a new shape writes its sizes into the same uniform buffers), so after one forward at
+// the largest shape, forwards at any smaller shape create no GPU object (views at shape-dependent offsets, e.g. a
+// gated FFN's halves, still make a bind group per new shape). Recorded plans: PlanExecutor.KEEP most recent shapes.
 //
 //   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
 //   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
@@ -30,13 +32,13 @@
 // q8 weights (a plan weight of kind 'q8': an nn.Linear or embedding table loaded with dtype 'q8') stay int8
 // on the GPU, in the q8 words of kernels/gemm.js and kernels/embedding.js (cpp/src/plan/plan.h Q8Values):
 // ~1 byte per weight.
-// Buffers: a plan buffer that ops address at several offsets (a gated FFN's two halves, an MLP in
-// row blocks) is one GPU buffer bound through views when every offset meets the device's storage
-// offset alignment; otherwise it is split into one GPU buffer per offset (an access that would cross
-// a split, or attention reading a split buffer whole, is refused). An output whose GPU buffer is also
+// Buffers: a plan buffer that ops address at several offsets (an MLP in row blocks) is split into one GPU
+// buffer per offset; one that attention reads whole or that an op reads across parts (a gated FFN's two halves)
+// is one GPU buffer bound through views, which needs every offset to meet the device's storage offset alignment
+// (else refused). An output whose GPU buffer is also
 // an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
 // read-write binding of one buffer in a dispatch).
-import { DispatchCache } from './device.js';
+import { DispatchCache, endSharedPass, sharePasses, stopSharing } from './device.js';
 import { gemm } from './kernels/gemm.js';
 import { rope } from './kernels/rope.js';
 import { norm } from './kernels/norm.js';
@@ -64,15 +66,39 @@ export class PlanExecutor {
     this.eb = this.dtype === 'f16' ? 2 : 4; // bytes per activation / float weight element
     this.weights = new Map(); // key → GPUBuffer, for the model's life
     this.scales = new Map(); // key → GPUBuffer of a q8 weight's scale words
-    this.prepared = new Map(); // `${batch}x${seq}:${hs}` → prepared plan, most recently used last
+    this.prepared = new Map(); // `${batch}x${seq}:${hs}:…` → recorded plan and its bindings, most recently used last
+    this.arena = new Map(); // name → GPUBuffer, grown to the largest shape seen (#arena)
+    this.epoch = 0; // bumped by every arena growth
+    this.caches = new Map(); // dispatch structure → DispatchCache (uniform buffers and bind groups, shared by shapes)
+    this.free = []; // read-back buffers not in use
+    this.written = null; // the prepared plan whose shape-dependent contents the arena holds
   }
 
-  /** Prepared plans kept (their activation buffers stay on the GPU); the least recently used goes first. */
-  static KEEP = 4;
+  /** Recorded plans kept per shape (CPU objects only: the GPU buffers are shared by every shape); least recently used goes first. */
+  static KEEP = 64;
 
   /**
-   * Builds (or reuses) the plan for this shape, uploads the weights it names that are not on the GPU yet.
-   * logits: the task head follows the model; logitRows > 0: a masked-LM head at that many rows.
+   * The GPU buffer `name` of at least `bytes` bytes from the executor's arena: one buffer per name for the model's
+   * life, grown (replaced by a larger one) when a larger shape needs it and reused by every smaller (batch, seq).
+   * A growth bumps this.epoch, so prepared shapes rebind. fill(buffer): writes a new buffer's contents.
+   */
+  #arena(name, bytes, fill = null) {
+    const have = this.arena.get(name);
+    if (have && have.size >= bytes) return have;
+    have?.destroy(); // work already submitted keeps it alive until it is done
+    const b = this.ctx.empty(bytes, name);
+    if (fill) fill(b);
+    this.arena.set(name, b);
+    this.epoch++;
+    return b;
+  }
+
+  /**
+   * The plan for this shape with the GPU buffers it runs on; uploads the weights it names that are not on the GPU
+   * yet. Activation, input and scratch buffers come from the arena (#arena): after a forward at the largest shape,
+   * a forward at any smaller (batch, seq) creates no GPU buffer, uniform buffer, bind group or pipeline (its sizes
+   * travel in the uniform buffers of the dispatch cache, rewritten in place). logits: the task head follows the
+   * model; logitRows > 0: a masked-LM head at that many rows.
    */
   prepare(batch, seq, hiddenStates = false, logits = false, logitRows = 0) {
     const key = `${batch}x${seq}:${hiddenStates}:${logits}:${logitRows}`;
@@ -80,12 +106,21 @@ export class PlanExecutor {
     if (p) {
       this.prepared.delete(key); // most recently used last
       this.prepared.set(key, p);
-      return p;
+    } else {
+      p = this.#recordPlan(batch, seq, hiddenStates, logits, logitRows);
+      this.prepared.set(key, p);
+      while (this.prepared.size > PlanExecutor.KEEP) this.prepared.delete(this.prepared.keys().next().value);
     }
+    this.#bind(p);
+    if (this.written !== p) this.#writeShape(p);
+    return p;
+  }
+
+  // A recorded plan and what its buffers need (CPU only; #bind gives it GPU buffers).
+  #recordPlan(batch, seq, hiddenStates, logits, logitRows) {
     const plan = this.source.plan(batch, seq, hiddenStates, logits, logitRows);
     checkPlan(plan);
-    const ctx = this.ctx;
-    const eb = this.eb, bpe = (i) => (plan.buffers[i].kind === 'activation' ? eb : 4);
+    const ctx = this.ctx, eb = this.eb;
     const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / eb);
     const weights = plan.weights.map((w, i) => {
       let buffer = this.weights.get(w.key);
@@ -103,66 +138,96 @@ export class PlanExecutor {
       }
       return buffer;
     });
-    const scales = plan.weights.map((w) => this.scales.get(w.key));
-    let largest = 0;
-    const owned = [];
-    // per plan buffer: offset → GPUBuffer or view { buffer, offset, size }
-    const buffers = segments.map(({ views, parts }, i) => {
-      const kind = plan.buffers[i].kind, map = new Map();
-      if (views) {
-        const elements = plan.buffers[i].elements, e = bpe(i);
-        largest = Math.max(largest, elements);
-        const b = ctx.empty(e * elements, `${kind} ${i}`);
-        owned.push(b);
-        for (const [off] of parts) map.set(off, off ? { buffer: b, offset: e * off, size: e * (elements - off) } : b);
-      } else {
-        for (const [off, len] of parts) {
-          largest = Math.max(largest, len);
-          const b = ctx.empty(bpe(i) * len, `${kind} ${i}@${off}`);
-          owned.push(b);
-          map.set(off, b);
-        }
-      }
-      return map;
-    });
-    const rows = batch * seq;
-    const positions = new Uint32Array(rows);
-    for (let t = 0; t < rows; ++t) positions[t] = t % seq;
-    const constants = plan.constants.map((c, i) => ctx.upload(c, `constant ${i}`));
-    let ropeFloats = 0;
-    const ropeTables = new Map(); // constant id → [cos, sin] buffers [seq, rotary_dim/2]
+    let largest = 0, ropeFloats = 0;
+    for (const [i, { views, parts }] of segments.entries())
+      for (const [, len] of parts) largest = Math.max(largest, views ? plan.buffers[i].elements : len);
+    const ropeConstants = new Set();
     for (const op of plan.ops) {
       if (op.op !== 'attention' || op.kind !== 'rope') continue;
       ropeFloats = Math.max(ropeFloats, plan.buffers[op.q].elements, plan.buffers[op.k].elements);
-      if (ropeTables.has(op.scheme_floats)) continue;
-      const c = plan.constants[op.scheme_floats], n = c.length / 2;
-      const pair = [ctx.upload(c.subarray(0, n), 'rope cos'), ctx.upload(c.subarray(n), 'rope sin')];
-      owned.push(...pair);
-      ropeTables.set(op.scheme_floats, pair);
+      ropeConstants.add(op.scheme_floats);
     }
-    p = {
-      plan,
-      cache: new DispatchCache(),
-      weights,
-      scales,
-      buffers,
-      constants,
-      ropeTables,
-      owned,
+    // the structure of the recorded dispatches (what a dispatch cache is keyed by): the same for every (batch, seq)
+    const structure = `${hiddenStates}:${logits}:${logitRows > 0}`;
+    let cache = this.caches.get(structure);
+    if (!cache) this.caches.set(structure, (cache = new DispatchCache({ rewrite: true })));
+    return {
+      plan, segments, weights, largest, ropeFloats, ropeConstants, cache, epoch: -1,
+      scales: plan.weights.map((w) => this.scales.get(w.key)),
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
-      positions: ctx.upload(positions, 'positions'),
-      zeros: ctx.empty(4 * rows, 'zero ids'),
-      scratch: ctx.empty(eb * largest, 'scratch'),
-      rope: ropeFloats ? [ctx.empty(eb * ropeFloats, 'rope q'), ctx.empty(eb * ropeFloats, 'rope k')] : null,
-      padded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2) ? ctx.empty(4 * rows, 'padded positions') : null,
+      needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
+      needsOnes: plan.ops.some((op) => op.op === 'mean_rows' && !op.mask),
     };
-    this.prepared.set(key, p);
-    while (this.prepared.size > PlanExecutor.KEEP) {
-      const [oldest, q] = this.prepared.entries().next().value;
-      this.prepared.delete(oldest);
-      release(q);
+  }
+
+  // Gives a prepared plan its arena buffers (again after the arena grew).
+  #bind(p) {
+    if (p.epoch === this.epoch) return; // bound since the arena last grew: its buffers are still large enough
+    const { plan, segments, eb } = { ...p, eb: this.eb };
+    const rows = plan.batch * plan.seq;
+    const bpe = (i) => (plan.buffers[i].kind === 'activation' ? eb : 4);
+    // grow first (each growth bumps the epoch), then bind every name to the arena's current buffer
+    const need = [];
+    segments.forEach(({ views, parts }, i) => {
+      if (views) need.push([`buffer ${i}`, bpe(i) * plan.buffers[i].elements]);
+      else parts.forEach(([, len], j) => need.push([`buffer ${i}.${j}`, bpe(i) * len]));
+    });
+    need.push(['positions', 4 * rows], ['zero ids', 4 * rows], ['scratch', eb * p.largest]);
+    if (p.ropeFloats) need.push(['rope q', eb * p.ropeFloats], ['rope k', eb * p.ropeFloats]);
+    if (p.needsPadded) need.push(['padded positions', 4 * rows]);
+    plan.constants.forEach((c, i) => need.push([`constant ${i}`, c.byteLength]));
+    for (const id of p.ropeConstants) {
+      const n = plan.constants[id].length / 2;
+      need.push([`rope cos ${id}`, 4 * n], [`rope sin ${id}`, 4 * n]);
     }
-    return p;
+    const ones = (b) => this.ctx.device.queue.writeBuffer(b, 0, new Uint32Array(b.size / 4).fill(1));
+    for (const [name, bytes] of need) this.#arena(name, bytes);
+    if (p.needsOnes) this.#arena('ones', 4 * rows, ones);
+    if (this.written === p) this.written = null; // new buffers: the shape's contents are written again
+    const get = (name) => this.arena.get(name);
+    p.buffers = segments.map(({ views, parts }, i) => {
+      const map = new Map(), e = bpe(i);
+      if (views) {
+        const b = get(`buffer ${i}`), elements = plan.buffers[i].elements;
+        for (const [off] of parts) map.set(off, off ? { buffer: b, offset: e * off, size: e * (elements - off) } : b);
+      } else {
+        parts.forEach(([off], j) => map.set(off, get(`buffer ${i}.${j}`)));
+      }
+      return map;
+    });
+    p.constants = plan.constants.map((c, i) => get(`constant ${i}`));
+    p.ropeTables = new Map([...p.ropeConstants].map((id) => [id, [get(`rope cos ${id}`), get(`rope sin ${id}`)]]));
+    Object.assign(p, {
+      positions: get('positions'), zeros: get('zero ids'), scratch: get('scratch'),
+      rope: p.ropeFloats ? [get('rope q'), get('rope k')] : null,
+      padded: p.needsPadded ? get('padded positions') : null, ones: p.needsOnes ? get('ones') : null,
+    });
+    p.epoch = this.epoch;
+  }
+
+  // Writes what depends on the shape alone (positions r % seq, the plan's constants, RoPE tables) into the arena.
+  // Queue order makes this safe while an earlier forward of another shape is still running.
+  #writeShape(p) {
+    const queue = this.ctx.device.queue, { plan } = p, rows = plan.batch * plan.seq;
+    const put = (buffer, data) => queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, (data.byteLength + 3) & ~3);
+    const positions = new Uint32Array(rows);
+    for (let t = 0; t < rows; ++t) positions[t] = t % plan.seq;
+    put(p.positions, positions);
+    plan.constants.forEach((c, i) => c.byteLength && put(p.constants[i], c));
+    for (const [id, [cos, sin]] of p.ropeTables) {
+      const c = plan.constants[id], n = c.length / 2;
+      put(cos, c.subarray(0, n));
+      put(sin, c.subarray(n));
+    }
+    this.written = p;
+  }
+
+  // A MAP_READ buffer of at least `bytes` bytes from the pool (made once per read-back slot, reused by every call).
+  #staging(bytes) {
+    let at = -1;
+    this.free.forEach((b, i) => { if (b.size >= bytes && (at < 0 || b.size < this.free[at].size)) at = i; });
+    if (at >= 0) return this.free.splice(at, 1)[0];
+    return this.ctx.device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: 'read-back' });
   }
 
   /**
@@ -190,13 +255,13 @@ export class PlanExecutor {
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
     const outputs = this.#record(p, encoder);
     queue.submit([encoder.finish()]);
-    await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ)));
+    await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ, 0, o.bytes)));
     const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined };
     for (const o of outputs) {
-      const bytes = o.staging.getMappedRange().slice(0);
-      const data = this.dtype === 'f16' ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes);
+      const bytes = o.staging.getMappedRange(0, o.bytes).slice(0);
+      const data = this.dtype === 'f16' ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes, 0, o.floats);
       o.staging.unmap();
-      o.staging.destroy();
+      this.free.push(o.staging);
       if (o.kind === 1) result.lastHiddenState = data;
       else if (o.kind === 2) result.poolerOutput = data;
       else if (o.kind === 3) result.logits = data;
@@ -235,7 +300,7 @@ export class PlanExecutor {
       await device.queue.onSubmittedWorkDone();
       result.push({ ...info, ms: +(performance.now() - t0).toFixed(3) });
     }
-    for (const o of outputs) o.staging.destroy();
+    this.free.push(...outputs.map((o) => o.staging));
     return { ops: result, totalMs: +result.reduce((a, r) => a + r.ms, 0).toFixed(3) };
   }
 
@@ -244,9 +309,11 @@ export class PlanExecutor {
     // The plan's uniform buffers and bind groups are made on its first recording and reused after.
     p.cache.rewind();
     this.ctx.cache = p.cache;
+    sharePasses(this.ctx); // consecutive dispatches share a compute pass; copies end it (copy below)
     try {
       return this.#recordOps(p, encoder, onOp, onEnd);
     } finally {
+      stopSharing(this.ctx);
       this.ctx.cache = null;
     }
   }
@@ -264,10 +331,18 @@ export class PlanExecutor {
     const under = (op, key) => { const b = buf(op, key); return isView(b) ? b.buffer : b; };
     const offsetOf = (op, key) => { const b = buf(op, key); return isView(b) ? b.offset : 0; };
     // Writes `floats` from the scratch buffer to op[key] (after a dispatch that wrote the scratch).
-    const copyBack = (op, key, floats) => encoder.copyBufferToBuffer(p.scratch, 0, under(op, key), offsetOf(op, key), bytes(floats));
+    // a copy ends the shared compute pass first (device.js sharePasses)
+    const copy = (...args) => {
+      endSharedPass(ctx);
+      encoder.copyBufferToBuffer(...args);
+    };
+    const copyBack = (op, key, floats) => copy(p.scratch, 0, under(op, key), offsetOf(op, key), bytes(floats));
     for (let i = 0; i < ops.length; ++i) {
       const op = ops[i];
-      if (onOp) encoder = onOp(i, encoder);
+      if (onOp) {
+        endSharedPass(ctx);
+        encoder = onOp(i, encoder);
+      }
       switch (op.op) {
         case 'gemm': {
           const alias = under(op, 'a') === under(op, 'c');
@@ -344,7 +419,7 @@ export class PlanExecutor {
           const row = bytes(op.width);
           if (under(op, 'x') === under(op, 'out')) throw new Error('webgpu plan: first_rows within one buffer');
           for (let b = 0; b < op.batch; ++b)
-            encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
+            copy(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
           break;
         }
         case 'select_rows':
@@ -354,20 +429,21 @@ export class PlanExecutor {
         case 'mean_rows':
           pooling(ctx, encoder, {
             x: buf(op, 'x'), out: buf(op, 'out'), batch: op.batch, seqLen: op.seq, hidden: op.width, mode: 'mean', dtype,
-            mask: op.mask ? p.buffers[p.inputs.mask].get(0) : p.ones ??= ctx.upload(new Uint32Array(op.batch * op.seq).fill(1), 'ones'),
+            mask: op.mask ? p.buffers[p.inputs.mask].get(0) : p.ones,
           });
           break;
         case 'output': {
           const floats = op.rows * op.width;
-          const staging = ctx.device.createBuffer({ size: bytes(floats), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-          encoder.copyBufferToBuffer(under(op, 'x'), offsetOf(op, 'x'), staging, 0, bytes(floats));
-          outputs.push({ kind: op.kind, staging, floats });
+          const staging = this.#staging(bytes(floats));
+          copy(under(op, 'x'), offsetOf(op, 'x'), staging, 0, bytes(floats));
+          outputs.push({ kind: op.kind, staging, floats, bytes: bytes(floats) });
           break;
         }
         default:
           throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel (an add_rows without a gather before it)`);
       }
     }
+    endSharedPass(ctx);
     if (onEnd) onEnd(encoder);
     return outputs;
   }
@@ -388,8 +464,9 @@ export class PlanExecutor {
       // RoPE rewrites q and k on private copies (as the CPU driver does): copy, rotate, attend.
       const [cos, sin] = p.ropeTables.get(op.scheme_floats);
       const [rq, rk] = p.rope;
-      encoder.copyBufferToBuffer(q, 0, rq, 0, q.size);
-      encoder.copyBufferToBuffer(k, 0, rk, 0, k.size);
+      endSharedPass(this.ctx);
+      encoder.copyBufferToBuffer(q, 0, rq, 0, this.eb * p.plan.buffers[op.q].elements);
+      encoder.copyBufferToBuffer(k, 0, rk, 0, this.eb * p.plan.buffers[op.k].elements);
       const layout = op.scheme_interleaved ? 'interleaved' : 'half';
       for (const [x, s, n] of [[rq, 'q', H], [rk, 'k', KV]])
         rope(this.ctx, encoder, {
@@ -426,10 +503,15 @@ export class PlanExecutor {
   destroy() {
     for (const b of this.weights.values()) b.destroy();
     for (const b of this.scales.values()) b.destroy();
-    for (const p of this.prepared.values()) release(p);
+    for (const b of [...this.arena.values(), ...this.free]) b.destroy();
+    for (const c of this.caches.values()) c.destroy();
     this.weights.clear();
     this.scales.clear();
     this.prepared.clear();
+    this.arena.clear();
+    this.caches.clear();
+    this.free = [];
+    this.written = null;
   }
 }
 
@@ -443,12 +525,6 @@ function shapeOf(op) {
     case 'output': return `${op.rows}×${op.width}`;
     default: return op.n !== undefined ? `${op.n}` : op.rows !== undefined ? `${op.rows}×${op.dim ?? op.width ?? ''}` : '';
   }
-}
-
-/** Destroys a prepared plan's GPU buffers (not the weights, which the model keeps). */
-function release(p) {
-  p.cache.destroy();
-  for (const b of [...p.owned, ...p.constants, p.positions, p.zeros, p.scratch, ...(p.rope ?? []), p.padded, p.ones]) b?.destroy();
 }
 
 /** Buffer references of an op with their lengths in elements; attention's are whole buffers (null). */
@@ -471,10 +547,10 @@ function accesses(op) {
 }
 
 /**
- * Per plan buffer: { views, parts: [[offset, length]] }, one part per distinct offset the ops use.
- * views: every offset is a multiple of `align` floats, so one GPU buffer serves them all through
- * bound views; else each part is its own GPU buffer: Error when an access would cross into the next
- * part, or when a buffer read whole (attention, with in-kernel offsets) would be split.
+ * Per plan buffer: { views, parts: [[offset, length]] }, one part per distinct offset the ops use. Each part is its
+ * own GPU buffer (bound whole: the same bindings at every shape) unless the buffer must be one: read whole by attention
+ * (with in-kernel offsets), or an op reads across parts (a gated FFN's two halves as one); then views: one GPU buffer
+ * bound through views, which needs every offset to be a multiple of `align` floats (else an Error).
  */
 function splitBuffers(plan, align) {
   const offsets = plan.buffers.map(() => new Set([0]));
@@ -486,16 +562,21 @@ function splitBuffers(plan, align) {
     }
   const segments = plan.buffers.map((b, i) => {
     const starts = [...offsets[i]].sort((x, y) => x - y);
-    const views = starts.every((s) => s % align === 0);
-    if (!views && whole.has(i)) throw new Error(`webgpu plan: buffer ${i} is read whole by attention and in unaligned parts by other ops`);
-    return { views, parts: starts.map((s, j) => [s, (j + 1 < starts.length ? starts[j + 1] : b.elements) - s]) };
+    return { views: whole.has(i), aligned: starts.every((s) => s % align === 0), parts: starts.map((s, j) => [s, (j + 1 < starts.length ? starts[j + 1] : b.elements) - s]) };
   });
   for (const op of plan.ops)
     for (const [key, len] of accesses(op)) {
-      if (len === null || segments[op[key]].views) continue;
-      const seg = segments[op[key]].parts.find(([s]) => s === op[`${key}_off`]);
-      if (len > seg[1]) throw new Error(`webgpu plan: op '${op.op}' reads ${len} elements of buffer ${op[key]} at ${seg[0]}, across another op's part of it`);
+      const seg = segments[op[key]];
+      if (len === null || seg.views) continue;
+      const part = seg.parts.find(([s]) => s === op[`${key}_off`]);
+      if (len > part[1]) {
+        if (!seg.aligned) throw new Error(`webgpu plan: op '${op.op}' reads ${len} elements of buffer ${op[key]} at ${part[0]}, across another op's part of it`);
+        seg.views = true;
+      }
     }
+  segments.forEach((seg, i) => {
+    if (seg.views && !seg.aligned) throw new Error(`webgpu plan: buffer ${i} is read whole by attention and in unaligned parts by other ops`);
+  });
   return segments;
 }
 

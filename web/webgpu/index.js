@@ -10,7 +10,6 @@
 export { createContext, findGpu, GpuContext, dispatch, lostError, f16Hint } from './device.js';
 export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, gemmSharedBytes, q8RowWords } from './kernels/gemm.js';
 export { DTYPES, storage, toHalf, fromHalf } from './kernels/dtype.js';
-export { compareGpuDtypes, compareHidden } from './compare.js';
 export { norm, normWgsl } from './kernels/norm.js';
 export { activate, gated, add, elementwiseWgsl } from './kernels/elementwise.js';
 export { embedding, embeddingIds, embeddingWgsl } from './kernels/embedding.js';

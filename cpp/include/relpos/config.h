@@ -29,8 +29,12 @@ struct ModelConfig {
   float norm_eps = 1e-12f;    // layer_norm_eps / layer_norm_epsilon / rms_norm_eps
   std::string hidden_act;     // "gelu", "gelu_new", "relu", "silu", …
 
-  // bert
+  // bert (and the families built on it: roberta, xlm-roberta, camembert, electra)
   std::string position_embedding_type = "absolute";  // absolute | relative_key | relative_key_query
+  // roberta / xlm-roberta / camembert: absolute positions counted from the ids (create_position_ids_from_input_ids
+  // with padding_idx = pad_token_id): a real token at l reads row pad_token_id + #{non-pad ids ≤ l}, a pad id reads
+  // row pad_token_id, so n tokens need max_position_embeddings ≥ pad_token_id + n + 1.
+  bool positions_from_ids = false;
 
   // jina_bert_v2 (JinaBertConfig of jina-embeddings-v2: model_type "bert" + position_embedding_type "alibi",
   // or model_type "jina_bert_v2"; BERT keys otherwise). position_embedding_type is "alibi".

@@ -6,6 +6,7 @@
 #include "io/json_text.h"
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,8 @@ using nlohmann::json;
 
 const std::vector<std::string> kSupported = {"bert", "deberta-v2", "t5", "roformer", "distilbert",
                                              "transfo-xl", "bloom", "mpt", "llama", "mpnet", "modernbert",
-                                             "nomic_bert", "qwen3", "gemma3_text", "jina_bert_v2"};
+                                             "nomic_bert", "qwen3", "gemma3_text", "roberta",
+                                             "xlm-roberta", "camembert", "electra", "jina_bert_v2"};
 
 [[noreturn]] void fail_field(const std::string& key, const std::string& what) {
   fail_value("config.json: field '" + key + "' " + what);
@@ -212,6 +214,32 @@ ModelConfig parse_model_config(const std::string& text) {
         }
       }
     }
+    split_heads(c);
+  } else if (t == "roberta" || t == "xlm-roberta" || t == "camembert" || t == "electra") {
+    // RobertaConfig / XLMRobertaConfig / CamembertConfig / ElectraConfig (transformers 4.34): BertConfig's fields;
+    // the RoBERTa family counts positions from the ids (pad_token_id 1), ELECTRA embeds in embedding_size (128)
+    // and projects to hidden_size when they differ (embeddings_project).
+    const bool electra = t == "electra";
+    c.vocab_size = get_int(j, "vocab_size", t == "roberta" ? 50265 : 30522);
+    c.hidden_size = get_int(j, "hidden_size", electra ? 256 : 768);
+    c.num_layers = get_int(j, "num_hidden_layers", 12);
+    c.num_heads = get_int(j, "num_attention_heads", electra ? 4 : 12);
+    c.intermediate_size = get_int(j, "intermediate_size", electra ? 1024 : 3072);
+    c.hidden_act = get_string(j, "hidden_act", "gelu");
+    c.max_position_embeddings = get_int(j, "max_position_embeddings", 512);
+    c.type_vocab_size = get_int(j, "type_vocab_size", 2);
+    c.norm_eps = get_float(j, "layer_norm_eps", 1e-12f);
+    c.pad_token_id = get_int(j, "pad_token_id", electra ? 0 : 1);
+    c.embedding_size = electra ? get_int(j, "embedding_size", 128) : c.hidden_size;
+    c.position_embedding_type = get_string(j, "position_embedding_type", "absolute");
+    c.positions_from_ids = !electra;
+    require_positive(c.embedding_size, "embedding_size");
+    if (c.positions_from_ids && c.position_embedding_type == "absolute" &&
+        (c.pad_token_id < 0 || c.pad_token_id > c.max_position_embeddings - 2))
+      fail_range("config.json: pad_token_id " + std::to_string(c.pad_token_id) + " leaves no position rows for tokens: " +
+                 t + " reads rows pad_token_id + 1 … of the position table (max_position_embeddings " +
+                 std::to_string(c.max_position_embeddings) + "), so pad_token_id must be in [0, " +
+                 std::to_string(std::max(0, c.max_position_embeddings - 2)) + "]");
     split_heads(c);
   } else if (t == "t5") {
     c.vocab_size = get_int(j, "vocab_size", 32128);

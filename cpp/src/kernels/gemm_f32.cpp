@@ -12,6 +12,11 @@
 // step next to 16 float ops and 6 loads: V8's x64 code was bound by instruction throughput); bumped
 // pointers leave 5, and the kernel went from 37 to 44 GFLOP/s with B in cache (gemm_stream, 2026-11-24).
 // Unrolling k by two as well measured ~5 % slower (13 live vectors: V8 spills).
+// Few rows (issue #41: a sentence is 11–47 tokens): the rows are split into ceil(M / MR) blocks of as
+// equal a size as possible (13 rows on SIMD128: 4 + 3 + 3 + 3, not 4 + 4 + 4 + 1 — a 1-row block runs at
+// about half the rate, bench/src/gemm_stream.cpp). Which block computes a row changes nothing in its sums.
+// Every loop over a block's R rows is unrolled completely (RELPOS_F32_ROWS_UNROLLED): the accumulators
+// are then indexed by constants only (GCC 12.2's -O2 ASan+UBSan miscompile, kernels/gemm_qs8.cpp).
 #include "kernels/gemm_f32.h"
 
 #include <algorithm>
@@ -27,19 +32,25 @@ constexpr int MR = simd::gemm_mr;
 constexpr int W = static_cast<int>(simd::width);
 constexpr int KC = 256;
 
+#define RELPOS_F32_ROWS_UNROLLED _Pragma("GCC unroll 8")
+static_assert(MR <= 8, "RELPOS_F32_ROWS_UNROLLED covers every row count of a tile");
+
 // C tile [R × ncols] (ncols ≤ NR) = alpha · A[R × K] · panel (+ C).
 template <int R>
 inline void micro_kernel(int K, float alpha, const float* A, std::size_t lda, const float* panel, float* C,
                          std::size_t ldc, int ncols, bool accumulate) {
   vf acc0[R];
   vf acc1[R];
+  RELPOS_F32_ROWS_UNROLLED
   for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = simd::splat(0.0f);
   const float* a[R];
+  RELPOS_F32_ROWS_UNROLLED
   for (int r = 0; r < R; ++r) a[r] = A + r * lda;
   const float* const end = panel + static_cast<std::size_t>(K) * NR;
   for (const float* b = panel; b != end; b += NR) {
     const vf b0 = simd::load(b);
     const vf b1 = simd::load(b + W);
+    RELPOS_F32_ROWS_UNROLLED
     for (int r = 0; r < R; ++r) {
       const vf x = simd::splat(*a[r]++);
       acc0[r] = simd::fma(x, b0, acc0[r]);
@@ -47,6 +58,7 @@ inline void micro_kernel(int K, float alpha, const float* A, std::size_t lda, co
     }
   }
   const vf va = simd::splat(alpha);
+  RELPOS_F32_ROWS_UNROLLED
   for (int r = 0; r < R; ++r) {
     float* c = C + r * ldc;
     if (ncols == NR) {
@@ -66,12 +78,13 @@ inline void micro_kernel(int K, float alpha, const float* A, std::size_t lda, co
   }
 }
 
+// micro_kernel<rows> for 1 ≤ rows ≤ R.
 template <int R>
-void row_tail(int rows, int K, float alpha, const float* A, std::size_t lda, const float* panel, float* C,
-              std::size_t ldc, int ncols, bool accumulate) {
+void row_block(int rows, int K, float alpha, const float* A, std::size_t lda, const float* panel, float* C,
+               std::size_t ldc, int ncols, bool accumulate) {
   if constexpr (R > 0) {
     if (rows == R) return micro_kernel<R>(K, alpha, A, lda, panel, C, ldc, ncols, accumulate);
-    row_tail<R - 1>(rows, K, alpha, A, lda, panel, C, ldc, ncols, accumulate);
+    row_block<R - 1>(rows, K, alpha, A, lda, panel, C, ldc, ncols, accumulate);
   }
 }
 
@@ -127,6 +140,8 @@ void gemm_f32_packed(int M, int N, int K, float alpha, const float* A, std::size
     return;
   }
   const int panels = (N + NR - 1) / NR;
+  // ceil(M / MR) row blocks: the first `larger` of them base + 1 rows, the others base (≤ MR each)
+  const int blocks = (M + MR - 1) / MR, base = M / blocks, larger = M % blocks;
   for (int p = 0; p < panels; ++p) {
     const int n0 = p * NR;
     const int ncols = std::min(NR, N - n0);
@@ -134,10 +149,14 @@ void gemm_f32_packed(int M, int N, int K, float alpha, const float* A, std::size
       const int kc = std::min(KC, K - k0);
       const bool acc = accumulate || k0 > 0;
       const float* panel = packed_b + (static_cast<std::size_t>(p) * KP + k0) * NR;
-      int i = 0;
-      for (; i + MR <= M; i += MR)
-        micro_kernel<MR>(kc, alpha, A + i * lda + k0, lda, panel, C + i * ldc + n0, ldc, ncols, acc);
-      if (i < M) row_tail<MR - 1>(M - i, kc, alpha, A + i * lda + k0, lda, panel, C + i * ldc + n0, ldc, ncols, acc);
+      for (int b = 0, i = 0; b < blocks; ++b) {
+        const int rows = base + (b < larger ? 1 : 0);
+        if (rows == MR)
+          micro_kernel<MR>(kc, alpha, A + i * lda + k0, lda, panel, C + i * ldc + n0, ldc, ncols, acc);
+        else
+          row_block<MR - 1>(rows, kc, alpha, A + i * lda + k0, lda, panel, C + i * ldc + n0, ldc, ncols, acc);
+        i += rows;
+      }
     }
   }
 }

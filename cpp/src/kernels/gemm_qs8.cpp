@@ -413,13 +413,18 @@ void gemm_qs8_packed(int M, int N, int K, const std::int16_t* Aq, std::size_t ld
         expand_pairs(panel, K2, j0, j1, w16);
         const std::int16_t* A = Aq + static_cast<std::size_t>(i0) * ldq + 2 * static_cast<std::size_t>(j0);
         float* c = C + static_cast<std::size_t>(i0) * ldc + n0;
-        int i = 0;
-        for (; i + MR <= rows; i += MR)
-          micro_kernel<MR>(j1 - j0, A + i * ldq, ldq, w16, first, last, sums + i * NR, a_scales + i0 + i, sb, bs,
-                           c + i * ldc, ldc, ncols);
-        if (i < rows)
-          row_tail<MR - 1>(rows - i, j1 - j0, A + i * ldq, ldq, w16, first, last, sums + i * NR, a_scales + i0 + i, sb,
-                           bs, c + i * ldc, ldc, ncols);
+        // ceil(rows / MR) near-equal row blocks, as gemm_f32 (no slow 1-row block; exact sums either way)
+        const int blocks = (rows + MR - 1) / MR, base = rows / blocks, larger = rows % blocks;
+        for (int b = 0, i = 0; b < blocks; ++b) {
+          const int r = base + (b < larger ? 1 : 0);
+          if (r == MR)
+            micro_kernel<MR>(j1 - j0, A + i * ldq, ldq, w16, first, last, sums + i * NR, a_scales + i0 + i, sb, bs,
+                             c + i * ldc, ldc, ncols);
+          else
+            row_tail<MR - 1>(r, j1 - j0, A + i * ldq, ldq, w16, first, last, sums + i * NR, a_scales + i0 + i, sb, bs,
+                             c + i * ldc, ldc, ncols);
+          i += r;
+        }
         j0 = j1;
       } while (j0 < K2);
     }

@@ -187,7 +187,8 @@ namespace {
 
 std::unique_ptr<Model> make_model(const ModelConfig& c, const Weights& weights) {
   const std::string& t = c.model_type;
-  if (t == "bert") return models::make_bert(c, weights);
+  if (t == "bert" || t == "roberta" || t == "xlm-roberta" || t == "camembert" || t == "electra")
+    return models::make_bert(c, weights);  // the RoBERTa family and ELECTRA: BERT with their position / embedding rules
   if (t == "distilbert") return models::make_distilbert(c, weights);
   if (t == "roformer") return models::make_roformer(c, weights);
   if (t == "deberta-v2") return models::make_deberta_v2(c, weights);

@@ -90,3 +90,71 @@ export function anchors(text) {
   }
   return out;
 }
+
+const JS_LANGS = new Set(['js', 'javascript', 'mjs']);
+
+/** The ```js blocks of `files` (paths relative to root) as { lang, attrs, code, line, file, ids }; ids: the file's id= blocks. */
+export function jsBlocks(root, files, readFile) {
+  const blocks = [];
+  for (const file of files) {
+    const ids = new Map();
+    for (const b of codeBlocks(readFile(`${root}/${file}`, 'utf8'))) {
+      if (!JS_LANGS.has(b.lang)) continue;
+      const block = { ...b, file, ids };
+      if (b.attrs.id) {
+        if (ids.has(b.attrs.id)) throw new Error(`${file}:${b.line}: id=${b.attrs.id} is used twice`);
+        ids.set(b.attrs.id, block);
+      }
+      blocks.push(block);
+    }
+  }
+  return blocks;
+}
+
+/** The blocks to run for `block`: the chain of `after=` ancestors, then the block. */
+export function chain(block) {
+  const out = [block];
+  for (let b = block; b.attrs.after;) {
+    const prev = b.ids.get(b.attrs.after);
+    if (!prev) throw new Error(`${b.file}:${b.line}: after=${b.attrs.after}: no block with id=${b.attrs.after} in ${b.file}`);
+    if (out.includes(prev)) throw new Error(`${b.file}:${b.line}: after= makes a loop`);
+    out.unshift(prev);
+    b = prev;
+  }
+  return out;
+}
+
+const IMPORT = /^\s*import\s+(?:([\w$]+)\s*,?\s*)?(?:\{([^}]*)\})?(?:\s*\*\s+as\s+([\w$]+))?\s*(?:from\s+)?(['"][^'"]+['"]);?\s*$/;
+
+/**
+ * One ES module from a chain of blocks: their imports merged at the top, then each block nested in the
+ * previous one's scope. rewrite(code, where) → { code } may change a block line for line (expect.mjs's
+ * instrument); prelude: lines put after the imports. Returns { code, map } (map[i]: 'file:line' of line i + 1).
+ */
+export function compose(list, { rewrite = (code) => ({ code }), prelude = [] } = {}) {
+  const defaults = new Map(), named = new Map(), star = new Map();
+  const body = [], map = [];
+  const push = (text, where) => { for (const l of text.split('\n')) { body.push(l); map.push(where); } };
+  for (const b of list) {
+    const docLines = b.code.split('\n');
+    const where = (i) => `${b.file}:${b.line + i}`;
+    const lines = rewrite(b.code, where).code.split('\n');
+    lines.forEach((l, i) => {
+      const m = IMPORT.exec(docLines[i]);
+      if (!m) return;
+      const from = m[4];
+      if (m[1]) defaults.set(`${m[1]}|${from}`, `import ${m[1]} from ${from};`);
+      if (m[3]) star.set(`${m[3]}|${from}`, `import * as ${m[3]} from ${from};`);
+      if (m[2]) for (const s of m[2].split(',').map((x) => x.trim()).filter(Boolean)) {
+        if (!named.has(from)) named.set(from, new Set());
+        named.get(from).add(s);
+      }
+      lines[i] = '';
+    });
+    push(b === list[0] ? '' : '{', where(0));
+    lines.forEach((l, i) => push(l, where(i)));
+  }
+  push('}'.repeat(list.length - 1), null);
+  const head = [...defaults.values(), ...star.values(), ...[...named].map(([from, s]) => `import { ${[...s].join(', ')} } from ${from};`), ...prelude];
+  return { code: [...head, ...body].join('\n'), map: [...head.map(() => null), ...map] };
+}

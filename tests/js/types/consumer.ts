@@ -37,7 +37,8 @@ async function models(rp: Relpos): Promise<number> {
   const embed = await pipeline('feature-extraction', model)(['a b'], { pooling: 'mean', normalize: true });
   const top: LabelScore[] = await pipeline('text-classification', model)('text', { topK: 2 });
   const zs: ZeroShotResult = await pipeline('zero-shot-classification', model)('text', ['x', 'y']);
-  { using scoped = picked; void scoped.info.causal; }
+  void picked.info.causal;
+  picked[Symbol.dispose]();  // `using` is in consumer-esnext.ts (target esnext)
   model.dispose();
   return r.lastHiddenState.data.length + (r.attentions?.[0].dims[1] ?? 0) + (t.tokens?.length ?? 0) + embed.dims[0] +
     top.length + zs.scores.length + rp.modelTypes.length + (model.labels?.length ?? 0) + model.info.hiddenSize + held;
@@ -106,10 +107,9 @@ async function main(): Promise<number> {
   const span: number = rp.positions.debertaSpan({ buckets: 256, maxRelative: 512 });
   const simd: boolean = rp.simd;
   const v: string = rp.version + version + SCHEME_TYPES.join();
-  {
-    using scoped = await init();
-    scoped.attention({ ...options, scheme: { type: 'rope' } });
-  }
+  const scoped = await init();
+  scoped.attention({ ...options, scheme: { type: 'rope' } });
+  scoped[Symbol.dispose]();
   rp.dispose();
   return out.length + (content?.length ?? 0) + types.length + buckets.length + cos.length + sin.length + bias.length +
     table.length + span + Number(simd) + v.length + rp.heapBytes + rp.positions.shawIndexTable(3, 2).length;
@@ -143,7 +143,7 @@ async function labRun(signal: AbortSignal): Promise<number> {
   const a: LabAttention = await run.attention({ length: 32, seed: 2 });
   const causal: boolean = run.config.causal;
   run.dispose();
-  { using scoped = await relpos.lab.train({ scheme: SCHEMES[5] }); void scoped.losses; }
+  { const scoped = await relpos.lab.train({ scheme: SCHEMES[5] }); void scoped.losses; scoped[Symbol.dispose](); }
   return evals[0].perPosition.length + a.maps[0].length + run.losses.length + run.seconds + run.flops +
     (causal ? 1 : 0) + TASKS.length + lab.DEFAULTS.model.dim + run.config.maxLength + a.tokens.length;
 }

@@ -50,7 +50,10 @@ std::unique_ptr<TaskHead> make_causal_lm(const HeadSource& s) {
   }
   if (!s.weights.contains("lm_head.weight"))
     fail_value(s.weights.file_name() + ": missing causal-LM head tensor 'lm_head.weight' (tie_word_embeddings is false)");
-  return std::make_unique<CausalLmHead>(EmbeddingTable::load(s.weights, "lm_head.weight", V, H), nullptr);
+  // A GGUF reranker's lm_head holds only its answer rows (cls.output: yes, no; io/gguf_model.h): as many rows as it has.
+  const auto& shape = s.weights.info("lm_head.weight").shape;
+  const int rows = shape.size() == 2 && shape[0] >= 1 && shape[0] < V && shape[1] == H ? static_cast<int>(shape[0]) : V;
+  return std::make_unique<CausalLmHead>(EmbeddingTable::load(s.weights, "lm_head.weight", rows, H), nullptr);
 }
 
 }  // namespace relpos::models::heads

@@ -107,7 +107,8 @@ std::unique_ptr<TaskHead> make_modernbert_masked_lm(const HeadSource& s) {
                                         std::move(d.own), d.shared, std::move(b));
 }
 
-// MPNetForMaskedLM's lm_head (MPNetLMHead: dense → gelu → layer_norm → decoder + bias).
+// MPNetForMaskedLM's lm_head (MPNetLMHead: dense → gelu → layer_norm → decoder + bias); RobertaForMaskedLM's
+// RobertaLMHead (also XLM-RoBERTa, CamemBERT) is the same, tied to roberta.embeddings.word_embeddings.
 std::unique_ptr<TaskHead> make_mpnet_masked_lm(const HeadSource& s) {
   const ModelConfig& c = s.config;
   const Weights& w = s.weights;
@@ -131,7 +132,7 @@ std::unique_ptr<TaskHead> make_masked_lm(const HeadSource& s) {
   const Weights& w = s.weights;
   const std::string& t = c.model_type;
   if (t == "modernbert") return make_modernbert_masked_lm(s);
-  if (t == "mpnet") return make_mpnet_masked_lm(s);
+  if (t == "mpnet" || t == "roberta" || t == "xlm-roberta" || t == "camembert") return make_mpnet_masked_lm(s);
   if (t != "bert" && t != "roformer" && t != "deberta-v2" && t != "distilbert") return nullptr;
   const bool distil = t == "distilbert";
   const int H = c.hidden_size, V = c.vocab_size;

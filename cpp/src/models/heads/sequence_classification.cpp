@@ -1,7 +1,9 @@
 // Sequence-classification heads (relpos/heads.h): BERT, DeBERTa-v2, DistilBERT, RoFormer, MPNet.
 // Each reads the first token's final hidden state (BERT: the model's pooler output), applies the
 // family's dense + activation, then the classifier Linear; dropout is the identity.
-// MPNet (MPNetClassificationHead): classifier.out_proj(tanh(classifier.dense(h[:, 0]))).
+// MPNet (MPNetClassificationHead) and the RoBERTa family (RobertaClassificationHead, no pooler):
+// classifier.out_proj(tanh(classifier.dense(h[:, 0]))); ELECTRA (ElectraClassificationHead) the same with
+// exact GELU (hard-coded in transformers, whatever hidden_act says).
 // Written with the layer primitives (first_token_rows, Linear, activate): a recorded plan sees it too.
 #include "models/heads/head_support.h"
 #include "models/layers/layers.h"
@@ -65,9 +67,12 @@ std::unique_ptr<TaskHead> make_sequence_classifier(const HeadSource& s) {
   const int H = s.config.hidden_size;
   const std::string& t = s.config.model_type;
   if (t == "modernbert") return make_modernbert_sequence_classifier(s);
-  if (t == "roformer" || t == "mpnet") {  // classifier.dense → act → classifier.out_proj; MPNet's act is tanh
+  const bool roberta = t == "roberta" || t == "xlm-roberta" || t == "camembert";
+  if (t == "roformer" || t == "mpnet" || roberta || t == "electra") {  // classifier.dense → act → classifier.out_proj
     const int n = rows_of(w, "classifier.out_proj.weight");
-    const Activation act = t == "mpnet" ? Activation::Tanh : parse_activation(s.config.hidden_act);
+    const Activation act = t == "mpnet" || roberta ? Activation::Tanh
+                           : t == "electra"        ? Activation::Gelu
+                                                   : parse_activation(s.config.hidden_act);
     return std::make_unique<Head>(label_names(j, n, "classifier.out_proj.weight"), Linear::load(w, "classifier.dense", H, H, true),
                                   act, Linear::load(w, "classifier.out_proj", H, n, true), false);
   }

@@ -4,7 +4,8 @@
 // qa_outputs → question answering; a masked-LM transform → masked LM; classifier weights → sequence
 // classification when the family's pooling layer is there (bert pooler, deberta-v2 pooler.dense,
 // distilbert pre_classifier, roformer classifier.out_proj), else token classification.
-// mpnet: lm_head.dense → masked LM; classifier.out_proj → sequence classification; classifier → token.
+// mpnet and the RoBERTa family: lm_head.dense → masked LM; classifier.out_proj → sequence classification
+// (electra too); classifier → token.
 #include <optional>
 
 #include "io/json_text.h"
@@ -48,8 +49,9 @@ std::optional<HeadTask> task_from_tensors(const ModelConfig& c, const Weights& w
   if (t == "modernbert" && w.contains("head.dense.weight"))
     return w.contains("classifier.weight") ? HeadTask::SequenceClassification : HeadTask::MaskedLM;
   if (t == "roformer" && w.contains("classifier.out_proj.weight")) return HeadTask::SequenceClassification;
-  if (t == "mpnet" && w.contains("lm_head.dense.weight")) return HeadTask::MaskedLM;  // MPNetLMHead
-  if (t == "mpnet" && w.contains("classifier.out_proj.weight")) return HeadTask::SequenceClassification;
+  const bool lm_head = t == "mpnet" || t == "roberta" || t == "xlm-roberta" || t == "camembert";
+  if (lm_head && w.contains("lm_head.dense.weight")) return HeadTask::MaskedLM;  // MPNetLMHead / RobertaLMHead
+  if ((lm_head || t == "electra") && w.contains("classifier.out_proj.weight")) return HeadTask::SequenceClassification;
   if (!w.contains("classifier.weight")) return std::nullopt;
   bool pooled = false;
   if (t == "bert") pooled = w.contains("bert.pooler.dense.weight") || w.contains("pooler.dense.weight");

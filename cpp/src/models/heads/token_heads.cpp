@@ -1,6 +1,6 @@
 // Heads that score every token (relpos/heads.h): token classification (`classifier`, [labels, H])
 // and extractive question answering (`qa_outputs`, [2, H]: start and end logits), the same Linear
-// over last_hidden_state in bert, deberta-v2, distilbert, roformer and mpnet; dropout is the identity.
+// over last_hidden_state in bert, deberta-v2, distilbert, roformer, mpnet, the RoBERTa family and electra; dropout is the identity.
 #include "models/heads/head_support.h"
 #include "models/layers/layers.h"
 #include "models/model_base.h"
@@ -11,6 +11,7 @@ namespace {
 
 bool has_token_heads(const std::string& type) {
   if (type == "mpnet") return true;  // MPNetForTokenClassification (classifier), MPNetForQuestionAnswering (qa_outputs)
+  if (type == "roberta" || type == "xlm-roberta" || type == "camembert" || type == "electra") return true;
   return type == "bert" || type == "deberta-v2" || type == "distilbert" || type == "roformer";
 }
 

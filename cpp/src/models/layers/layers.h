@@ -34,6 +34,10 @@ class Linear {
   // load's options ask for q8.
   static Linear load(const Weights& weights, const std::string& prefix, int in, int out, bool with_bias);
   void forward(int rows, const float* x, float* y) const;
+  // ys[i] = x · layers[i]'s Wᵀ + b for `count` layers of the same `in` (a layer's Q, K and V): one parallel
+  // region for all when their weights are float32 on the CPU (gemm_packed_parallel_group; the same bits as one
+  // forward each, which is what q8, released weights and plan recording get).
+  static void forward_group(int rows, const float* x, const Linear* const* layers, float* const* ys, int count);
   // W [out, in] as float32 (unpacked from the GEMM panels) and the bias ([out] or empty), for the
   // GPU plan (plan/plan.h); Error for int8 weights.
   std::vector<float> weight_f32() const;

@@ -92,4 +92,22 @@ void Linear::forward(int rows, const float* x, float* y) const {
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());
 }
 
+void Linear::forward_group(int rows, const float* x, const Linear* const* layers, float* const* ys, int count) {
+  constexpr int kMaxGroup = 4;
+  bool fused = count <= kMaxGroup && plan::active() == nullptr;
+  for (int i = 0; i < count && fused; ++i)
+    fused = !layers[i]->released_ && layers[i]->q8_.empty() && layers[i]->in_ == layers[0]->in_;
+  if (!fused) {
+    for (int i = 0; i < count; ++i) layers[i]->forward(rows, x, ys[i]);
+    return;
+  }
+  RELPOS_PROFILE_SCOPE(Gemm);
+  PackedGemm products[kMaxGroup];
+  for (int i = 0; i < count; ++i) {
+    const Linear& l = *layers[i];
+    products[i] = {l.out_, l.packed_.data(), ys[i], static_cast<std::size_t>(l.out_), l.bias_.empty() ? nullptr : l.bias_.data()};
+  }
+  gemm_packed_parallel_group(rows, layers[0]->in_, x, static_cast<std::size_t>(layers[0]->in_), products, count);
+}
+
 }  // namespace relpos::models

@@ -2,6 +2,8 @@
 // forward pass gives bitwise identical results for any thread count.
 //   gemm_packed_parallel: C[M×N] = A·B (+ bias[N]) as tiles of kRowTile rows × kColTile columns, each
 //   tile one kernels::gemm_f32_packed call (every dot product keeps its order); B packed with K rows.
+//   gemm_packed_parallel_group: several such products of the same A (a layer's Q, K, V projections) in one
+//   parallel region, every product's tiles as gemm_packed_parallel makes them (the same bits).
 //   gemm_qs8_parallel: the same tiles for the 8-bit product (kernels::gemm_qs8_packed): C[M×N] =
 //   a_scales[r] · b_scales[n] · (Aq · Bq)[r][n] + bias[n], Aq already quantized (every element's integer
 //   sum is exact and its rescale the same whatever the tile, so tiles change nothing but who computes).
@@ -18,6 +20,16 @@ namespace relpos::models {
 
 void gemm_packed_parallel(int M, int N, int K, const float* A, std::size_t lda, const float* packed_b, float* C,
                           std::size_t ldc, const float* bias);
+
+// One product of a group: C[M×N] (row stride ldc) = A·B (+ bias[N] when non-null), B packed with K rows.
+struct PackedGemm {
+  int N;
+  const float* packed_b;
+  float* C;
+  std::size_t ldc;
+  const float* bias;
+};
+void gemm_packed_parallel_group(int M, int K, const float* A, std::size_t lda, const PackedGemm* products, int count);
 
 void gemm_qs8_parallel(int M, int N, int K, const std::int16_t* Aq, std::size_t ldq, const float* a_scales,
                        const std::int8_t* packed_b, const float* b_scales, const float* bias, float* C, std::size_t ldc);

@@ -48,9 +48,9 @@ void PostLnLayer::forward(int batch, int seq, float* h, const std::uint8_t* key_
   float* a = grow(s.a, n);
   const int block = plan::active() ? rows : std::min(rows, kPostLnFfRows);
   float* ffs = grow(s.ff, ff.scratch_floats(block));
-  q.forward(rows, h, qb);
-  k.forward(rows, h, kb);
-  v.forward(rows, h, vb);
+  const Linear* qkv[] = {&q, &k, &v};
+  float* const qkv_out[] = {qb, kb, vb};
+  Linear::forward_group(rows, h, qkv, qkv_out, 3);
   const std::size_t hs = static_cast<std::size_t>(head_dim);
   multi_head_attention(batch, seq, heads, heads, head_dim, {qb, static_cast<std::size_t>(hidden), hs},
                        {kb, static_cast<std::size_t>(hidden), hs}, {vb, static_cast<std::size_t>(hidden), hs}, key_mask,

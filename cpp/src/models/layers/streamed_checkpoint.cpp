@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "io/dtype_convert.h"
+#include "io/gguf.h"
+#include "io/gguf_blocks.h"
+#include "io/gguf_model.h"
 #include "io/json_text.h"
 #include "io/safetensors_header.h"
 #include "kernels/gemm_f32.h"
@@ -39,14 +42,46 @@ void to_floats(DType d, const std::uint8_t* p, std::size_t n, float* out) {
   }
 }
 
+// A block of e's rows → float32: GGUF block types through the ggml decoders, else as SafeTensors::to_f32.
+void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std::size_t n, float* out);
+
 }  // namespace
 
-bool streams_family(const std::string& t) { return t == "llama" || t == "qwen3" || t == "gemma3_text"; }
+bool streams_family(const std::string& t) {
+  return t == "llama" || t == "qwen3" || t == "gemma3_text" || t == "roberta" || t == "xlm-roberta" || t == "camembert" ||
+         t == "electra";
+}
+
+namespace {
+
+// The BERT description's names (models/bert.cpp, as the RoBERTa family and ELECTRA load it, with or without the
+// task prefix "roberta." / "electra."): word and position tables, and the six Linear layers of each encoder layer.
+std::string without_task_prefix(const std::string& n) {
+  for (const char* p : {"roberta.", "electra."})
+    if (starts_with(n, p)) return n.substr(std::string(p).size());
+  return n;
+}
+bool bert_table(const std::string& name) {
+  const std::string n = without_task_prefix(name);
+  return n == "embeddings.word_embeddings.weight" || n == "embeddings.position_embeddings.weight";
+}
+bool bert_linear(const std::string& name) {
+  const std::string n = without_task_prefix(name);
+  if (!starts_with(n, "encoder.layer.")) return false;
+  for (const char* s : {".attention.self.query.weight", ".attention.self.key.weight", ".attention.self.value.weight",
+                        ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"})
+    if (ends_with(n, s)) return true;
+  return false;
+}
+
+}  // namespace
 
 struct StreamedCheckpoint::Entry {
   enum Form { Float, Linear, Table, Raw };
   TensorInfo info;  // offset: within its file
   std::string file;
+  int ggml = -1;           // a GGUF tensor: its ggml type (io::GgmlType), decoded by io::decode_ggml_blocks
+  bool minus_one = false;  // a GGUF gemma norm gain stored as 1 + w (io/gguf_model.h)
   Form form = Float;
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
   bool allocated = false, taken = false;
@@ -72,6 +107,15 @@ struct StreamedCheckpoint::Entry {
   }
 };
 
+namespace {
+void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std::size_t n, float* out) {
+  if (e.ggml < 0) return to_floats(e.info.dtype, p, n, out);
+  io::decode_ggml_blocks(static_cast<io::GgmlType>(e.ggml), p, n, out);
+  if (e.minus_one)
+    for (std::size_t i = 0; i < n; ++i) out[i] -= 1.0f;  // exact for the gains a norm holds
+}
+}  // namespace
+
 StreamedCheckpoint::StreamedCheckpoint(const LoadOptions& options) : options_(options) {
   // Row blocks start on a panel boundary of both packed layouts (64 = a whole number of panels).
   if (kernels::packed_b_floats(1, kLinearRows) != kLinearRows)
@@ -85,6 +129,8 @@ void StreamedCheckpoint::begin_file(const std::string& name, double size) {
   for (const auto& f : files_)
     if (f == name) fail_value(name + ": given twice");
   name_ = name;
+  gguf_ = ends_with(name, ".gguf");
+  if (gguf_ && !files_.empty()) fail_value(name + ": a GGUF file is a whole checkpoint; it cannot follow another file");
   file_size_ = size >= 0 && size < static_cast<double>(kUnknown) ? static_cast<std::size_t>(size) : kUnknown;
   pos_ = 0;
   data_start_ = 0;
@@ -93,46 +139,84 @@ void StreamedCheckpoint::begin_file(const std::string& name, double size) {
 }
 
 void StreamedCheckpoint::parse_header() {
-  const std::string& f = name_;
   const std::uint64_t header_len = io::load_u64(head_.data());
   const std::size_t buffer = file_size_ == kUnknown ? kUnknown : file_size_ - data_start_;
-  std::vector<TensorInfo> tensors = io::parse_safetensors_header(head_.data() + 8, static_cast<std::size_t>(header_len),
-                                                                 data_start_, buffer, f);
+  std::vector<std::unique_ptr<Entry>> fresh;
+  for (auto& t : io::parse_safetensors_header(head_.data() + 8, static_cast<std::size_t>(header_len), data_start_, buffer, name_)) {
+    auto e = std::make_unique<Entry>();
+    e->info = std::move(t);
+    if (!io::is_float_dtype(e->info.dtype)) e->form = Entry::Raw;
+    fresh.push_back(std::move(e));
+  }
+  add_entries(std::move(fresh));
+  if (file_size_ != kUnknown) head_ = {};  // else end_file checks the header again with the data's size
+}
+
+// A GGUF header (io/gguf.h) mapped onto the family's names (io/gguf_model.h): each tensor an entry whose rows are
+// the GGUF rows (ne[0] values, whole blocks), decoded as they arrive.
+bool StreamedCheckpoint::parse_gguf_header() {
+  std::optional<io::GgufHeader> h = io::parse_gguf_header(head_.data(), head_.size(), file_size_, name_);
+  if (!h) return false;
+  io::GgufMapping m = io::map_gguf(*h, name_);
+  std::vector<std::unique_ptr<Entry>> fresh;
+  for (std::size_t k = 0; k < h->tensors.size(); ++k) {
+    const io::GgufTensor& t = h->tensors[k];
+    auto e = std::make_unique<Entry>();
+    e->info.name = m.names[k];
+    e->info.dtype = t.type == io::GgmlType::F16 ? DType::F16 : t.type == io::GgmlType::BF16 ? DType::BF16 : DType::F32;
+    for (auto it = t.ne.rbegin(); it != t.ne.rend(); ++it) e->info.shape.push_back(static_cast<std::int64_t>(*it));
+    e->info.offset = t.offset;
+    e->info.nbytes = t.nbytes;
+    e->ggml = static_cast<int>(t.type);
+    e->minus_one = m.minus_one[k];
+    fresh.push_back(std::move(e));
+  }
+  data_start_ = h->data_start;
+  gguf_config_ = std::move(m.config_json);
+  gguf_header_ = std::make_unique<io::GgufHeader>(std::move(*h));
+  add_entries(std::move(fresh));
+  return true;
+}
+
+void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) {
+  const std::string& f = name_;
   // The cannot-fit check: this file's converted tensors against the memory still available.
   std::size_t need = 0, need_q8 = 0, block = 0;
-  std::vector<std::unique_ptr<Entry>> fresh;
-  for (auto& t : tensors) {
+  for (auto& ep : fresh) {
+    Entry& e = *ep;
+    const TensorInfo& t = e.info;
     if (entries_.count(t.name))
       fail_value((index_name_.empty() ? f : index_name_) + ": tensor '" + t.name + "' is in two shards ('" +
                  entries_.at(t.name)->file + "' and '" + f + "')");
-    auto e = std::make_unique<Entry>();
-    e->file = f;
+    e.file = f;
     const bool two_d = t.shape.size() == 2;
     const std::string& n = t.name;
-    if (!io::is_float_dtype(t.dtype)) e->form = Entry::Raw;
-    else if (two_d && (n == "embed_tokens.weight" || n == "model.embed_tokens.weight")) e->form = Entry::Table;
+    if (e.form == Entry::Raw) {
+    } else if (two_d && (n == "embed_tokens.weight" || n == "model.embed_tokens.weight")) e.form = Entry::Table;
     else if (two_d && (starts_with(n, "layers.") || starts_with(n, "model.layers.")) && ends_with(n, "_proj.weight"))
-      e->form = Entry::Linear;
-    const std::size_t esize = io::dtype_size(t.dtype);
-    if (e->form == Entry::Linear || e->form == Entry::Table) {
-      e->rows = static_cast<std::size_t>(t.shape[0]);
-      e->cols = static_cast<std::size_t>(t.shape[1]);
-      if (e->rows > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
-          e->cols > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      e.form = Entry::Linear;
+    else if (two_d && bert_table(n)) e.form = Entry::Table;
+    else if (two_d && bert_linear(n)) e.form = Entry::Linear;
+    if (e.form == Entry::Linear || e.form == Entry::Table || (e.ggml >= 0 && !t.shape.empty())) {
+      e.cols = static_cast<std::size_t>(t.shape.back());
+      e.rows = e.cols ? t.elements() / e.cols : 0;
+      if (e.rows > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+          e.cols > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         fail_value(f + ": tensor '" + n + "' is too large");
     } else {
-      e->rows = t.elements();
-      e->cols = 1;
+      e.rows = t.elements();
+      e.cols = 1;
     }
-    e->row_bytes = e->cols * esize;
-    const std::size_t per_block = e->row_bytes ? std::max<std::size_t>(1, kBlockBytes / e->row_bytes) : 1;
-    e->block_rows = e->form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
-    e->block_rows = std::min(e->block_rows, std::max<std::size_t>(e->rows, 1));
-    e->info = std::move(t);
-    need += e->bytes(options_.dtype);
-    need_q8 += e->bytes(WeightFormat::Q8);
-    block = std::max(block, e->block_rows * (e->row_bytes + 4 * e->cols));
-    fresh.push_back(std::move(e));
+    // bytes of one row: GGUF rows are whole blocks (the header reader checked ne[0])
+    e.row_bytes = e.ggml >= 0 ? e.cols / io::ggml_block_size(static_cast<io::GgmlType>(e.ggml)) *
+                                    io::ggml_type_size(static_cast<io::GgmlType>(e.ggml))
+                              : e.cols * io::dtype_size(t.dtype);
+    const std::size_t per_block = e.row_bytes ? std::max<std::size_t>(1, kBlockBytes / e.row_bytes) : 1;
+    e.block_rows = e.form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
+    e.block_rows = std::min(e.block_rows, std::max<std::size_t>(e.rows, 1));
+    need += e.bytes(options_.dtype);
+    need_q8 += e.bytes(WeightFormat::Q8);
+    block = std::max(block, e.block_rows * (e.row_bytes + 4 * e.cols));
   }
   if (need + block > available_) {
     std::string message = f + ": its tensors need " + std::to_string(need) + " bytes of WebAssembly memory as " +
@@ -142,15 +226,24 @@ void StreamedCheckpoint::parse_header() {
       message += "; with dtype 'q8' they need about " + std::to_string(need_q8) + " bytes";
     fail_range(message);
   }
+  std::stable_sort(fresh.begin(), fresh.end(), [](const auto& a, const auto& b) { return a->info.offset < b->info.offset; });
   for (auto& e : fresh) {
     order_.push_back(e.get());
     names_.push_back(e->info.name);
     entries_.emplace(e->info.name, std::move(e));
   }
-  if (file_size_ != kUnknown) head_ = {};  // else end_file checks the header again with the data's size
 }
 
 void StreamedCheckpoint::write(const std::uint8_t* p, std::size_t n) {
+  if (gguf_ && data_start_ == 0) {  // GGUF: bytes are kept until the header parses, then run through as data
+    head_.insert(head_.end(), p, p + n);
+    if (!parse_gguf_header()) return;
+    std::vector<std::uint8_t> held = std::move(head_);
+    head_ = {};
+    pos_ = 0;
+    consume(held.data(), held.size());
+    return;
+  }
   if (data_start_ == 0) {  // the 8-byte length and the JSON header first
     while (n > 0 && head_.size() < 8) {
       head_.push_back(*p++);
@@ -243,10 +336,10 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
   if (e.form == Entry::Raw) {
     e.raw.insert(e.raw.end(), bytes, bytes + rows * e.row_bytes);
   } else if (e.form == Entry::Float || (e.form == Entry::Table && dtype != WeightFormat::Q8)) {
-    to_floats(e.info.dtype, bytes, n, e.f32.data() + r0 * e.cols);
+    decode_rows(e, bytes, n, e.f32.data() + r0 * e.cols);
   } else {
     if (rows_.size() < n) rows_.resize(n);
-    to_floats(e.info.dtype, bytes, n, rows_.data());
+    decode_rows(e, bytes, n, rows_.data());
     const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
     if (e.form == Entry::Table) {
       EmbeddingTable::quantize_rows(N, K, rows_.data(), e.q8.data() + r0 * e.cols, e.scales.data() + r0);
@@ -263,6 +356,11 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
 
 void StreamedCheckpoint::end_file() {
   const std::string& f = name_;
+  if (gguf_ && data_start_ == 0) {
+    // the whole file arrived without a complete header: parse it as a whole file for the Error
+    io::parse_gguf_header(head_.data(), head_.size(), head_.size(), f);
+    fail_value(f + ": truncated file: it ends inside the header");
+  }
   if (data_start_ == 0) {
     if (pos_ < 8) fail_value(f + ": truncated file: " + std::to_string(pos_) + " bytes, the 8-byte header length is incomplete");
     fail_value(f + ": header length " + std::to_string(io::load_u64(head_.data())) + " runs past the end of the file (" +
@@ -270,12 +368,15 @@ void StreamedCheckpoint::end_file() {
   }
   if (file_size_ != kUnknown && pos_ != file_size_)
     fail_value(f + ": received " + std::to_string(pos_) + " bytes, but the file has " + std::to_string(file_size_));
-  if (file_size_ == kUnknown) {  // the header's checks again, now with the data section's size
+  if (file_size_ == kUnknown && !gguf_) {  // the header's checks again, now with the data section's size
     io::parse_safetensors_header(head_.data() + 8, data_start_ - 8, data_start_, pos_ - data_start_, f);
     head_ = {};
   }
   for (const Entry* e : order_)
-    if (!e->done()) fail_value(f + ": tensor '" + e->info.name + "' is incomplete");
+    if (!e->done())
+      fail_value(f + ": tensor '" + e->info.name + "' is incomplete: its data [" + std::to_string(e->info.offset) + ", " +
+                 std::to_string(e->info.offset + e->info.nbytes) + ") runs past the end of the file (" + std::to_string(pos_) +
+                 " bytes)");
   for (Entry* e : order_)
     if (!e->allocated) convert_block(*e, nullptr, 0);  // empty tensors
   files_.push_back(f);

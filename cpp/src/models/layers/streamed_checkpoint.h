@@ -11,7 +11,10 @@
 //   auto model = load_model(config, s, options);         // the same options
 //
 // The form of each tensor follows the family's naming rule (streams_family: llama, qwen3, gemma3_text,
-// whose families load `embed_tokens` with EmbeddingTable::load and every `*_proj` with Linear::load):
+// whose families load `embed_tokens` with EmbeddingTable::load and every `*_proj` with Linear::load; roberta,
+// xlm-roberta, camembert, electra, whose BERT description loads `embeddings.{word,position}_embeddings` as tables and
+// `encoder.layer.N.{attention.self.{query,key,value},attention.output.dense,intermediate.dense,output.dense}` as
+// Linears, with or without the "roberta." / "electra." task prefix):
 //   linear  `[model.]layers.N.….*_proj.weight`, 2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
 //           bits of the whole matrix); Linear::load takes it (take_linear)
@@ -20,6 +23,10 @@
 //   float   every other F32/F16/BF16 tensor, as float32 (to_f32 returns a copy)
 //   raw     I64/I32 tensors as their bytes (to_i64)
 // Reading a linear or table tensor any other way (to_f32) is an Error: the family broke the rule.
+// GGUF (a file name ending in .gguf, one file, io/gguf.h): the bytes are held only until the header has
+// arrived; it is mapped onto the family's names and config (io/gguf_model.h: gguf_config()), and each tensor is
+// decoded (io/gguf_blocks.h) a block of GGUF rows at a time into the same forms — Q8_0 and the other block
+// types go through float32 one block (≤ ~1 MiB of file bytes) at a time, then pack_b_nk / pack_qs8_nk.
 // Errors (relpos::Error, naming the file): everything SafeTensors::parse reports, with the same
 // messages; a tensor in two shards; and, before a file's tensors are converted, RangeError when they
 // need more than set_memory_available allows ("needs N bytes … dtype 'q8' needs about M").
@@ -33,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "io/gguf.h"
 #include "models/layers/linear_q8.h"
 #include "relpos/model.h"
 #include "relpos/weights.h"
@@ -85,6 +93,11 @@ class StreamedCheckpoint final : public Weights {
   std::vector<std::int64_t> to_i64(const std::string& name) const override;
   const std::string& file_name() const override { return name_; }
 
+  // A GGUF file (a name ending in .gguf; io/gguf_model.h): once its header has arrived, the header and the
+  // family's config.json it maps to; null / "" before, and for safetensors.
+  const io::GgufHeader* gguf_header() const { return gguf_header_.get(); }
+  const std::string& gguf_config() const { return gguf_config_; }
+
   // The prepared forms (moved out: each can be taken once); nullopt when `name` is not one.
   std::optional<PreparedLinear> take_linear(const std::string& name) const;
   std::optional<PreparedTable> take_table(const std::string& name) const;
@@ -94,12 +107,17 @@ class StreamedCheckpoint final : public Weights {
  private:
   static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
   void parse_header();
+  bool parse_gguf_header();
+  void add_entries(std::vector<std::unique_ptr<Entry>> fresh);
   void consume(const std::uint8_t* p, std::size_t n);
   void convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows);
   const Entry& entry(const std::string& name) const;
 
   LoadOptions options_;
   std::string name_ = "model.safetensors";  // the current file, then the set (file_name())
+  bool gguf_ = false;                       // the current file is GGUF
+  std::unique_ptr<io::GgufHeader> gguf_header_;
+  std::string gguf_config_;
   std::size_t available_ = static_cast<std::size_t>(-1);
   std::string memory_note_;
   // the current file

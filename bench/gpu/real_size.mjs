@@ -1,0 +1,86 @@
+// relpos alone on WebGPU at the real sizes of the 2026 embedders (issue #37): EmbeddingGemma-300m and
+// Qwen3-Embedding-0.6B shapes (bench/lib/big_models.mjs BIG_CONFIGS 'gemma3-300m' / 'qwen3-0.6b', random BF16
+// checkpoints from tests/support/random-checkpoint.mjs, written once to $REAL_SIZE_WORK), per dtype (q8, fp16, fp32):
+// load seconds, then per input length (128 / 512 / 2048 tokens, one sequence) the median ms of repeated forwards
+// after a warm-up (the last hidden state back on the CPU) and the rate in TFLOP/s (forwardFlops). A row that fails
+// (fp32 Qwen3 passes its weights through the 2 GB WASM heap) records its error; the others still run.
+//   OUT=dir node bench/gpu/real_size.mjs   → $OUT/real-size.json (rewritten after every row)
+// env: REAL_SIZE_DTYPES (default q8,fp16,fp32), REAL_SIZE_MODELS (default gemma3-300m,qwen3-0.6b),
+// REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: two
+// layers, vocabulary 1024, 8 and 16 tokens, one timed call (the plumbing on SwiftShader, not speed).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { BIG_CONFIGS, forwardFlops } from '../lib/big_models.mjs';
+import { writeRandomCheckpoint } from '../../tests/support/random-checkpoint.mjs';
+import { median, openDawn } from './common.mjs';
+
+const SMALL = process.env.GPU_BENCH_SMALL === '1';
+const OUT = process.env.OUT ?? 'bench/results/tmp/gpu-peer';
+const WORK = process.env.REAL_SIZE_WORK ?? '/tmp/relpos-real-size';
+const DTYPES = (process.env.REAL_SIZE_DTYPES ?? 'q8,fp16,fp32').split(',');
+const MODELS = (process.env.REAL_SIZE_MODELS ?? 'gemma3-300m,qwen3-0.6b').split(',');
+const LENGTHS = SMALL ? [8, 16] : [128, 512, 2048];
+const REPS = SMALL ? 1 : 5;
+const FLAGS = (process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const log = (...a) => console.error('[real-size]', ...a);
+
+const { gpu } = await openDawn(FLAGS);
+const { init } = await import('../../web/index.js');
+const rp = await init({ simd: true });
+const result = { small: SMALL, node: process.version, dawnFlags: FLAGS, date: new Date().toISOString(), device: null, rows: [] };
+fs.mkdirSync(OUT, { recursive: true });
+const save = () => fs.writeFileSync(path.join(OUT, 'real-size.json'), JSON.stringify(result, null, 1) + '\n');
+
+/** Seeded ids in [3, vocab). */
+const ids = (L, seed, V) => {
+  let s = seed >>> 0;
+  return Array.from({ length: L }, () => 3 + ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % (V - 3)));
+};
+
+for (const name of MODELS) {
+  const config = SMALL ? { ...BIG_CONFIGS[name], num_hidden_layers: 2, vocab_size: 1024 } : BIG_CONFIGS[name];
+  if (config.layer_types) config.layer_types = config.layer_types.slice(0, config.num_hidden_layers);
+  const dir = path.join(WORK, `${name}${SMALL ? '-small' : ''}`);
+  const stamp = path.join(dir, 'written.json');
+  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== JSON.stringify(config)) {
+    const t0 = performance.now();
+    const info = writeRandomCheckpoint(dir, config, { seed: 1, prefix: '' });
+    fs.writeFileSync(stamp, JSON.stringify(config));
+    log(`${name}: wrote ${(info.bytes / 2 ** 30).toFixed(2)} GiB (${(info.parameters / 1e6).toFixed(0)} M parameters) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  for (const dtype of DTYPES) {
+    const row = { model: name, layers: config.num_hidden_layers, dtype };
+    result.rows.push(row);
+    let m;
+    try {
+      const t0 = performance.now();
+      m = await rp.loadModel(dir, { device: 'webgpu', dtype, gpu });
+      row.loadS = +((performance.now() - t0) / 1000).toFixed(2);
+      row.wasmWeightBytes = m.info.wasmWeightBytes;
+      result.device ??= m.info.adapter;
+      for (const L of LENGTHS) {
+        const r = ids(L, 7 + L, config.vocab_size);
+        const batch = { inputIds: [r], attentionMask: [r.map(() => 1)] };
+        await m.forward(batch);
+        const ts = [];
+        for (let i = 0; i < REPS; ++i) {
+          const t = performance.now();
+          await m.forward(batch);
+          ts.push(performance.now() - t);
+        }
+        const ms = median(ts);
+        row[`ms${L}`] = +ms.toFixed(2);
+        row[`tflops${L}`] = +(forwardFlops(config, L) / ms / 1e9).toFixed(2);
+      }
+    } catch (e) {
+      row.error = e.message.slice(0, 400);
+    } finally {
+      m?.dispose();
+    }
+    save();
+    log(`${name} ${dtype}: ${JSON.stringify(row)}`);
+  }
+}
+save();
+process.exit(0);

@@ -1,0 +1,167 @@
+// Where each figure of README.md and docs/ comes from (tests/js/docs-figures.test.mjs).
+//
+// A figure is a number with a unit of time, speed, ratio or size in the prose (FIGURE below); the
+// test finds every one and needs it to be one of:
+//   - inside a generated block (<!-- headline:start -->, <!-- bench:start -->, …) that the test
+//     re-renders from its results file and compares;
+//   - inside a sentence of MEASURED: the sentence is written here by a function of a committed results
+//     file, so a changed file or a changed sentence fails the test;
+//   - inside a phrase of NOT_MEASURED: a setting, a limit or a target, with the reason;
+//   - in UNSOURCED: figures measured once without a committed results file (listed in the test's
+//     output; a new one fails, so this list only shrinks).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { peaks128 } from '../../../bench/lib/report_big_models.mjs';
+
+/** Numbers with a unit: times (ms, µs, s, minutes), speeds (GFLOP/s, TFLOP/s), ratios (×) and sizes with decimals. */
+export const FIGURE = /(?<![\w.\-])\d+(?:[.,]\d+)*(?:\s?(?:ms|µs|s|minutes|GFLOP\/s|TFLOP\/s)(?![\w/])|\s?×(?!\s*\d)|\.\d+\s?(?:GiB|MiB|KiB|GB|MB|KB)\b)/g;
+
+const GIB = 2 ** 30;
+const range = (xs, d) => {
+  const lo = Math.min(...xs).toFixed(d), hi = Math.max(...xs).toFixed(d);
+  return lo === hi ? lo : `${lo}–${hi}`;
+};
+
+/** The MEASURED sentences: [{ file, from, text }] computed from the results files under root. */
+export function measured(root) {
+  const json = (file) => JSON.parse(readFileSync(join(root, file), 'utf8'));
+  const latest = json('bench/results/latest.json');
+  const big = json('bench/results/big-models.json').runs;
+  const dtypesDir = 'bench/results/gpu/nvidia-h200-2026-11-26-dtypes/gpu-dtypes.json';
+  const dtypes = json(dtypesDir);
+  const modelsFile = 'bench/results/gpu/nvidia-h200-2026-11-26-models/models.json';
+  const gpuModels = json(modelsFile);
+  const out = [];
+  const add = (file, from, text) => out.push({ file, from, text });
+
+  // real-size models: peak memory, file and weight sizes (bench/lib/big_models.mjs)
+  const peak = peaks128(big);
+  const gib = (model, dtype, threads) => (peak.get(`${model}|${dtype}|${threads}`).row.vmHwm / GIB).toFixed(2);
+  add('README.md', 'bench/results/big-models.json',
+    `EmbeddingGemma-300m peaks at ${gib('gemma3-300m', 'q8', 2)} GiB, Qwen3-Embedding-0.6B at ${gib('qwen3-0.6b', 'q8', 2)} GiB`);
+  const row = (model, dtype, threads = 2) => peak.get(`${model}|${dtype}|${threads}`).row;
+  const gb = (bytes) => (bytes / 1e9).toFixed(2);
+  add('docs/embedders.md', 'bench/results/big-models.json',
+    `| EmbeddingGemma-300m | 303 M (201 M in the 262,144 × 768 embedding table) | ${gb(row('gemma3-300m', 'q8').fileBytes)} GB | ≈ ${gb(row('gemma3-300m', 'q8').weightBytes)} GB |`);
+  const qwenQ8 = big.flatMap((r) => r.rows).find((r) => r.model === 'qwen3-0.6b' && r.dtype === 'q8' && !r.error);
+  add('docs/embedders.md', 'bench/results/big-models.json',
+    `| Qwen3-Embedding-0.6B | 596 M (155 M in the tied embedding table) | ${gb(qwenQ8.fileBytes)} GB | ≈ ${gb(qwenQ8.weightBytes)} GB |`);
+  const gemmaFp32 = big.flatMap((r) => r.rows).find((r) => r.model === 'gemma3-300m' && r.dtype === 'fp32' && !r.error);
+  add('docs/embedders.md', 'bench/results/big-models.json', `EmbeddingGemma also loads as fp32 (${gb(gemmaFp32.weightBytes)} GB of float32 weights)`);
+  add('docs/models.md', 'bench/results/big-models.json', `(EmbeddingGemma-300m: ${gb(gemmaFp32.weightBytes)} GB of float32 weights)`);
+  // streamed against whole-file loads, the llama-family shapes (one 128-token input)
+  const all = big.flatMap((r) => r.rows).filter((r) => (r.inputs ?? []).length === 1 || r.error);
+  const cell = (model, dtype, threads) => {
+    const rows = all.filter((x) => x.model === model && x.dtype === dtype && x.threads === threads);
+    const r = rows.filter((x) => !x.error).at(-1) ?? rows.at(-1);
+    return r.error ? 'out of memory' : `${(r.vmHwm / GIB).toFixed(2)} GiB`;
+  };
+  for (const [label, shape, params] of [
+    ["EmbeddingGemma-300m's tensors (hidden 768, 24 layers, vocab 262,144)", 'llama-gemma-shape', '303 M'],
+    ["Qwen3-0.6B's widths, head_dim = hidden / heads", 'llama-0.6b', '508 M'],
+  ]) {
+    const file = (all.find((x) => x.model === shape).fileBytes / GIB).toFixed(2);
+    add('docs/models.md', 'bench/results/big-models.json',
+      `| ${label} | ${params} | ${file} GiB | **${cell(shape, 'q8', 2)}** | ${cell(`${shape} (whole file)`, 'q8', 1)} | ${cell(shape, 'fp32', 2)} | ${cell(`${shape} (whole file)`, 'fp32', 1)} |`);
+  }
+
+  // WebGPU on the H200 (latest.json's webgpu section, read from bench/results/gpu/ by bench/lib/webgpu.mjs)
+  const wm = (key) => latest.webgpu.whole_models.find((x) => x.key === key);
+  const s = (ms) => (ms / 1000).toFixed(ms < 1000 ? 2 : 1);
+  const [minilm, deberta, modern] = ['minilm', 'deberta', 'modernbert'].map(wm);
+  add('docs/webgpu.md', 'bench/results/latest.json (webgpu)',
+    `all-MiniLM-L6-v2 on 64 texts × 128 tokens ${minilm.gpu_ms.toFixed(1)} ms (WASM ${s(minilm.wasm_2_ms)} s on 2 threads: ` +
+    `${minilm.gpu_over_wasm_2.toFixed(0)}×; ${s(minilm.wasm_all_ms)} s on ${minilm.cores}: ${minilm.gpu_over_wasm_all.toFixed(0)}×);`);
+  add('docs/webgpu.md', 'bench/results/latest.json (webgpu)',
+    `a DeBERTa-v3-base-shaped model at 512 tokens ${deberta.gpu_ms.toFixed(1)} ms (WASM ${s(deberta.wasm_2_ms)} s on 2 threads: ` +
+    `${deberta.gpu_over_wasm_2.toFixed(0)}×; ${s(deberta.wasm_all_ms)} s on ${deberta.cores}: ${deberta.gpu_over_wasm_all.toFixed(0)}×);`);
+  add('docs/webgpu.md', 'bench/results/latest.json (webgpu)',
+    `one 8192-token document through a ModernBERT-base-shaped model (22 layers) ${modern.gpu_ms.toFixed(0)} ms. \`dtype: 'q8'\`: ` +
+    `${minilm.q8_ms.toFixed(1)},\n  ${deberta.q8_ms.toFixed(1)} and ${modern.q8_ms.toFixed(0)} ms.`);
+  const gemm = (dtype) => dtypes.gemm.filter((g) => g.dtype === dtype && g.tflops).sort((a, b) => b.tflops - a.tflops)[0];
+  const dm = (dtype) => dtypes.models.find((m) => m.dtype === dtype);
+  const mib = (b) => (b / 2 ** 20).toFixed(1);
+  add('docs/webgpu.md', dtypesDir,
+    `GEMM 4096³ A·Wᵀ f32 ${gemm('fp32').tflops.toFixed(1)} TFLOP/s, q8 ${gemm('q8').tflops.toFixed(1)} TFLOP/s (${gemm('fp32').variant} both);`);
+  add('docs/webgpu.md', dtypesDir,
+    `64 × 128 tokens: fp32 ${dm('fp32').forwardMs.toFixed(1)} ms, q8 ${dm('q8').forwardMs.toFixed(1)} ms (median of ${dm('fp32').timesMs.length}, ` +
+    `from ${range(dm('fp32').timesMs, 1)} ms) with ${mib(dm('q8').gpuWeightBytes)} MiB of\nGPU weights instead of ${mib(dm('fp32').gpuWeightBytes)} (cosine ${dm('q8').cosine.toFixed(6)} to fp32)`);
+  // why the dtypes run's fp32 time is not the whole-model row's (the contradiction a reader would see)
+  const beforeFusion = gpuModels.rows.find((r) => r.key === 'minilm' && r.device === 'webgpu' && r.dtype === 'fp32').ms;
+  add('docs/webgpu.md', `${dtypesDir}, ${modelsFile}, bench/results/latest.json (webgpu)`,
+    `against each other and not against the ${minilm.gpu_ms.toFixed(1)} ms above for the same shapes: that run came before the executor fused\n` +
+    `GEMM activation epilogues (which took the real all-MiniLM-L6-v2 from ${beforeFusion.toFixed(1)} ms to ${minilm.gpu_ms.toFixed(1)} ms,\n` +
+    `\`bench/results/gpu/nvidia-h200-2026-11-26-fixtures/README.md\`), timed only ${dm('fp32').timesMs.length} forwards (\`compareGpuDtypes\`,\n` +
+    `\`web/webgpu/compare.js\`, with each call's upload and read-back), and spread over ${range(dm('fp32').timesMs, 1)} ms.`);
+  add('docs/webgpu.md', dtypesDir, `\`info.gpuWeightBytes\` ${(dm('q8').gpuWeightBytes / dm('fp32').gpuWeightBytes).toFixed(2)}× the fp32 load's`);
+  // ModernBERT's global attention at 8192 tokens: its share of the GPU time, ms per layer and rate (the op profile)
+  const mb = gpuModels.rows.find((r) => r.key === 'modernbert' && r.device === 'webgpu' && r.dtype === 'fp32');
+  const global = mb.profile.slowest.find((o) => o.op === 'attention' && o.kind === 'rope');
+  const [, heads, L, d] = global.shape.split('×').map(Number);
+  const share = mb.profile.byOp['attention rope'].ms / mb.profile.totalMs;
+  add('docs/architecture.md', modelsFile,
+    `is ${share > 0.45 && share < 0.55 ? 'half' : `${(share * 100).toFixed(0)} %`} of a ModernBERT-base document's GPU time (${global.ms.toFixed(0)} ms per layer,\n   ${((4 * L * L * d * heads) / (global.ms * 1e9)).toFixed(0)} TFLOP/s on the H200)`);
+
+  // the lab's training speed (latest.json's training section: Node, and Chromium's browser rows)
+  const tr = latest.training;
+  add('docs/lab.md', 'bench/results/latest.json (training)',
+    `train in ${range(tr.rows.map((r) => r.train_s), 1)} s per scheme on the SIMD build under Node and ${range(tr.browser.rows.map((r) => r.train_s), 1)} s in\n  Chromium (${range([...tr.rows.map((r) => r.train_gflops), ...tr.browser.rows.map((r) => r.gflops)], 0)} GFLOP/s`);
+  // the lab module's download size (latest.json's sizes)
+  const kib = (...files) => (files.reduce((a, f) => a + latest.sizes.find((x) => x.file === `web/dist/${f}`).gzip_bytes, 0) / 1024).toFixed(0);
+  add('docs/lab.md', 'bench/results/latest.json (sizes)',
+    `\`relpos-lab-simd.wasm\` + glue is ${kib('relpos-lab-simd.wasm', 'relpos-lab-simd.js')} KiB gzip (scalar ${kib('relpos-lab-scalar.wasm', 'relpos-lab-scalar.js')} KiB)`);
+  // the soak run (scripts/soak.mjs --out): leaks over 100,000 calls and 1,000 model cycles per build
+  const soak = json('bench/results/soak.json');
+  const n = (x) => x.toLocaleString('en-US');
+  add('docs/robustness.md', 'bench/results/soak.json', [
+    `Run of ${soak.date.slice(0, 10)} (commit ${soak.commit}, Node ${soak.node}, ${soak.cores} shared cores, load average ${soak.loadavg_at_start.toFixed(0)};`,
+    '`node scripts/soak.mjs --out bench/results/soak.json`; times are CPU time, which the load does not inflate):',
+    '',
+    '| build | attention calls | CPU time | model cycles | CPU time | heap after warm-up | heap at end | result |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...soak.rows.map((r) => `| ${r.build} | ${n(r.calls)} | ${r.calls_cpu_s.toFixed(1)} s | ${n(r.models)} | ${r.models_cpu_s.toFixed(1)} s | ${r.heap_after_warmup} | ${r.heap_end} | ${r.grew ? 'GREW' : 'no growth'} |`),
+    '',
+    `Exit status ${soak.exit}; the whole run ${soak.cpu_s.toFixed(1)} s of CPU (${soak.wall_s.toFixed(0)} s wall clock on the shared machine), peak RSS ${(soak.max_rss_bytes / 1e6).toFixed(0)} MB.`,
+  ].join('\n'));
+  // how long the whole benchmark ran
+  add('docs/development.md', 'bench/results/latest.json (meta)', `the benchmarks (bench/; about ${Math.round(latest.meta.duration_s / 60)} minutes)`);
+  return out;
+}
+
+/** Settings, limits and targets written as numbers: [{ file, text, why }]. */
+export const NOT_MEASURED = [
+  { file: 'docs/development.md', text: 'targets for 45 s', why: 'the fuzz time per target that npm test sets (scripts/test.sh)' },
+  { file: 'docs/development.md', text: 'for 600 s', why: "npm run fuzz's time per target (package.json)" },
+  { file: 'docs/robustness.md', text: '45 s', why: 'the fuzz time per target in npm test' },
+  { file: 'docs/robustness.md', text: '600 s', why: "npm run fuzz's time per target" },
+  { file: 'docs/embedders.md', text: 'Qwen3-0.6B as fp32 (2.4 GB)', why: "596 M parameters × 4 bytes: the refusal's own arithmetic" },
+  { file: 'docs/models.md', text: 'Qwen3-0.6B (2.4 GB as float32)', why: '596 M parameters × 4 bytes' },
+  { file: 'docs/q8.md', text: 'steps 4× finer', why: 'the q8 format: a 4-bit multiplier per 32 inputs' },
+  { file: 'docs/performance.md', text: 'over 1.25×', why: "the target's threshold (bench/lib/report.mjs)" },
+  { file: 'docs/performance.md', text: 'be 3×', why: 'a target of issue #10' },
+  { file: 'docs/performance.md', text: '1.5×', why: "the target's factor (report_short.mjs)" },
+  { file: 'docs/runtime.md', text: 'up to 200 µs', why: 'the spin setting of the thread pool (cpp/src/threads)' },
+  { file: 'docs/length-generalisation.md', text: '1s', why: "'number of 1s': tokens, not seconds" },
+  { file: 'docs/models.md', text: '404s', why: 'HTTP status codes' },
+  { file: 'docs/length-generalisation.md', text: "the issue's 60 s per scheme", why: "the issue's budget" },
+  { file: 'docs/length-generalisation.md', text: '(60 s ×', why: 'the budget of a minute' },
+];
+
+/**
+ * Figures measured once without a committed results file: 'file: text' (each must still be in its file). docs/q8.md's
+ * come from its table, which scripts/q8-accuracy.mjs writes straight into the doc (no JSON yet); length-generalisation.md
+ * is the lab's research log (native runs of its time).
+ */
+export const UNSOURCED = [
+  'docs/demo.md: 0.48×', 'docs/demo.md: 0.72×',
+  'docs/lab.md: 13 s',
+  'docs/q8.md: 2×', 'docs/q8.md: 23.19 MB', 'docs/q8.md: 90.85 MB', 'docs/q8.md: 0.38×', 'docs/q8.md: 0.25×',
+  'docs/performance.md: 12.6 MB', 'docs/performance.md: 31 GFLOP/s',
+  'docs/runtime.md: 30 µs',
+  'docs/length-generalisation.md: 60 s', 'docs/length-generalisation.md: 120 s', 'docs/length-generalisation.md: 15 GFLOP/s',
+  'docs/length-generalisation.md: 35 GFLOP/s', 'docs/length-generalisation.md: 3 ×', 'docs/length-generalisation.md: 3×',
+  'docs/length-generalisation.md: 6 s', 'docs/length-generalisation.md: 1 s', 'docs/length-generalisation.md: 24 GFLOP/s',
+  'docs/length-generalisation.md: 5 s', 'docs/length-generalisation.md: 19 s', 'docs/length-generalisation.md: 5.0 s',
+  'docs/length-generalisation.md: 41 s', 'docs/length-generalisation.md: 24.1 GFLOP/s', 'docs/length-generalisation.md: 23 GFLOP/s',
+];

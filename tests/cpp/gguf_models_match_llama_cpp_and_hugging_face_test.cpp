@@ -42,6 +42,7 @@ const std::vector<Case> kCases = {
     {"bert-absolute", "hf/bert-absolute", {"f32", "f16", "q8_0"}, 2e-3},
     {"nomic-bert-a", "hf-families/nomic-bert-a", {"f32", "f16", "q8_0"}, 2e-5},
     {"modernbert-a", "hf-families/modernbert-a", {"f32", "f16", "q8_0"}, 3e-3},
+    {"jina-bert-v2-a", "", {"f32", "f16", "q8_0"}, 3e-3},  // no HF run (see models/jina_bert_v2.cpp)
     {"qwen3-kquant", "", {"f32", "q8_0", "q4_0", "q4_k_m", "q5_k_m", "q6_k"}, 2e-5},
     {"real-minilm", "", {"q8_0"}, 4e-3},
 };

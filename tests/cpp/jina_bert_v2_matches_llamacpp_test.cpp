@@ -20,7 +20,6 @@
 #include <algorithm>
 
 #include "hf_fixture_support.h"
-#include "models/jina_bert_v2.h"
 #include "relpos/error.h"
 #include "relpos/positions.h"
 #include "safetensors_builder.h"
@@ -185,53 +184,4 @@ TEST_CASE("jina_bert_v2 config.json: bert + alibi maps to the family; refused se
   const auto weights = relpos::SafeTensors::parse(b.bytes(), "model.safetensors");
   CHECK_THROWS_WITH(relpos::load_model(relpos_test::read_text(kDir + "hf-checkpoint/config.json"), weights),
                     Contains("jina-bert-v2-qk-post-norm variant"));
-}
-
-TEST_CASE("jina_bert_v2 GGUF entry point: every tensor of the F32 GGUF maps onto the checkpoint, the config loads the same model", "[jina_bert_v2][gguf-reference]") {
-  // gguf-meta-f32.json: gguf-py's reading of model-f32.gguf (tensor names, ne[0]-first shapes, metadata)
-  const auto meta = relpos_test::read_json(kDir + "gguf-meta-f32.json");
-  const auto weights = relpos::SafeTensors::read_file(kDir + "hf-checkpoint/model.safetensors");
-  int mapped = 0;
-  for (const auto& [name, info] : meta.at("tensors").items()) {
-    const std::string hf = relpos::models::jina_bert_v2_tensor_name(name);
-    INFO(name << " → " << hf);
-    REQUIRE(!hf.empty());
-    REQUIRE(weights.contains(hf));
-    auto shape = info.at("shape").get<std::vector<std::int64_t>>();
-    std::reverse(shape.begin(), shape.end());
-    CHECK(weights.info(hf).shape == shape);
-    ++mapped;
-  }
-  CHECK(mapped == 34);
-  CHECK(relpos::models::jina_bert_v2_tensor_name("blk.0.attn_q_norm.weight").empty());
-  CHECK(relpos::models::jina_bert_v2_tensor_name("blk.x.attn_q.weight").empty());
-  CHECK(relpos::models::jina_bert_v2_tensor_name("output_norm.weight").empty());
-  const auto& m = meta.at("metadata");
-  auto u = [&](const std::string& key) { return m.at("jina-bert-v2." + key).at("value").get<std::int64_t>(); };
-  relpos::models::JinaBertV2GgufShape shape;
-  shape.vocab_size = m.at("tokenizer.ggml.tokens").at("length").get<std::int64_t>();
-  shape.hidden_size = u("embedding_length");
-  shape.num_layers = u("block_count");
-  shape.num_heads = u("attention.head_count");
-  shape.intermediate_size = u("feed_forward_length");
-  shape.context_length = u("context_length");
-  shape.type_vocab_size = m.at("tokenizer.ggml.token_type_count").at("value").get<std::int64_t>();
-  shape.norm_eps = m.at("jina-bert-v2.attention.layer_norm_epsilon").at("value").get<double>();
-  const std::string config = relpos::models::jina_bert_v2_config_json(shape);
-  const auto c = relpos::parse_model_config(config);
-  const auto h = relpos::parse_model_config(relpos_test::read_text(kDir + "hf-checkpoint/config.json"));
-  CHECK(c.model_type == h.model_type);
-  CHECK(c.vocab_size == h.vocab_size);
-  CHECK(c.hidden_size == h.hidden_size);
-  CHECK(c.num_layers == h.num_layers);
-  CHECK(c.num_heads == h.num_heads);
-  CHECK(c.intermediate_size == h.intermediate_size);
-  CHECK(c.type_vocab_size == h.type_vocab_size);
-  CHECK(c.max_position_embeddings == h.max_position_embeddings);
-  CHECK(c.norm_eps == h.norm_eps);
-  CHECK(c.feed_forward_type == h.feed_forward_type);
-  const auto batch = relpos_test::read_fixture_batch(kDir + "hf-checkpoint/");
-  const Errors e = compare(run_fixture(config), batch);
-  CHECK(e.hidden <= 3e-3);
-  CHECK(e.embeddings <= 1e-5);
 }

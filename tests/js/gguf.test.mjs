@@ -42,7 +42,7 @@ test('GGUF files load by path, file: URL, bytes and folder + { gguf }, and run a
   t.after(() => rp.dispose());
   const cases = [
     ['qwen3-embed-left', 'q4_k_m', 'last'], ['qwen3-reranker', 'q8_0', 'rank'], ['gemma3-bidir-a', 'bf16', 'mean'],
-    ['bert-absolute', 'q8_0', 'mean'], ['nomic-bert-a', 'f16', 'mean'], ['modernbert-a', 'q8_0', 'mean'], ['qwen3-kquant', 'q5_k_m', 'last'],
+    ['bert-absolute', 'q8_0', 'mean'], ['nomic-bert-a', 'f16', 'mean'], ['modernbert-a', 'q8_0', 'mean'], ['qwen3-kquant', 'q5_k_m', 'last'], ['jina-bert-v2-a', 'q8_0', 'mean'],
   ];
   for (const [c, type] of cases) {
     const path = join(GGUF, c, `model-${type}.gguf`);
@@ -141,7 +141,7 @@ test('hostile GGUF files are Errors naming the file and the problem; a model loa
     await assert.rejects(load(bad.truncated(1500)), { name: 'Error', message: 'model.gguf: truncated file: string value at byte 1495 needs 8 bytes, the file has 5 left' });
     await assert.rejects(load(bad.dataCut()), { name: 'Error', message: /^model\.gguf: tensor '.*': data \[\d+, \d+\) runs past the end of the file \(\d+ bytes\)$/ });
     await assert.rejects(load(bad.unknownType()), { name: 'Error', message: /^model\.gguf: tensor 'token_embd\.weight': unknown ggml type 99 \(supported: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, BF16\)$/ });
-    await assert.rejects(load(bad.otherArchitecture()), { name: 'Error', message: "model.gguf: architecture 'gptj' is not supported (supported: bert, nomic-bert, modern-bert, qwen3, gemma-embedding)" });
+    await assert.rejects(load(bad.otherArchitecture()), { name: 'Error', message: "model.gguf: architecture 'gptj' is not supported (supported: bert, nomic-bert, modern-bert, qwen3, gemma-embedding, jina-bert-v2)" });
     await assert.rejects(load(bad.vocabMismatch()), { name: 'Error', message: 'model.gguf: tokenizer.ggml.tokens lists 100 tokens but token_embd.weight has 99 rows' });
     await assert.rejects(load(bad.hugeMetadataCount()), { name: 'Error', message: /^model\.gguf: metadata count 1099511627776 is more than the file could hold/ });
     const model = await load(bad.ggufBytes());

@@ -53,12 +53,8 @@ constexpr Architecture kArchitectures[] = {
     {"modern-bert", "modernbert", "layers.", kModernTop, kModernBlock, kNone},
     {"qwen3", "qwen3", "layers.", kDecoderTop, kDecoderBlock, kQwen3Norms},  // output / cls.output: the first present
     {"gemma-embedding", "gemma3_text", "layers.", kDecoderTop, kDecoderBlock, kGemmaNorms},
-    // jina-bert-v2 (ALiBi encoder, GEGLU MLP; branch jina39 builds its C++ family from the HF checkpoint, whose
-    // names these are: ../shared/fixtures/gguf/jina-bert-v2-a/hf-checkpoint; BERT's embeddings, no position table).
-    // To connect it: set the model_type (nullptr = "not supported yet") and give build_config its keys
-    // (type_vocab_size from token_types, layer_norm_eps, max_position_embeddings = context_length; llama.cpp
-    // hard-codes ALiBi max bias 8).
-    {"jina-bert-v2", nullptr, "encoder.layer.", kBertTop, kBertAttention, kJinaMlp},
+    // jina-bert-v2 (models/jina_bert_v2.cpp: ALiBi encoder, fused GeGLU MLP; BERT's embeddings, no position table)
+{"jina-bert-v2", "jina_bert_v2", "encoder.layer.", kBertTop, kBertAttention, kJinaMlp},
 };
 
 // The hf name of `name` in a {gguf, hf, …, nullptr} list, or nullptr.
@@ -257,6 +253,12 @@ std::string build_config(const Architecture& a, const GgufHeader& h, const GgufT
     c.number("layer_norm_eps", eps);
     c.str("hidden_act", "gelu");
     c.str("position_embedding_type", "absolute");
+  } else if (t == "jina_bert_v2") {
+    // llama.cpp's jina-bert-v2 graph: GeGLU (ffn_up holds [gated | linear]), ALiBi with max bias 8 (no key; the
+    // family's slope rule), post-LN; context_length is the trained length (ALiBi itself has no limit)
+    c.integer("type_vocab_size", type_rows(2));
+    c.number("layer_norm_eps", eps);
+    c.str("feed_forward_type", "geglu");
   } else if (t == "nomic_bert") {
     c.integer("type_vocab_size", type_rows(0));
     c.number("layer_norm_epsilon", eps);

@@ -18,9 +18,7 @@
 // (jina-embeddings-v2-base-code: mlp.up_gated_layer, per-layer layer_norm_1/2, q/k LayerNorm).
 // llama.cpp computes GELU as the tanh approximation through an fp16 table: its outputs differ from this
 // family's by ~1.5e-3 on the final hidden state (tests/cpp/jina_bert_v2_matches_llamacpp_test.cpp).
-#include "models/jina_bert_v2.h"
 
-#include <cstdio>
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -96,48 +94,6 @@ class JinaBertV2 final : public ModelBase {
 
 }  // namespace
 
-std::string jina_bert_v2_config_json(const JinaBertV2GgufShape& s) {
-  char eps[32];
-  std::snprintf(eps, sizeof eps, "%.9g", s.norm_eps);
-  return std::string("{\"model_type\": \"jina_bert_v2\", \"feed_forward_type\": \"geglu\", \"vocab_size\": ") +
-         std::to_string(s.vocab_size) + ", \"hidden_size\": " + std::to_string(s.hidden_size) +
-         ", \"num_hidden_layers\": " + std::to_string(s.num_layers) + ", \"num_attention_heads\": " +
-         std::to_string(s.num_heads) + ", \"intermediate_size\": " + std::to_string(s.intermediate_size) +
-         ", \"type_vocab_size\": " + std::to_string(s.type_vocab_size) + ", \"max_position_embeddings\": " +
-         std::to_string(s.context_length) + ", \"layer_norm_eps\": " + eps + "}";
-}
-
-std::string jina_bert_v2_tensor_name(const std::string& g) {
-  // plain tables, not std::map: this lands in the inference module, whose size is budgeted
-  static const char* const top[][2] = {
-      {"token_embd.weight", "embeddings.word_embeddings.weight"},
-      {"token_types.weight", "embeddings.token_type_embeddings.weight"},
-      {"token_embd_norm.weight", "embeddings.LayerNorm.weight"},
-      {"token_embd_norm.bias", "embeddings.LayerNorm.bias"}};
-  static const char* const block[][2] = {
-      {"attn_q.weight", "attention.self.query.weight"},      {"attn_q.bias", "attention.self.query.bias"},
-      {"attn_k.weight", "attention.self.key.weight"},        {"attn_k.bias", "attention.self.key.bias"},
-      {"attn_v.weight", "attention.self.value.weight"},      {"attn_v.bias", "attention.self.value.bias"},
-      {"attn_output.weight", "attention.output.dense.weight"}, {"attn_output.bias", "attention.output.dense.bias"},
-      {"attn_output_norm.weight", "attention.output.LayerNorm.weight"},
-      {"attn_output_norm.bias", "attention.output.LayerNorm.bias"},
-      {"ffn_up.weight", "mlp.gated_layers.weight"},          {"ffn_down.weight", "mlp.wo.weight"},
-      {"ffn_down.bias", "mlp.wo.bias"},                      {"layer_output_norm.weight", "mlp.layernorm.weight"},
-      {"layer_output_norm.bias", "mlp.layernorm.bias"}};
-  for (const auto& [from, to] : top)
-    if (g == from) return to;
-  // blk.<i>.<rest>
-  if (g.rfind("blk.", 0) != 0) return "";
-  const std::size_t dot = g.find('.', 4);
-  if (dot == std::string::npos || dot == 4) return "";
-  const std::string index = g.substr(4, dot - 4);
-  for (char ch : index)
-    if (ch < '0' || ch > '9') return "";
-  const std::string rest = g.substr(dot + 1);
-  for (const auto& [from, to] : block)
-    if (rest == from) return "encoder.layer." + index + "." + to;
-  return "";
-}
 
 std::unique_ptr<Model> make_jina_bert_v2(const ModelConfig& c, const Weights& w) {
   return std::make_unique<JinaBertV2>(c, w);

@@ -365,6 +365,17 @@ export interface ForwardOptions {
   logits?: boolean;
   /** Masked-LM and causal-LM heads: [batch index, token index] pairs where the vocabulary logits are computed (only there). */
   logitsAt?: [number, number][];
+  /**
+   * pooled [batch, hidden]: the last hidden state's mean over the attention mask, first token ('cls'), or last token
+   * the mask keeps ('last_token': right or left padding; zeros when it keeps none) — the pipelines' pool(). On WebGPU it
+   * runs on the GPU and only [batch, hidden] is read back. With pooling, lastHiddenState and poolerOutput are left out
+   * unless outputLastHiddenState: true.
+   */
+  pooling?: 'mean' | 'cls' | 'last_token';
+  /** With pooling: each pooled row divided by its L2 norm. Default false. */
+  normalize?: boolean;
+  /** lastHiddenState (and poolerOutput) as well; default true without pooling, false with it. */
+  outputLastHiddenState?: boolean;
 }
 
 /** The task head a checkpoint carries (config.json architectures, else the head tensors present). */
@@ -378,8 +389,10 @@ export interface ModelHead {
 }
 
 export interface ForwardResult {
-  /** [batch, seq, hidden]. Values at padded positions are unspecified. */
+  /** [batch, seq, hidden]. Values at padded positions are unspecified. Absent with pooling (unless outputLastHiddenState: true). */
   lastHiddenState: FloatTensor;
+  /** [batch, hidden]: with the pooling option (ForwardOptions.pooling). */
+  pooled?: FloatTensor;
   hiddenStates?: FloatTensor[];
   attentions?: FloatTensor[];
   /** [batch, hidden]: BERT's tanh(dense(first token)), when the checkpoint has a pooler. */
@@ -397,6 +410,7 @@ export interface ForwardResult {
 
 /** What the options of a forward call guarantee: hiddenStates with outputHiddenStates: true, attentions with outputAttentions: true. */
 export type ForwardOutputs<O> = (O extends { outputHiddenStates: true } ? { hiddenStates: FloatTensor[] } : {}) &
+  (O extends { pooling: string } ? { pooled: FloatTensor } : {}) &
   (O extends { outputAttentions: true } ? { attentions: FloatTensor[] } : {});
 
 /** The configuration relpos resolved from config.json (Hugging Face defaults applied). */

@@ -20,6 +20,7 @@
 import { unwrap } from './positions.js';
 import { checkBool, checkKnownOptions, checkMemory, checkStrings, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
+import { pool } from './pipelines/feature-extraction.js';
 import { loadTokenizer } from './tokenizer.js';
 import { readSentenceTransformers } from './sentence-transformers.js';
 import { checkVariant, readCheckpoint } from './weights.js';
@@ -117,7 +118,8 @@ async function attachWebGpu(model, handle, options, dtype) {
 
 /** The names LoadModelOptions has (index.d.ts); anything else is a TypeError naming the closest. */
 export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu']);
-const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt'];
+const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt', 'pooling', 'normalize', 'outputLastHiddenState'];
+const FORWARD_POOLINGS = ['mean', 'cls', 'last_token'];
 const FORWARD_INPUTS = ['inputIds', 'attentionMask', 'tokenTypeIds', 'text', 'textPair'];
 
 /** Loads a model; see index.d.ts (LoadModelOptions). `runtime` is the Runtime (for its module). */
@@ -369,9 +371,12 @@ export class Model {
   /**
    * Runs the encoder. inputs: { inputIds, attentionMask?, tokenTypeIds? } (one sequence or a batch;
    * ragged rows are right-padded) or { text, textPair? } (string or string[]). options:
-   * { outputHiddenStates, outputAttentions, logits, logitsAt }; `logits` adds the task head's output
-   * (see index.d.ts: [B, labels], [B, L, labels], startLogits/endLogits [B, L], or masked-LM
-   * [P, vocab] at logitsAt = [[b, l], …], [B, L, vocab] without it).
+   * { outputHiddenStates, outputAttentions, logits, logitsAt, pooling, normalize, outputLastHiddenState };
+   * `logits` adds the task head's output (see index.d.ts: [B, labels], [B, L, labels], startLogits/endLogits
+   * [B, L], or masked-LM [P, vocab] at logitsAt = [[b, l], …], [B, L, vocab] without it). `pooling`
+   * ('mean' | 'cls' | 'last_token', optionally `normalize`d) adds `pooled` [B, H] and drops lastHiddenState
+   * and poolerOutput unless outputLastHiddenState: true; on WebGPU the pooling runs on the GPU and only
+   * [B, H] is read back.
    * On a model loaded with device 'webgpu' (info.device), forward returns a Promise of that object;
    * forwardAsync does so on every model.
    */
@@ -382,6 +387,14 @@ export class Model {
     const outputHiddenStates = checkBool(options.outputHiddenStates ?? false, 'forward: outputHiddenStates');
     const outputAttentions = checkBool(options.outputAttentions ?? false, 'forward: outputAttentions');
     const logits = checkBool(options.logits ?? false, 'forward: logits');
+    const pooling = options.pooling ?? null;
+    if (pooling !== null && !FORWARD_POOLINGS.includes(pooling))
+      throw new Error(`forward: pooling: expected 'mean', 'cls' or 'last_token', got ${describe(pooling)}`);
+    const normalize = checkBool(options.normalize ?? false, 'forward: normalize');
+    if (normalize && pooling === null) throw new Error("forward: normalize needs pooling ('mean', 'cls' or 'last_token')");
+    const outputLastHiddenState = checkBool(options.outputLastHiddenState ?? pooling === null, 'forward: outputLastHiddenState');
+    if (!outputLastHiddenState && pooling === null) throw new Error('forward: outputLastHiddenState: false needs pooling (else the call would return nothing)');
+    const pooled = pooling === null ? null : { mode: pooling, normalize, lastHiddenState: outputLastHiddenState };
     let { inputIds, attentionMask, tokenTypeIds } = inputs;
     let tokens;
     if (inputs.text !== undefined) {
@@ -396,7 +409,7 @@ export class Model {
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
     const types = tokenTypeIds === undefined || tokenTypeIds === null ? null : tokenTypesOf(tokenTypeIds, inputIds, batch, seq);
     const positions = logitsPositions(options.logitsAt, logits, this.head, batch, seq);
-    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions });
+    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions, pooled });
     // Lower bound of the memory this call needs (outputs + one layer's activations), checked before
     // the call; the exact need is enforced in C++ (std::bad_alloc → RangeError).
     const { hiddenSize: h, numLayers: layers, numHeads: nh, intermediateSize: ff } = this.info;
@@ -430,6 +443,14 @@ export class Model {
     const padded = new Int32Array(ids);
     result.inputIds = { data: padded, dims: [batch, seq] };
     result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };
+    if (pooled) {
+      // the same pooled rows as the GPU's (kernels/pooling.js); the pooler output goes with the last hidden state
+      result.pooled = pool(result.lastHiddenState, result.attentionMask, { pooling: pooled.mode, normalize: pooled.normalize });
+      if (!pooled.lastHiddenState) {
+        delete result.lastHiddenState;
+        delete result.poolerOutput;
+      }
+    }
     if (tokens) result.tokens = tokens;
     return result;
   }
@@ -439,21 +460,23 @@ export class Model {
     return this.forward(inputs, options);
   }
 
-  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions }) {
+  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions, pooled }) {
     if (outputAttentions) throw new Error('forward: outputAttentions is not available on WebGPU (the attention kernel never forms the L×L probabilities); load with device \'wasm\'');
     const at = positions ? Int32Array.from(positions) : null;
     // A lost GPU device ends the call in an Error saying so (GpuContext.guard): no hang, no stale outputs.
     const { ctx, executor } = this.#gpu;
     let out;
     try {
-      out = await ctx.guard('forward', () => executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at }));
+      out = await ctx.guard('forward', () => executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at, pool: pooled }));
     } catch (e) {
       if (e.deviceLost) this.#deviceLost(e.deviceLost);
       throw e;
     }
     this.#check('forward');
     const H = this.info.hiddenSize;
-    const result = { lastHiddenState: { data: out.lastHiddenState, dims: [batch, seq, H] } };
+    const result = {};
+    if (out.lastHiddenState) result.lastHiddenState = { data: out.lastHiddenState, dims: [batch, seq, H] };
+    if (out.pooled) result.pooled = { data: out.pooled, dims: [batch, H] };
     if (outputHiddenStates) result.hiddenStates = out.hiddenStates.map((data) => ({ data, dims: [batch, seq, H] }));
     if (out.poolerOutput) result.poolerOutput = { data: out.poolerOutput, dims: [batch, H] };
     if (logits) {

@@ -233,13 +233,29 @@ export class PlanExecutor {
   /**
    * Runs one forward. ids, mask, types: Int32Array [batch·seq] (mask and types may be null: all 1 /
    * all 0). Returns { lastHiddenState: Float32Array, hiddenStates: [Float32Array] | undefined,
-   * poolerOutput: Float32Array | undefined (families with a pooler), logits: Float32Array | undefined }.
+   * poolerOutput: Float32Array | undefined (families with a pooler), logits: Float32Array | undefined,
+   * pooled: Float32Array [batch·hidden] | undefined (with pool) }. pool: { mode: 'mean' | 'cls' | 'last_token',
+   * normalize, lastHiddenState } or null.
    * logits: the task head's logits as well (flat, as TaskHead::logits); positions: Int32Array of flat
    * rows b·seq + l (checked by the caller) where a masked-LM head computes them, or null (every token).
    */
-  async forward({ batch, seq, ids, mask, types, hiddenStates = false, logits = false, positions = null }) {
+  async forward({ batch, seq, ids, mask, types, hiddenStates = false, logits = false, positions = null, pool = null }) {
     const p = this.prepare(batch, seq, hiddenStates, logits, positions ? positions.length : 0);
     const ctx = this.ctx, queue = ctx.device.queue, rows = batch * seq;
+    // pool: { mode, normalize, lastHiddenState }: the last hidden state pooled on the GPU into f32 [batch, hidden] and
+    // read back instead of the last hidden state (unless lastHiddenState: true) and the pooler output
+    // (kernels/pooling.js); the mask is the plan's mask input, or the executor's own where the plan has none
+    let poolArgs = null;
+    if (pool) {
+      const H = p.plan.ops.find((op) => op.op === 'output' && op.kind === 1).width;
+      let maskBuffer = p.inputs.mask !== undefined ? p.buffers[p.inputs.mask].get(0) : null;
+      if (!maskBuffer && pool.mode !== 'cls') {
+        maskBuffer = this.#arena('pool mask', 4 * rows);
+        const m = mask ?? new Int32Array(rows).fill(1);
+        queue.writeBuffer(maskBuffer, 0, m.buffer, m.byteOffset, m.byteLength);
+      }
+      poolArgs = { ...pool, mask: maskBuffer, out: this.#arena('pooled', 4 * batch * H), batch, seq, hidden: H };
+    }
     const write = (kind, data) => {
       if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
     };
@@ -253,18 +269,19 @@ export class PlanExecutor {
     write('token_types', types ?? new Int32Array(rows));
     if (positions) write('positions', positions);
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
-    const outputs = this.#record(p, encoder);
+    const outputs = this.#record(p, encoder, null, null, poolArgs);
     queue.submit([encoder.finish()]);
     await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ, 0, o.bytes)));
-    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined };
+    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined, pooled: undefined };
     for (const o of outputs) {
       const bytes = o.staging.getMappedRange(0, o.bytes).slice(0);
-      const data = this.dtype === 'f16' ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes, 0, o.floats);
+      const data = this.dtype === 'f16' && !o.f32 ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes, 0, o.floats);
       o.staging.unmap();
       this.free.push(o.staging);
       if (o.kind === 1) result.lastHiddenState = data;
       else if (o.kind === 2) result.poolerOutput = data;
       else if (o.kind === 3) result.logits = data;
+      else if (o.kind === 'pooled') result.pooled = data;
       else result.hiddenStates.push(data);
     }
     return result;
@@ -305,20 +322,21 @@ export class PlanExecutor {
   }
 
   // onOp(i, encoder) → encoder: called before op i is recorded (a profile's cut points); onEnd(encoder) after the last.
-  #record(p, encoder, onOp = null, onEnd = null) {
+  // pool: the forward's pooling with its buffers (forward), or null.
+  #record(p, encoder, onOp = null, onEnd = null, pool = null) {
     // The plan's uniform buffers and bind groups are made on its first recording and reused after.
     p.cache.rewind();
     this.ctx.cache = p.cache;
     sharePasses(this.ctx); // consecutive dispatches share a compute pass; copies end it (copy below)
     try {
-      return this.#recordOps(p, encoder, onOp, onEnd);
+      return this.#recordOps(p, encoder, onOp, onEnd, pool);
     } finally {
       stopSharing(this.ctx);
       this.ctx.cache = null;
     }
   }
 
-  #recordOps(p, encoder, onOp, onEnd) {
+  #recordOps(p, encoder, onOp, onEnd, pool) {
     const ctx = this.ctx, ops = p.plan.ops, outputs = [], dtype = this.dtype, eb = this.eb;
     // Bytes of n activation elements for a copy (WebGPU copies whole 4-byte words).
     const bytes = (n) => {
@@ -433,6 +451,15 @@ export class PlanExecutor {
           });
           break;
         case 'output': {
+          if (pool && op.kind === 2 && !pool.lastHiddenState) break; // a pooled forward reads back the pooled rows alone
+          if (pool && op.kind === 1) {
+            const { out, mode, normalize, mask, batch, seq, hidden } = pool, floats = batch * hidden;
+            pooling(ctx, encoder, { x: buf(op, 'x'), out, mask, batch, seqLen: seq, hidden, mode, normalize, dtype, outDtype: 'f32' });
+            const staging = this.#staging(4 * floats);
+            copy(out, 0, staging, 0, 4 * floats);
+            outputs.push({ kind: 'pooled', staging, floats, bytes: 4 * floats, f32: true });
+            if (!pool.lastHiddenState) break;
+          }
           const floats = op.rows * op.width;
           const staging = this.#staging(bytes(floats));
           copy(under(op, 'x'), offsetOf(op, 'x'), staging, 0, bytes(floats));

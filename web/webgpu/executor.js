@@ -27,8 +27,9 @@
 // output → a copy into a read-back buffer at that point (kind 3: the task head's logits; a masked-LM
 // head's only at the asked rows, so only those come back).
 // Element type (options.dtype): 'f32', or 'f16' (ctx.shaderF16): activation buffers and float weights held
-// as f16, every kernel generated for f16 storage with f32 arithmetic (kernels/dtype.js), outputs widened
-// to float32 on read-back; inputs (ids, mask, types, positions) and the plan's constants stay 32-bit.
+// as f16 (float32 weights narrowed on the GPU at upload), every kernel generated for f16 storage with f32
+// arithmetic (kernels/dtype.js), outputs widened to float32 on the GPU before their copy out (kernels/convert.js:
+// nothing converted per element in JavaScript); inputs (ids, mask, types, positions) and the plan's constants stay 32-bit.
 // q8 weights (a plan weight of kind 'q8': an nn.Linear or embedding table loaded with dtype 'q8') stay int8
 // on the GPU, in the q8 words of kernels/gemm.js and kernels/embedding.js (cpp/src/plan/plan.h Q8Values):
 // ~1 byte per weight.
@@ -48,7 +49,8 @@ import { attention } from './kernels/attention.js';
 import { maskRows } from './kernels/mask_rows.js';
 import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
-import { requireDtype, toHalf, fromHalf } from './kernels/dtype.js';
+import { requireDtype } from './kernels/dtype.js';
+import { convert } from './kernels/convert.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
@@ -132,12 +134,14 @@ export class PlanExecutor {
           this.scales.set(w.key, ctx.upload(values.scales, `weight ${i} q8 scales`));
           buffer = ctx.upload(values.q, `weight ${i} q8`);
         } else {
-          buffer = ctx.upload(this.dtype === 'f16' ? toHalf(values) : values, `weight ${i}`);
+          buffer = this.dtype === 'f16' ? this.#narrow(values, `weight ${i}`) : ctx.upload(values, `weight ${i}`);
         }
         this.weights.set(w.key, buffer);
       }
       return buffer;
     });
+    this.narrowing?.destroy(); // queued work keeps it alive until done
+    this.narrowing = null;
     let largest = 0, ropeFloats = 0;
     for (const [i, { views, parts }] of segments.entries())
       for (const [, len] of parts) largest = Math.max(largest, views ? plan.buffers[i].elements : len);
@@ -158,6 +162,22 @@ export class PlanExecutor {
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
       needsOnes: plan.ops.some((op) => op.op === 'mean_rows' && !op.mask),
     };
+  }
+
+  // An f16 weight buffer of float32 `values`, converted on the GPU (kernels/convert.js): the values go up as they are
+  // through one float32 buffer reused by every weight of a recording, nothing converted per element in JavaScript.
+  #narrow(values, label) {
+    const ctx = this.ctx, n = values.length;
+    if (!this.narrowing || this.narrowing.size < 4 * n) {
+      this.narrowing?.destroy();
+      this.narrowing = ctx.empty(4 * n, 'f32 weights on their way to f16');
+    }
+    ctx.device.queue.writeBuffer(this.narrowing, 0, values.buffer, values.byteOffset, values.byteLength);
+    const buffer = ctx.empty(2 * n, label);
+    const encoder = ctx.device.createCommandEncoder({ label: 'relpos f16 weights' });
+    convert(ctx, encoder, { x: this.narrowing, y: buffer, n, from: 'f32', to: 'f16' });
+    ctx.device.queue.submit([encoder.finish()]);
+    return buffer;
   }
 
   // Gives a prepared plan its arena buffers (again after the arena grew).
@@ -275,7 +295,7 @@ export class PlanExecutor {
     const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined, pooled: undefined };
     for (const o of outputs) {
       const bytes = o.staging.getMappedRange(0, o.bytes).slice(0);
-      const data = this.dtype === 'f16' && !o.f32 ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes, 0, o.floats);
+      const data = new Float32Array(bytes, 0, o.floats);
       o.staging.unmap();
       this.free.push(o.staging);
       if (o.kind === 1) result.lastHiddenState = data;
@@ -324,6 +344,11 @@ export class PlanExecutor {
   // onOp(i, encoder) → encoder: called before op i is recorded (a profile's cut points); onEnd(encoder) after the last.
   // pool: the forward's pooling with its buffers (forward), or null.
   #record(p, encoder, onOp = null, onEnd = null, pool = null) {
+    if (this.dtype === 'f16') {
+      // the float32 buffer an f16 output is widened into before its copy out (grown before anything is recorded)
+      p.outputFloats ??= Math.max(1, ...p.plan.ops.filter((op) => op.op === 'output').map((op) => op.rows * op.width));
+      this.#arena('widened', 4 * p.outputFloats);
+    }
     // The plan's uniform buffers and bind groups are made on its first recording and reused after.
     p.cache.rewind();
     this.ctx.cache = p.cache;
@@ -457,13 +482,20 @@ export class PlanExecutor {
             pooling(ctx, encoder, { x: buf(op, 'x'), out, mask, batch, seqLen: seq, hidden, mode, normalize, dtype, outDtype: 'f32' });
             const staging = this.#staging(4 * floats);
             copy(out, 0, staging, 0, 4 * floats);
-            outputs.push({ kind: 'pooled', staging, floats, bytes: 4 * floats, f32: true });
+            outputs.push({ kind: 'pooled', staging, floats, bytes: 4 * floats });
             if (!pool.lastHiddenState) break;
           }
           const floats = op.rows * op.width;
-          const staging = this.#staging(bytes(floats));
-          copy(under(op, 'x'), offsetOf(op, 'x'), staging, 0, bytes(floats));
-          outputs.push({ kind: op.kind, staging, floats, bytes: bytes(floats) });
+          const staging = this.#staging(4 * floats);
+          if (dtype === 'f16') {
+            // widened to float32 on the GPU (one buffer reused by each output in turn: the commands run in order)
+            const widened = this.arena.get('widened');
+            convert(ctx, encoder, { x: buf(op, 'x'), y: widened, n: floats, from: 'f16', to: 'f32' });
+            copy(widened, 0, staging, 0, 4 * floats);
+          } else {
+            copy(under(op, 'x'), offsetOf(op, 'x'), staging, 0, 4 * floats);
+          }
+          outputs.push({ kind: op.kind, staging, floats, bytes: 4 * floats });
           break;
         }
         default:

@@ -351,6 +351,15 @@ export type ForwardInputs =
   | { inputIds: TokenIds; attentionMask?: TokenIds; tokenTypeIds?: TokenIds; text?: undefined }
   | { text: string | string[]; textPair?: string | string[]; inputIds?: undefined };
 
+/** ModelInfo.loadMs. */
+export interface LoadTimes {
+  files: number;
+  weights: number;
+  build: number;
+  gpu: { context: number; plans: number; weightValues: number; uploads: number; release: number } | null;
+  total: number;
+}
+
 export interface ForwardOptions {
   /** hiddenStates: numLayers + 1 tensors [batch, seq, hidden], the embeddings first. */
   outputHiddenStates?: boolean;
@@ -441,6 +450,14 @@ export interface ModelInfo {
   deviceReason: string | null;
   /** On WebGPU: bytes of weights held on the GPU (q8: linear layers int8 plus scales; fp16: 2 bytes per value). */
   gpuWeightBytes?: number;
+  /**
+   * Where loadModel's time went, in milliseconds: files (config.json, tokenizer and sentence-transformers files),
+   * weights (reading the weight files, converting as they stream in), build (the C++ model from them), gpu
+   * (device 'webgpu' / 'auto' only, else null: context — the adapter and device; plans — plan recordings; weightValues
+   * — weights copied out of WebAssembly; uploads — GPU buffers, their writes and fp16's narrowing, until the GPU is done;
+   * release — freeing the WebAssembly copies), total.
+   */
+  loadMs: LoadTimes;
   /** On WebGPU: bytes of weights still held in WebAssembly memory after the upload (norm gains, biases, scheme tables:
    * the linear layers and embedding tables live on the GPU only). weightBytes is what the load converted. */
   wasmWeightBytes?: number;

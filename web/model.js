@@ -87,21 +87,36 @@ function checkDevice(device) {
  * Moves `model` onto WebGPU (web/webgpu/, imported only here): the C++ family's plan (cpp/src/plan)
  * run by PlanExecutor, weights uploaded now. Throws an Error with the reason when it cannot.
  */
-async function attachWebGpu(model, handle, options, dtype) {
+async function attachWebGpu(model, handle, options, dtype, loadMs) {
+  let t = performance.now();
   const W = await import('./webgpu/index.js');
   const ctx = await W.createContext({ gpu: options.gpu });
+  const ms = { context: performance.now() - t, plans: 0, weightValues: 0, uploads: 0, release: 0 };
+  loadMs.gpu = ms;
+  const timed = (key, fn) => (...args) => {
+    const t0 = performance.now();
+    try {
+      return fn(...args);
+    } finally {
+      ms[key] += performance.now() - t0;
+    }
+  };
   if (dtype === 'fp16' && !ctx.shaderF16) {
     ctx.destroy();
     throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
   }
   const source = {
-    plan: (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions)),
-    weightValues: (i) => unwrap(handle.weightValues(i)), // q8 Linears: { q, scales } (int8 on the GPU)
+    plan: timed('plans', (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions))),
+    weightValues: timed('weightValues', (i) => unwrap(handle.weightValues(i))), // q8 Linears: { q, scales } (int8 on the GPU)
   };
   const executor = new W.PlanExecutor(ctx, source, { dtype: dtype === 'fp16' ? 'f16' : 'f32' });
   try {
+    t = performance.now();
     executor.prepare(1, 1, false); // checks the plan and uploads every weight once
     if (handle.head()) executor.prepare(1, 1, false, true, 0); // the task head's too
+    await ctx.device.queue.onSubmittedWorkDone(); // the uploads (and f16 narrowing) done on the GPU
+    // what prepare spent outside the plan recordings and the copies out of WASM: GPU buffers, writes, f16 narrowing
+    ms.uploads = performance.now() - t - ms.plans - ms.weightValues;
   } catch (e) {
     executor.destroy();
     ctx.destroy();
@@ -112,7 +127,9 @@ async function attachWebGpu(model, handle, options, dtype) {
   for (const b of [...executor.weights.values(), ...executor.scales.values()]) weightBytes += b.size;
   // The GPU holds the weights now: the WASM copies of the Linear layers and embedding tables go (norm gains, biases and
   // scheme tables, a few KB, stay for the plans); a 0.6 B model's weights are not kept twice.
+  t = performance.now();
   const freed = unwrap(handle.releaseWeights());
+  ms.release = performance.now() - t;
   return { executor, ctx, adapter: ctx.info, weightBytes, wasmWeightBytes: Math.max(0, model.info.weightBytes - freed) };
 }
 
@@ -133,6 +150,8 @@ export async function loadModel(mod, source, options = {}) {
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
+  const started = performance.now();
+  const loadMs = { files: 0, weights: 0, build: 0, gpu: null, total: 0 };
   const src = await openSource(source, options); // options.host, .revision, .cache: Hub ids and the browser cache
   onProgress = src.progress(onProgress); // events say { cached } for files read from the browser cache
 
@@ -161,10 +180,15 @@ export async function loadModel(mod, source, options = {}) {
   // Families whose tensors StreamedCheckpoint knows convert safetensors as they stream in (weights.js)
   const stream = unwrap(mod.openStream(config.text, loadOptions));
   let handle;
+  let t = performance.now();
+  loadMs.files = t - started;
   try {
     const files = await readCheckpoint(mod, src, onProgress, variant, stream);
+    loadMs.weights = performance.now() - t;
+    t = performance.now();
     try {
       handle = unwrap(files.length === 0 && stream ? stream.load(config.text) : mod.loadModel(config.text, files, loadOptions));
+      loadMs.build = performance.now() - t;
     } finally {
       files.forEach((f) => f.buffer.delete());
     }
@@ -184,7 +208,7 @@ export async function loadModel(mod, source, options = {}) {
   }
   if (device !== 'wasm') {
     try {
-      model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
+      model._useWebGpu(await attachWebGpu(model, handle, options, dtype, loadMs));
     } catch (e) {
       if (device === 'webgpu') {
         model.dispose();
@@ -193,6 +217,8 @@ export async function loadModel(mod, source, options = {}) {
       model._fallBack(e.message);
     }
   }
+  loadMs.total = performance.now() - started;
+  model._loaded(loadMs);
   return model;
 }
 
@@ -334,6 +360,12 @@ export class Model {
   #deviceLost(lost) {
     if (this.#disposed || this.info.deviceLost) return;
     this.info = Object.freeze({ ...this.info, deviceLost: Object.freeze({ reason: lost.reason, message: lost.message }) });
+  }
+
+  /** @internal loadModel: where the load's time went (info.loadMs, milliseconds rounded to 0.1). */
+  _loaded(loadMs) {
+    const round = (o) => Object.freeze(Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? null : typeof v === 'number' ? Math.round(v * 10) / 10 : round(v)])));
+    this.info = Object.freeze({ ...this.info, loadMs: round(loadMs) });
   }
 
   /** @internal loadModel with device 'auto': stays on WebAssembly, for `reason`. */

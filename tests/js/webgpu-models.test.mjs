@@ -289,6 +289,12 @@ test('webgpu: the real all-MiniLM-L6-v2 embeds like WASM (cosine ≥ 0.9999)', {
   try {
     // at real size the WASM side keeps almost nothing once the GPU holds the weights (norms, biases, the type table)
     assert.ok(gpu.info.wasmWeightBytes < 0.05 * gpu.info.weightBytes, `WASM keeps ${gpu.info.wasmWeightBytes} of ${gpu.info.weightBytes} weight bytes`);
+    // where the load's time went: every part measured, none negative, together within the total
+    const { files, weights, build, gpu: g, total } = gpu.info.loadMs;
+    const parts = [files, weights, build, ...Object.values(g)];
+    assert.equal(Object.keys(g).join(), 'context,plans,weightValues,uploads,release');
+    assert.ok(parts.every((x) => x >= 0) && g.plans > 0 && g.uploads > 0 && parts.reduce((a, b) => a + b) <= total + 1, JSON.stringify(gpu.info.loadMs));
+    assert.equal(wasm.info.loadMs.gpu, null);
     const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
     const cosines = meanCosines(wasm.forward(batch).lastHiddenState, (await gpu.forward(batch)).lastHiddenState, input.attention_mask);
     assert.equal(cosines.length, input.texts.length);

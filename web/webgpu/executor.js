@@ -489,6 +489,7 @@ export class PlanExecutor {
           const staging = this.#staging(4 * floats);
           if (dtype === 'f16') {
             // widened to float32 on the GPU (one buffer reused by each output in turn: the commands run in order)
+            bytes(floats); // whole 4-byte words of f16 (an odd count cannot be bound)
             const widened = this.arena.get('widened');
             convert(ctx, encoder, { x: buf(op, 'x'), y: widened, n: floats, from: 'f16', to: 'f32' });
             copy(widened, 0, staging, 0, 4 * floats);

@@ -359,6 +359,15 @@ export type ForwardInputs =
   | { inputIds: TokenIds; attentionMask?: TokenIds; tokenTypeIds?: TokenIds; text?: undefined }
   | { text: string | string[]; textPair?: string | string[]; inputIds?: undefined };
 
+/** ModelInfo.loadMs. */
+export interface LoadTimes {
+  files: number;
+  weights: number;
+  build: number;
+  gpu: { context: number; plans: number; weightValues: number; uploads: number; release: number } | null;
+  total: number;
+}
+
 export interface ForwardOptions {
   /** hiddenStates: numLayers + 1 tensors [batch, seq, hidden], the embeddings first. */
   outputHiddenStates?: boolean;
@@ -373,6 +382,17 @@ export interface ForwardOptions {
   logits?: boolean;
   /** Masked-LM and causal-LM heads: [batch index, token index] pairs where the vocabulary logits are computed (only there). */
   logitsAt?: [number, number][];
+  /**
+   * pooled [batch, hidden]: the last hidden state's mean over the attention mask, first token ('cls'), or last token
+   * the mask keeps ('last_token': right or left padding; zeros when it keeps none) — the pipelines' pool(). On WebGPU it
+   * runs on the GPU and only [batch, hidden] is read back. With pooling, lastHiddenState and poolerOutput are left out
+   * unless outputLastHiddenState: true.
+   */
+  pooling?: 'mean' | 'cls' | 'last_token';
+  /** With pooling: each pooled row divided by its L2 norm. Default false. */
+  normalize?: boolean;
+  /** lastHiddenState (and poolerOutput) as well; default true without pooling, false with it. */
+  outputLastHiddenState?: boolean;
 }
 
 /** The task head a checkpoint carries (config.json architectures, else the head tensors present). */
@@ -386,8 +406,10 @@ export interface ModelHead {
 }
 
 export interface ForwardResult {
-  /** [batch, seq, hidden]. Values at padded positions are unspecified. */
+  /** [batch, seq, hidden]. Values at padded positions are unspecified. Absent with pooling (unless outputLastHiddenState: true). */
   lastHiddenState: FloatTensor;
+  /** [batch, hidden]: with the pooling option (ForwardOptions.pooling). */
+  pooled?: FloatTensor;
   hiddenStates?: FloatTensor[];
   attentions?: FloatTensor[];
   /** [batch, hidden]: BERT's tanh(dense(first token)), when the checkpoint has a pooler. */
@@ -405,6 +427,7 @@ export interface ForwardResult {
 
 /** What the options of a forward call guarantee: hiddenStates with outputHiddenStates: true, attentions with outputAttentions: true. */
 export type ForwardOutputs<O> = (O extends { outputHiddenStates: true } ? { hiddenStates: FloatTensor[] } : {}) &
+  (O extends { pooling: string } ? { pooled: FloatTensor } : {}) &
   (O extends { outputAttentions: true } ? { attentions: FloatTensor[] } : {});
 
 /** The configuration relpos resolved from config.json (Hugging Face defaults applied). */
@@ -435,6 +458,14 @@ export interface ModelInfo {
   deviceReason: string | null;
   /** On WebGPU: bytes of weights held on the GPU (q8: linear layers int8 plus scales; fp16: 2 bytes per value). */
   gpuWeightBytes?: number;
+  /**
+   * Where loadModel's time went, in milliseconds: files (config.json, tokenizer and sentence-transformers files),
+   * weights (reading the weight files, converting as they stream in), build (the C++ model from them), gpu
+   * (device 'webgpu' / 'auto' only, else null: context — the adapter and device; plans — plan recordings; weightValues
+   * — weights copied out of WebAssembly; uploads — GPU buffers, their writes and fp16's narrowing, until the GPU is done;
+   * release — freeing the WebAssembly copies), total.
+   */
+  loadMs: LoadTimes;
   /** On WebGPU: bytes of weights still held in WebAssembly memory after the upload (norm gains, biases, scheme tables:
    * the linear layers and embedding tables live on the GPU only). weightBytes is what the load converted. */
   wasmWeightBytes?: number;

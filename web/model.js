@@ -20,6 +20,7 @@
 import { unwrap } from './positions.js';
 import { checkBool, checkKnownOptions, checkMemory, checkStrings, describe, MAX_HEAP_BYTES } from './validation.js';
 import { openSource } from './sources.js';
+import { pool } from './pipelines/feature-extraction.js';
 import { loadTokenizer } from './tokenizer.js';
 import { readSentenceTransformers } from './sentence-transformers.js';
 import { checkVariant, readCheckpoint } from './weights.js';
@@ -86,21 +87,36 @@ function checkDevice(device) {
  * Moves `model` onto WebGPU (web/webgpu/, imported only here): the C++ family's plan (cpp/src/plan)
  * run by PlanExecutor, weights uploaded now. Throws an Error with the reason when it cannot.
  */
-async function attachWebGpu(model, handle, options, dtype) {
+async function attachWebGpu(model, handle, options, dtype, loadMs) {
+  let t = performance.now();
   const W = await import('./webgpu/index.js');
   const ctx = await W.createContext({ gpu: options.gpu });
+  const ms = { context: performance.now() - t, plans: 0, weightValues: 0, uploads: 0, release: 0 };
+  loadMs.gpu = ms;
+  const timed = (key, fn) => (...args) => {
+    const t0 = performance.now();
+    try {
+      return fn(...args);
+    } finally {
+      ms[key] += performance.now() - t0;
+    }
+  };
   if (dtype === 'fp16' && !ctx.shaderF16) {
     ctx.destroy();
     throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
   }
   const source = {
-    plan: (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions)),
-    weightValues: (i) => unwrap(handle.weightValues(i)), // q8 Linears: { q, scales } (int8 on the GPU)
+    plan: timed('plans', (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions))),
+    weightValues: timed('weightValues', (i) => unwrap(handle.weightValues(i))), // q8 Linears: { q, scales } (int8 on the GPU)
   };
   const executor = new W.PlanExecutor(ctx, source, { dtype: dtype === 'fp16' ? 'f16' : 'f32' });
   try {
+    t = performance.now();
     executor.prepare(1, 1, false); // checks the plan and uploads every weight once
     if (handle.head()) executor.prepare(1, 1, false, true, 0); // the task head's too
+    await ctx.device.queue.onSubmittedWorkDone(); // the uploads (and f16 narrowing) done on the GPU
+    // what prepare spent outside the plan recordings and the copies out of WASM: GPU buffers, writes, f16 narrowing
+    ms.uploads = performance.now() - t - ms.plans - ms.weightValues;
   } catch (e) {
     executor.destroy();
     ctx.destroy();
@@ -111,13 +127,16 @@ async function attachWebGpu(model, handle, options, dtype) {
   for (const b of [...executor.weights.values(), ...executor.scales.values()]) weightBytes += b.size;
   // The GPU holds the weights now: the WASM copies of the Linear layers and embedding tables go (norm gains, biases and
   // scheme tables, a few KB, stay for the plans); a 0.6 B model's weights are not kept twice.
+  t = performance.now();
   const freed = unwrap(handle.releaseWeights());
+  ms.release = performance.now() - t;
   return { executor, ctx, adapter: ctx.info, weightBytes, wasmWeightBytes: Math.max(0, model.info.weightBytes - freed) };
 }
 
 /** The names LoadModelOptions has (index.d.ts); anything else is a TypeError naming the closest. */
 export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu', 'gguf']);
-const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt'];
+const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt', 'pooling', 'normalize', 'outputLastHiddenState'];
+const FORWARD_POOLINGS = ['mean', 'cls', 'last_token'];
 const FORWARD_INPUTS = ['inputIds', 'attentionMask', 'tokenTypeIds', 'text', 'textPair'];
 const GGUF_NAME = /\.gguf$/i;
 /** Whether a source may be a GGUF file (then web/io/gguf.js decides): options.gguf, a '.gguf' path or URL, bytes, a map naming one. */
@@ -141,6 +160,8 @@ export async function loadModel(mod, source, options = {}) {
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
+  const started = performance.now();
+  const loadMs = { files: 0, weights: 0, build: 0, gpu: null, total: 0 };
   // A GGUF file (web/io/gguf.js, imported only then): a '.gguf' path or URL, its bytes, options.gguf, or a folder
   // or map of files holding GGUF files and no config.json
   const G = mayBeGguf(source, options) ? await import('./io/gguf.js') : null;
@@ -153,10 +174,13 @@ export async function loadModel(mod, source, options = {}) {
   }
   if (gguf) {
     const { loadGguf } = await import('./io/gguf.js');
+    const t = performance.now();
+    loadMs.files = t - started;
     const g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers });
+    loadMs.weights = performance.now() - t; // read, decoded and built as the file streams in
     const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
     model.gguf = g.gguf;
-    return attachDevice(model, g.handle, options, dtype, device);
+    return attachDevice(model, g.handle, options, dtype, device, loadMs, started);
   }
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
@@ -184,10 +208,15 @@ export async function loadModel(mod, source, options = {}) {
   // Families whose tensors StreamedCheckpoint knows convert safetensors as they stream in (weights.js)
   const stream = unwrap(mod.openStream(config.text, loadOptions));
   let handle;
+  let t = performance.now();
+  loadMs.files = t - started;
   try {
     const files = await readCheckpoint(mod, src, onProgress, variant, stream);
+    loadMs.weights = performance.now() - t;
+    t = performance.now();
     try {
       handle = unwrap(files.length === 0 && stream ? stream.load(config.text) : mod.loadModel(config.text, files, loadOptions));
+      loadMs.build = performance.now() - t;
     } finally {
       files.forEach((f) => f.buffer.delete());
     }
@@ -205,14 +234,14 @@ export async function loadModel(mod, source, options = {}) {
     model.dispose();
     throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
-  return attachDevice(model, handle, options, dtype, device);
+  return attachDevice(model, handle, options, dtype, device, loadMs, started);
 }
 
 /** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */
-async function attachDevice(model, handle, options, dtype, device) {
+async function attachDevice(model, handle, options, dtype, device, loadMs, started) {
   if (device !== 'wasm') {
     try {
-      model._useWebGpu(await attachWebGpu(model, handle, options, dtype));
+      model._useWebGpu(await attachWebGpu(model, handle, options, dtype, loadMs));
     } catch (e) {
       if (device === 'webgpu') {
         model.dispose();
@@ -221,6 +250,8 @@ async function attachDevice(model, handle, options, dtype, device) {
       model._fallBack(e.message);
     }
   }
+  loadMs.total = performance.now() - started;
+  model._loaded(loadMs);
   return model;
 }
 
@@ -368,6 +399,12 @@ export class Model {
     this.info = Object.freeze({ ...this.info, deviceLost: Object.freeze({ reason: lost.reason, message: lost.message }) });
   }
 
+  /** @internal loadModel: where the load's time went (info.loadMs, milliseconds rounded to 0.1). */
+  _loaded(loadMs) {
+    const round = (o) => Object.freeze(Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? null : typeof v === 'number' ? Math.round(v * 10) / 10 : round(v)])));
+    this.info = Object.freeze({ ...this.info, loadMs: round(loadMs) });
+  }
+
   /** @internal loadModel with device 'auto': stays on WebAssembly, for `reason`. */
   _fallBack(reason) {
     this.info = Object.freeze({ ...this.info, device: 'wasm', deviceReason: reason });
@@ -405,9 +442,12 @@ export class Model {
   /**
    * Runs the encoder. inputs: { inputIds, attentionMask?, tokenTypeIds? } (one sequence or a batch;
    * ragged rows are right-padded) or { text, textPair? } (string or string[]). options:
-   * { outputHiddenStates, outputAttentions, logits, logitsAt }; `logits` adds the task head's output
-   * (see index.d.ts: [B, labels], [B, L, labels], startLogits/endLogits [B, L], or masked-LM
-   * [P, vocab] at logitsAt = [[b, l], …], [B, L, vocab] without it).
+   * { outputHiddenStates, outputAttentions, logits, logitsAt, pooling, normalize, outputLastHiddenState };
+   * `logits` adds the task head's output (see index.d.ts: [B, labels], [B, L, labels], startLogits/endLogits
+   * [B, L], or masked-LM [P, vocab] at logitsAt = [[b, l], …], [B, L, vocab] without it). `pooling`
+   * ('mean' | 'cls' | 'last_token', optionally `normalize`d) adds `pooled` [B, H] and drops lastHiddenState
+   * and poolerOutput unless outputLastHiddenState: true; on WebGPU the pooling runs on the GPU and only
+   * [B, H] is read back.
    * On a model loaded with device 'webgpu' (info.device), forward returns a Promise of that object;
    * forwardAsync does so on every model.
    */
@@ -418,6 +458,14 @@ export class Model {
     const outputHiddenStates = checkBool(options.outputHiddenStates ?? false, 'forward: outputHiddenStates');
     const outputAttentions = checkBool(options.outputAttentions ?? false, 'forward: outputAttentions');
     const logits = checkBool(options.logits ?? false, 'forward: logits');
+    const pooling = options.pooling ?? null;
+    if (pooling !== null && !FORWARD_POOLINGS.includes(pooling))
+      throw new Error(`forward: pooling: expected 'mean', 'cls' or 'last_token', got ${describe(pooling)}`);
+    const normalize = checkBool(options.normalize ?? false, 'forward: normalize');
+    if (normalize && pooling === null) throw new Error("forward: normalize needs pooling ('mean', 'cls' or 'last_token')");
+    const outputLastHiddenState = checkBool(options.outputLastHiddenState ?? pooling === null, 'forward: outputLastHiddenState');
+    if (!outputLastHiddenState && pooling === null) throw new Error('forward: outputLastHiddenState: false needs pooling (else the call would return nothing)');
+    const pooled = pooling === null ? null : { mode: pooling, normalize, lastHiddenState: outputLastHiddenState };
     let { inputIds, attentionMask, tokenTypeIds } = inputs;
     let tokens;
     if (inputs.text !== undefined) {
@@ -432,7 +480,7 @@ export class Model {
     const { ids, mask, batch, seq } = batchInputs(inputIds, attentionMask, padId);
     const types = tokenTypeIds === undefined || tokenTypeIds === null ? null : tokenTypesOf(tokenTypeIds, inputIds, batch, seq);
     const positions = logitsPositions(options.logitsAt, logits, this.head, batch, seq);
-    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions });
+    if (this.#gpu) return this.#forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions, pooled });
     // Lower bound of the memory this call needs (outputs + one layer's activations), checked before
     // the call; the exact need is enforced in C++ (std::bad_alloc → RangeError).
     const { hiddenSize: h, numLayers: layers, numHeads: nh, intermediateSize: ff } = this.info;
@@ -466,6 +514,14 @@ export class Model {
     const padded = new Int32Array(ids);
     result.inputIds = { data: padded, dims: [batch, seq] };
     result.attentionMask = { data: mask ? new Int32Array(mask) : new Int32Array(ids.length).fill(1), dims: [batch, seq] };
+    if (pooled) {
+      // the same pooled rows as the GPU's (kernels/pooling.js); the pooler output goes with the last hidden state
+      result.pooled = pool(result.lastHiddenState, result.attentionMask, { pooling: pooled.mode, normalize: pooled.normalize });
+      if (!pooled.lastHiddenState) {
+        delete result.lastHiddenState;
+        delete result.poolerOutput;
+      }
+    }
     if (tokens) result.tokens = tokens;
     return result;
   }
@@ -475,21 +531,23 @@ export class Model {
     return this.forward(inputs, options);
   }
 
-  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions }) {
+  async #forwardGpu({ ids, mask, types, batch, seq, tokens, outputHiddenStates, outputAttentions, logits, positions, pooled }) {
     if (outputAttentions) throw new Error('forward: outputAttentions is not available on WebGPU (the attention kernel never forms the L×L probabilities); load with device \'wasm\'');
     const at = positions ? Int32Array.from(positions) : null;
     // A lost GPU device ends the call in an Error saying so (GpuContext.guard): no hang, no stale outputs.
     const { ctx, executor } = this.#gpu;
     let out;
     try {
-      out = await ctx.guard('forward', () => executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at }));
+      out = await ctx.guard('forward', () => executor.forward({ batch, seq, ids, mask, types, hiddenStates: outputHiddenStates, logits, positions: at, pool: pooled }));
     } catch (e) {
       if (e.deviceLost) this.#deviceLost(e.deviceLost);
       throw e;
     }
     this.#check('forward');
     const H = this.info.hiddenSize;
-    const result = { lastHiddenState: { data: out.lastHiddenState, dims: [batch, seq, H] } };
+    const result = {};
+    if (out.lastHiddenState) result.lastHiddenState = { data: out.lastHiddenState, dims: [batch, seq, H] };
+    if (out.pooled) result.pooled = { data: out.pooled, dims: [batch, H] };
     if (outputHiddenStates) result.hiddenStates = out.hiddenStates.map((data) => ({ data, dims: [batch, seq, H] }));
     if (out.poolerOutput) result.poolerOutput = { data: out.poolerOutput, dims: [batch, H] };
     if (logits) {

@@ -317,8 +317,8 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
         throw e;
       }
       result.device ??= m.info.adapter;
-      result.loads.push({ model, library: 'relpos', dtype, s: +((performance.now() - t0) / 1000).toFixed(2) });
-      log(`${model} ${dtype}: relpos loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s on ${m.info.adapter.description || m.info.adapter.vendor}`);
+      result.loads.push({ model, library: 'relpos', dtype, s: +((performance.now() - t0) / 1000).toFixed(2), ms: m.info.loadMs });
+      log(`${model} ${dtype}: relpos loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s on ${m.info.adapter.description || m.info.adapter.vendor} (ms: ${JSON.stringify(m.info.loadMs)})`);
       try {
         for (const row of rows) {
           try {

@@ -255,6 +255,13 @@ describe('webgpu fp16: the f16 WGSL is the f32 generator with f16 storage', { sk
       attention: W.attentionWgsl({ D: 16, BQ: 64, BKV: 16, scheme: 'alibi', hasMask: true, dtype: 'f16' }),
       pooling: W.poolingWgsl({ mode: 'cls', normalize: false, dtype: 'f16' }),
     };
+    // the conversions read or write float32 on one side (outputs widened on the GPU, weights narrowed there)
+    for (const [from, to] of [['f16', 'f32'], ['f32', 'f16']]) {
+      const code = W.convertWgsl({ from, to });
+      assert.ok(code.startsWith('enable f16;\n'), `convert ${from} → ${to}`);
+      assert.match(code, new RegExp(`var<storage, read> x: array<${from}>;[\\s\\S]*var<storage, read_write> y: array<${to}>;`));
+    }
+    assert.match(W.poolingWgsl({ mode: 'last_token', normalize: true, dtype: 'f16', outDtype: 'f32' }), /var<storage, read> x: array<f16>;\n.*var<storage, read_write> out: array<f32>;/);
     // storage buffers that stay 32-bit: ids, masks, buckets, q8 words, RoPE's cos/sin and ALiBi's slopes
     const allowed = /var<storage, read> (ids\d|mask|buckets|B|Bs8|cosT|sinT|slopes): array<(u32|i32|f32)>/;
     for (const [name, code] of Object.entries(programs)) {
@@ -420,6 +427,17 @@ describe('webgpu fp16 on an adapter with shader-f16', { skip: noF16 }, () => {
       }
       assert.ok(worst <= 2e-2 * Math.max(mag, 1), `${name}: max |f16 − f32| ${worst} (max |f32| ${mag})`);
     }
+  });
+  test('convert: float32 → f16 on the GPU equals toHalf (normal range; clamped to ±65504 past it), f16 → float32 equals fromHalf', async () => {
+    const all = new Uint16Array(65536).map((_, i) => i).filter((h) => (h & 0x7c00) !== 0x7c00 && ((h & 0x7c00) !== 0 || (h & 0x3ff) === 0)); // every normal half, ±0
+    const wide = ctx.empty(4 * all.length), narrow = ctx.empty(2 * all.length + 4);
+    await ctx.run((enc) => W.convert(ctx, enc, { x: ctx.upload(all), y: wide, n: all.length, from: 'f16', to: 'f32' }));
+    assert.deepEqual(Array.from(await ctx.read(wide, all.length)), Array.from(W.fromHalf(all)));
+    // normal halves only (a GPU may flush f16 subnormals; weights that small do not matter at f16's precision)
+    const x = Float32Array.from([...randomArray(4096, 12).filter((v) => Math.abs(v) >= 2 ** -14), 1 + 2 ** -11, 1 + 3 * 2 ** -11, 65504, 1e6, -1e6]);
+    await ctx.run((enc) => W.convert(ctx, enc, { x: ctx.upload(x), y: narrow, n: x.length, from: 'f32', to: 'f16' }));
+    const want = W.toHalf(x.map((v) => Math.min(65504, Math.max(-65504, v))));
+    assert.deepEqual(Array.from(await ctx.read(narrow, x.length, Uint16Array)), Array.from(want));
   });
   test('a fixture model in fp16 stays at cosine ≥ 0.999 of fp32', { skip: !haveQ8 && 'no fixtures' }, async () => {
     const dir = caseDir('bert-absolute');

@@ -183,6 +183,52 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute']]) {
   });
 }
 
+// One submit, one small read-back: forward(…, { pooling, normalize }) pools on the GPU and maps [B, H] floats alone
+// (not [B, L, H], nor BERT's pooler output); equal to WASM's forward + the pipelines' pool() within 1e-5 for every
+// pooling, right padding (bert-absolute, its pooler) and left padding (Qwen3-Embedding's last token).
+const LLM = resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
+for (const [set, name] of [[FIXTURES, 'bert-absolute'], [LLM, 'qwen3-embed-left']]) {
+  test(`webgpu: ${name}: a pooled forward reads back [batch, hidden] alone and equals WASM's pooling within 1e-5`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    const fixture = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+    const batch = { inputIds: fixture.input_ids, attentionMask: fixture.attention_mask };
+    const [B, L] = [batch.inputIds.length, batch.inputIds[0].length];
+    if (name === 'qwen3-embed-left') assert.ok(batch.attentionMask.some((m) => m[0] === 0 && m[L - 1] === 1), 'a left-padded row');
+    const W = await import('../../web/webgpu/index.js');
+    const gpu = countingGpu((await W.findGpu({})).gpu);
+    const wasm = await rp.loadModel(dir);
+    const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
+    try {
+      const H = model.info.hiddenSize;
+      for (const pooling of ['mean', 'cls', 'last_token'])
+        for (const normalize of [false, true]) {
+          const want = wasm.forward(batch, { pooling, normalize });
+          assert.deepEqual(want.pooled.dims, [B, H]);
+          assert.equal(want.lastHiddenState, undefined, 'WASM: no last hidden state unless asked');
+          const mapped = gpu.counts.mappedBytes;
+          const got = await model.forward(batch, { pooling, normalize });
+          assert.equal(gpu.counts.mappedBytes - mapped, B * H * 4, `${pooling} normalize ${normalize}: bytes mapped`);
+          assert.equal(got.lastHiddenState, undefined);
+          assert.equal(got.poolerOutput, undefined);
+          assert.deepEqual(got.pooled.dims, [B, H]);
+          const worst = got.pooled.data.reduce((m, x, i) => Math.max(m, Math.abs(x - want.pooled.data[i])), 0);
+          assert.ok(worst <= 1e-5, `${pooling} normalize ${normalize}: max abs difference to WASM ${worst}`);
+        }
+      // the whole hidden state only when asked: then both come back
+      const mapped = gpu.counts.mappedBytes;
+      const both = await model.forward(batch, { pooling: 'mean', outputLastHiddenState: true });
+      assert.equal(gpu.counts.mappedBytes - mapped, B * H * 4 + both.lastHiddenState.data.byteLength + (both.poolerOutput?.data.byteLength ?? 0));
+      assert.equal(both.poolerOutput === undefined, name !== 'bert-absolute', 'the pooler output comes with the last hidden state');
+      assert.deepEqual(both.lastHiddenState.dims, [B, L, H]);
+      await assert.rejects(async () => model.forward(batch, { pooling: 'max' }), /forward: pooling: expected 'mean', 'cls' or 'last_token', got "max"/);
+      await assert.rejects(async () => model.forward(batch, { normalize: true }), /normalize needs pooling/);
+    } finally {
+      model.dispose();
+      wasm.dispose();
+    }
+  });
+}
+
 for (const [set, name, reason] of UNSUPPORTED) {
   test(`webgpu: ${name} is refused with its reason; 'auto' falls back to WASM`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);
@@ -265,10 +311,18 @@ const haveMinilm = existsSync(MINILM) && existsSync(REFERENCE);
 test('webgpu: the real all-MiniLM-L6-v2 embeds like WASM (cosine ≥ 0.9999)', { skip: skip || (!haveMinilm && `needs ${MINILM} and ${REFERENCE}`) }, async () => {
   const input = JSON.parse(readFileSync(REFERENCE, 'utf8'));
   const wasm = await rp.loadModel(minilmFiles());
-  const gpu = await rp.loadModel(minilmFiles(), { device: 'webgpu' });
+  const W = await import('../../web/webgpu/index.js');
+  const counting = countingGpu((await W.findGpu({})).gpu);
+  const gpu = await rp.loadModel(minilmFiles(), { device: 'webgpu', gpu: counting });
   try {
     // at real size the WASM side keeps almost nothing once the GPU holds the weights (norms, biases, the type table)
     assert.ok(gpu.info.wasmWeightBytes < 0.05 * gpu.info.weightBytes, `WASM keeps ${gpu.info.wasmWeightBytes} of ${gpu.info.weightBytes} weight bytes`);
+    // where the load's time went: every part measured, none negative, together within the total
+    const { files, weights, build, gpu: g, total } = gpu.info.loadMs;
+    const parts = [files, weights, build, ...Object.values(g)];
+    assert.equal(Object.keys(g).join(), 'context,plans,weightValues,uploads,release');
+    assert.ok(parts.every((x) => x >= 0) && g.plans > 0 && g.uploads > 0 && parts.reduce((a, b) => a + b) <= total + 1, JSON.stringify(gpu.info.loadMs));
+    assert.equal(wasm.info.loadMs.gpu, null);
     const batch = { inputIds: input.input_ids, attentionMask: input.attention_mask };
     const cosines = meanCosines(wasm.forward(batch).lastHiddenState, (await gpu.forward(batch)).lastHiddenState, input.attention_mask);
     assert.equal(cosines.length, input.texts.length);
@@ -277,7 +331,10 @@ test('webgpu: the real all-MiniLM-L6-v2 embeds like WASM (cosine ≥ 0.9999)', {
     const t = await gpu.forward({ text: input.texts.slice(0, 2) });
     assert.deepEqual(t.tokens.length, 2);
     const opts = { pooling: 'mean', normalize: true };
+    const mapped = counting.counts.mappedBytes;
     const [pa, pb] = [await pipeline('feature-extraction', wasm)(input.texts, opts), await pipeline('feature-extraction', gpu)(input.texts, opts)];
+    // pooled and normalised on the GPU: one [texts, 384] f32 read-back, not [texts, L, 384]
+    assert.equal(counting.counts.mappedBytes - mapped, input.texts.length * 384 * 4, 'pipeline: bytes mapped');
     assert.deepEqual(pb.dims, pa.dims);
     const [n, H] = pa.dims;
     for (let i = 0; i < n; ++i) {

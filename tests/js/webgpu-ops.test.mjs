@@ -246,11 +246,12 @@ describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
     assert.throws(() => W.embeddingIds([-1], 50), RangeError);
   });
 
-  test("pooling equals the pipelines' pool() (mean over the mask, cls, normalize, an all-masked row)", async () => {
+  test("pooling equals the pipelines' pool() (mean over the mask, cls, last token under left and right padding, normalize, an all-masked row)", async () => {
     const B = 3, L = 5, H = 300;
     const x = randomArray(B * L * H, 61);
-    const mask = Uint32Array.from([1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0]);
-    for (const pooling of ['mean', 'cls'])
+    // right padding, an inner pad with left padding, nothing kept (last_token: zeros)
+    const mask = Uint32Array.from([1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0]);
+    for (const pooling of ['mean', 'cls', 'last_token'])
       for (const normalize of [false, true]) {
         const out = ctx.empty(B * H * 4);
         const got = await runRead((enc) => W.pooling(ctx, enc, { x: up(x), mask: up(mask), out, batch: B, seqLen: L, hidden: H, mode: pooling, normalize }), out, B * H);

@@ -165,7 +165,16 @@ export function featureExtraction(model, task = 'feature-extraction') {
     // prompt, without its closing special token — leave the mask (SentenceTransformer.encode's prompt_length).
     const excluded = prompt !== null && !includePrompt ? Math.max(0, encode(prompt).ids.length - 1) : 0;
     const pooled = new Array(list.length);
-    await forwardBatched(model, encodings, batchSize, {}, (r, row, i) => {
+    // forward pools (on WebGPU: on the GPU, reading back [batch, hidden] alone) unless prompt tokens leave the mask
+    const inForward = pooling !== 'none' && excluded === 0;
+    const normalizeNow = normalize && dimensions === null && dense.length === 0;
+    const forwardOptions = inForward ? { pooling, normalize: normalizeNow } : {};
+    await forwardBatched(model, encodings, batchSize, forwardOptions, (r, row, i) => {
+      if (inForward) {
+        const H = r.pooled.dims[1];
+        pooled[i] = finish({ data: r.pooled.data.slice(row * H, (row + 1) * H), dims: [1, H] });
+        return;
+      }
       const [, L, H] = r.lastHiddenState.dims;
       const one = { data: r.lastHiddenState.data.subarray(row * L * H, (row + 1) * L * H), dims: [1, L, H] };
       let maskData = r.attentionMask.data.subarray(row * L, (row + 1) * L);
@@ -178,7 +187,10 @@ export function featureExtraction(model, task = 'feature-extraction') {
         pooled[i] = { ...one, len: encodings[i].ids.length };
         return;
       }
-      const p = pool(one, mask, { pooling, normalize: normalize && dimensions === null && dense.length === 0 });
+      pooled[i] = finish(pool(one, mask, { pooling, normalize: normalizeNow }));
+    });
+    // the recipe's Dense modules (on the CPU, on [1, H]), then the norm where it follows them or a truncation
+    function finish(p) {
       if (dense.length) {
         let x = p.data;
         for (const d of dense) x = applyDense(d, x);
@@ -192,8 +204,8 @@ export function featureExtraction(model, task = 'feature-extraction') {
         p.dims = [1, dimensions];
         if (normalize) l2normalize(p.data);
       }
-      pooled[i] = p;
-    });
+      return p;
+    }
     if (pooling === 'none') {
       // [batch, seq, hidden] right-padded to the longest input (values at padding unspecified: zeros)
       const H = pooled[0].dims[2];

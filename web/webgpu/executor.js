@@ -27,8 +27,9 @@
 // output → a copy into a read-back buffer at that point (kind 3: the task head's logits; a masked-LM
 // head's only at the asked rows, so only those come back).
 // Element type (options.dtype): 'f32', or 'f16' (ctx.shaderF16): activation buffers and float weights held
-// as f16, every kernel generated for f16 storage with f32 arithmetic (kernels/dtype.js), outputs widened
-// to float32 on read-back; inputs (ids, mask, types, positions) and the plan's constants stay 32-bit.
+// as f16 (float32 weights narrowed on the GPU at upload), every kernel generated for f16 storage with f32
+// arithmetic (kernels/dtype.js), outputs widened to float32 on the GPU before their copy out (kernels/convert.js:
+// nothing converted per element in JavaScript); inputs (ids, mask, types, positions) and the plan's constants stay 32-bit.
 // q8 weights (a plan weight of kind 'q8': an nn.Linear or embedding table loaded with dtype 'q8') stay int8
 // on the GPU, in the q8 words of kernels/gemm.js and kernels/embedding.js (cpp/src/plan/plan.h Q8Values):
 // ~1 byte per weight.
@@ -48,7 +49,8 @@ import { attention } from './kernels/attention.js';
 import { maskRows } from './kernels/mask_rows.js';
 import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
-import { requireDtype, toHalf, fromHalf } from './kernels/dtype.js';
+import { requireDtype } from './kernels/dtype.js';
+import { convert } from './kernels/convert.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
@@ -132,12 +134,14 @@ export class PlanExecutor {
           this.scales.set(w.key, ctx.upload(values.scales, `weight ${i} q8 scales`));
           buffer = ctx.upload(values.q, `weight ${i} q8`);
         } else {
-          buffer = ctx.upload(this.dtype === 'f16' ? toHalf(values) : values, `weight ${i}`);
+          buffer = this.dtype === 'f16' ? this.#narrow(values, `weight ${i}`) : ctx.upload(values, `weight ${i}`);
         }
         this.weights.set(w.key, buffer);
       }
       return buffer;
     });
+    this.narrowing?.destroy(); // queued work keeps it alive until done
+    this.narrowing = null;
     let largest = 0, ropeFloats = 0;
     for (const [i, { views, parts }] of segments.entries())
       for (const [, len] of parts) largest = Math.max(largest, views ? plan.buffers[i].elements : len);
@@ -158,6 +162,22 @@ export class PlanExecutor {
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
       needsOnes: plan.ops.some((op) => op.op === 'mean_rows' && !op.mask),
     };
+  }
+
+  // An f16 weight buffer of float32 `values`, converted on the GPU (kernels/convert.js): the values go up as they are
+  // through one float32 buffer reused by every weight of a recording, nothing converted per element in JavaScript.
+  #narrow(values, label) {
+    const ctx = this.ctx, n = values.length;
+    if (!this.narrowing || this.narrowing.size < 4 * n) {
+      this.narrowing?.destroy();
+      this.narrowing = ctx.empty(4 * n, 'f32 weights on their way to f16');
+    }
+    ctx.device.queue.writeBuffer(this.narrowing, 0, values.buffer, values.byteOffset, values.byteLength);
+    const buffer = ctx.empty(2 * n, label);
+    const encoder = ctx.device.createCommandEncoder({ label: 'relpos f16 weights' });
+    convert(ctx, encoder, { x: this.narrowing, y: buffer, n, from: 'f32', to: 'f16' });
+    ctx.device.queue.submit([encoder.finish()]);
+    return buffer;
   }
 
   // Gives a prepared plan its arena buffers (again after the arena grew).
@@ -233,13 +253,29 @@ export class PlanExecutor {
   /**
    * Runs one forward. ids, mask, types: Int32Array [batch·seq] (mask and types may be null: all 1 /
    * all 0). Returns { lastHiddenState: Float32Array, hiddenStates: [Float32Array] | undefined,
-   * poolerOutput: Float32Array | undefined (families with a pooler), logits: Float32Array | undefined }.
+   * poolerOutput: Float32Array | undefined (families with a pooler), logits: Float32Array | undefined,
+   * pooled: Float32Array [batch·hidden] | undefined (with pool) }. pool: { mode: 'mean' | 'cls' | 'last_token',
+   * normalize, lastHiddenState } or null.
    * logits: the task head's logits as well (flat, as TaskHead::logits); positions: Int32Array of flat
    * rows b·seq + l (checked by the caller) where a masked-LM head computes them, or null (every token).
    */
-  async forward({ batch, seq, ids, mask, types, hiddenStates = false, logits = false, positions = null }) {
+  async forward({ batch, seq, ids, mask, types, hiddenStates = false, logits = false, positions = null, pool = null }) {
     const p = this.prepare(batch, seq, hiddenStates, logits, positions ? positions.length : 0);
     const ctx = this.ctx, queue = ctx.device.queue, rows = batch * seq;
+    // pool: { mode, normalize, lastHiddenState }: the last hidden state pooled on the GPU into f32 [batch, hidden] and
+    // read back instead of the last hidden state (unless lastHiddenState: true) and the pooler output
+    // (kernels/pooling.js); the mask is the plan's mask input, or the executor's own where the plan has none
+    let poolArgs = null;
+    if (pool) {
+      const H = p.plan.ops.find((op) => op.op === 'output' && op.kind === 1).width;
+      let maskBuffer = p.inputs.mask !== undefined ? p.buffers[p.inputs.mask].get(0) : null;
+      if (!maskBuffer && pool.mode !== 'cls') {
+        maskBuffer = this.#arena('pool mask', 4 * rows);
+        const m = mask ?? new Int32Array(rows).fill(1);
+        queue.writeBuffer(maskBuffer, 0, m.buffer, m.byteOffset, m.byteLength);
+      }
+      poolArgs = { ...pool, mask: maskBuffer, out: this.#arena('pooled', 4 * batch * H), batch, seq, hidden: H };
+    }
     const write = (kind, data) => {
       if (p.inputs[kind] !== undefined) queue.writeBuffer(p.buffers[p.inputs[kind]].get(0), 0, data.buffer, data.byteOffset, data.byteLength);
     };
@@ -253,18 +289,19 @@ export class PlanExecutor {
     write('token_types', types ?? new Int32Array(rows));
     if (positions) write('positions', positions);
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
-    const outputs = this.#record(p, encoder);
+    const outputs = this.#record(p, encoder, null, null, poolArgs);
     queue.submit([encoder.finish()]);
     await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ, 0, o.bytes)));
-    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined };
+    const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined, pooled: undefined };
     for (const o of outputs) {
       const bytes = o.staging.getMappedRange(0, o.bytes).slice(0);
-      const data = this.dtype === 'f16' ? fromHalf(new Uint16Array(bytes, 0, o.floats)) : new Float32Array(bytes, 0, o.floats);
+      const data = new Float32Array(bytes, 0, o.floats);
       o.staging.unmap();
       this.free.push(o.staging);
       if (o.kind === 1) result.lastHiddenState = data;
       else if (o.kind === 2) result.poolerOutput = data;
       else if (o.kind === 3) result.logits = data;
+      else if (o.kind === 'pooled') result.pooled = data;
       else result.hiddenStates.push(data);
     }
     return result;
@@ -305,20 +342,26 @@ export class PlanExecutor {
   }
 
   // onOp(i, encoder) → encoder: called before op i is recorded (a profile's cut points); onEnd(encoder) after the last.
-  #record(p, encoder, onOp = null, onEnd = null) {
+  // pool: the forward's pooling with its buffers (forward), or null.
+  #record(p, encoder, onOp = null, onEnd = null, pool = null) {
+    if (this.dtype === 'f16') {
+      // the float32 buffer an f16 output is widened into before its copy out (grown before anything is recorded)
+      p.outputFloats ??= Math.max(1, ...p.plan.ops.filter((op) => op.op === 'output').map((op) => op.rows * op.width));
+      this.#arena('widened', 4 * p.outputFloats);
+    }
     // The plan's uniform buffers and bind groups are made on its first recording and reused after.
     p.cache.rewind();
     this.ctx.cache = p.cache;
     sharePasses(this.ctx); // consecutive dispatches share a compute pass; copies end it (copy below)
     try {
-      return this.#recordOps(p, encoder, onOp, onEnd);
+      return this.#recordOps(p, encoder, onOp, onEnd, pool);
     } finally {
       stopSharing(this.ctx);
       this.ctx.cache = null;
     }
   }
 
-  #recordOps(p, encoder, onOp, onEnd) {
+  #recordOps(p, encoder, onOp, onEnd, pool) {
     const ctx = this.ctx, ops = p.plan.ops, outputs = [], dtype = this.dtype, eb = this.eb;
     // Bytes of n activation elements for a copy (WebGPU copies whole 4-byte words).
     const bytes = (n) => {
@@ -433,10 +476,27 @@ export class PlanExecutor {
           });
           break;
         case 'output': {
+          if (pool && op.kind === 2 && !pool.lastHiddenState) break; // a pooled forward reads back the pooled rows alone
+          if (pool && op.kind === 1) {
+            const { out, mode, normalize, mask, batch, seq, hidden } = pool, floats = batch * hidden;
+            pooling(ctx, encoder, { x: buf(op, 'x'), out, mask, batch, seqLen: seq, hidden, mode, normalize, dtype, outDtype: 'f32' });
+            const staging = this.#staging(4 * floats);
+            copy(out, 0, staging, 0, 4 * floats);
+            outputs.push({ kind: 'pooled', staging, floats, bytes: 4 * floats });
+            if (!pool.lastHiddenState) break;
+          }
           const floats = op.rows * op.width;
-          const staging = this.#staging(bytes(floats));
-          copy(under(op, 'x'), offsetOf(op, 'x'), staging, 0, bytes(floats));
-          outputs.push({ kind: op.kind, staging, floats, bytes: bytes(floats) });
+          const staging = this.#staging(4 * floats);
+          if (dtype === 'f16') {
+            // widened to float32 on the GPU (one buffer reused by each output in turn: the commands run in order)
+            bytes(floats); // whole 4-byte words of f16 (an odd count cannot be bound)
+            const widened = this.arena.get('widened');
+            convert(ctx, encoder, { x: buf(op, 'x'), y: widened, n: floats, from: 'f16', to: 'f32' });
+            copy(widened, 0, staging, 0, 4 * floats);
+          } else {
+            copy(under(op, 'x'), offsetOf(op, 'x'), staging, 0, 4 * floats);
+          }
+          outputs.push({ kind: op.kind, staging, floats, bytes: 4 * floats });
           break;
         }
         default:

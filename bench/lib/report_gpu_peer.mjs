@@ -22,7 +22,27 @@ export function gpuPeerResults(resultsDir) {
       .filter((p) => !p.small)
       .sort((a, b) => String(a.date).localeCompare(String(b.date)))
     : [];
-  return runs.length ? runs[runs.length - 1] : { unavailable: `no committed bench/results/gpu/<device>-<date>-peer/peer.json` };
+  if (!runs.length) return { unavailable: `no committed bench/results/gpu/<device>-<date>-peer/peer.json` };
+  // A run may time only some rows (PEER_ROWS / PEER_DTYPES): each row (and each load) is taken from the newest run on
+  // the same adapter that has it, and says which run that was.
+  const newest = runs[runs.length - 1];
+  const same = runs.filter((r) => r.device?.description === newest.device?.description).reverse();
+  const rows = [], loads = [], seenRow = new Set(), seenLoad = new Set();
+  for (const run of same) {
+    const from = path.basename(run.dir);
+    for (const r of run.rows ?? []) {
+      const key = `${r.model}|${r.row}|${r.dtype}`;
+      if (!seenRow.has(key)) seenRow.add(key), rows.push({ ...r, from });
+    }
+    for (const l of run.loads ?? []) {
+      const key = `${l.model}|${l.library}|${l.what ?? ''}|${l.dtype}`;
+      if (!seenLoad.has(key)) seenLoad.add(key), loads.push({ ...l, from });
+    }
+  }
+  const models = [...new Set(same.slice().reverse().flatMap((run) => (run.rows ?? []).map((r) => r.model)))];
+  rows.sort((a, b) => models.indexOf(a.model) - models.indexOf(b.model));
+  return { ...newest, rows, loads, runs: same.map((run) => path.basename(run.dir)), realSize: same.find((run) => run.realSize)?.realSize ?? null,
+    realSizeFrom: path.basename(same.find((run) => run.realSize)?.dir ?? '') };
 }
 
 export function gpuPeerMarkdown(p, L, root = process.cwd()) {
@@ -36,24 +56,24 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
   const fp32 = p.rows.filter((r) => r.dtype === 'fp32' && !outOfTarget(r));
   const met = fp32.filter((r) => r.speedup >= TARGET).length; // a row the peer failed on is not counted as met
   L.push(`${p.relpos} against ${p.peer}, one Node ${p.node} process, adapter ${[a.vendor, a.architecture, a.description].filter(Boolean).join(' / ') || 'unnamed'}`,
-    `(Dawn flags: ${p.dawnFlags?.length ? p.dawnFlags.join(' ') : 'none'}), run ${String(p.date).slice(0, 10)} (\`${path.relative(root, p.dir)}\`). Both libraries read the same`,
+    `(Dawn flags: ${p.dawnFlags?.length ? p.dawnFlags.join(' ') : 'none'}), runs of ${String(p.date).slice(0, 10)} in \`${path.relative(root, path.dirname(p.dir))}/\`: each row from the newest run that timed it (column run). Both libraries read the same`,
     'model.safetensors (the graphs of ../shared/gpu-peer-models at their published shapes, weights from seed 0); ms per call with the',
     'last hidden state back on the CPU, median of alternating calls after a warm-up. cosine: smallest cosine of masked mean-pooled',
     `rows between relpos and the peer (fp32 rows are checked ≥ 0.9999). Target: relpos ≥ ${TARGET}× faster on every fp32 row — met on ${met} of ${fp32.length}.`, '');
-  L.push('| model | input | relpos dtype | relpos ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | cosine to peer | fp16 cosine to relpos fp32 |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| model | input | relpos dtype | relpos ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | cosine to peer | fp16 cosine to relpos fp32 | run |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const r of p.rows) {
     if (r.error) {
-      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|')}\` | | | | |`);
+      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|')}\` | | | | | ${r.from ?? ''} |`);
       continue;
     }
     if (r.peerError) {
-      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | failed: \`${r.peerError.replace(/\|/g, '\\|').slice(0, 200)}\` | – | – | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
+      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | failed: \`${r.peerError.replace(/\|/g, '\\|').slice(0, 200)}\` | – | – | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
       continue;
     }
     const cosine = r.peerWrong ? `peer wrong: ${f(r.peerWrong.cosine, 3)}` : f(r.cosine, 6);
     const below = r.dtype === 'fp32' && !outOfTarget(r) && r.speedup < TARGET ? ' (below target)' : outOfTarget(r) ? ' (out of target)' : '';
-    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${below} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} |`);
+    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${below} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
   }
   L.push('');
   if (p.loads?.length) {

@@ -50,6 +50,10 @@ export function measured(root) {
   const gemmaFp32 = big.flatMap((r) => r.rows).find((r) => r.model === 'gemma3-300m' && r.dtype === 'fp32' && !r.error);
   add('docs/embedders.md', 'bench/results/big-models.json', `EmbeddingGemma also loads as fp32 (${gb(gemmaFp32.weightBytes)} GB of float32 weights)`);
   add('docs/models.md', 'bench/results/big-models.json', `(EmbeddingGemma-300m: ${gb(gemmaFp32.weightBytes)} GB of float32 weights)`);
+  // BGE-M3 at real size (issue #40): the model-alone row (--no-reference), one 2048-token input
+  const m3 = big.flatMap((r) => r.rows).filter((r) => r.model === 'bge-m3-shape' && r.dtype === 'q8' && !r.error && (r.inputs ?? []).every((i) => i.tokens === 2048));
+  add('docs/multilingual.md', 'bench/results/big-models.json',
+    `a 2048-token input at 2 threads peaks at ${(Math.min(...m3.map((r) => r.vmHwm)) / GIB).toFixed(2)} GiB of process memory`);
   // streamed against whole-file loads, the llama-family shapes (one 128-token input)
   const all = big.flatMap((r) => r.rows).filter((r) => (r.inputs ?? []).length === 1 || r.error);
   const cell = (model, dtype, threads) => {

@@ -28,7 +28,7 @@ export function xlmrPeerMarkdown(runs, L) {
   L.push('The geometry of bge-reranker-base and multilingual-e5-base (12 layers, hidden 768, vocabulary 250,002, 514 positions) with',
     'random weights (`../shared/gpu-peer-models/make-weights.mjs`, seed 0) in one `model.safetensors` that both libraries read: relpos',
     'as a Hugging Face checkpoint (`loadModel`), Transformers.js (`AutoModel`, `device: \'wasm\'`) through the ONNX graph whose',
-    'weights are external data in that file. Token ids in (seeded, the ids of the GPU peer bench\'s `xlmr` rows), last hidden state',
+    'weights are external data in that file. Token ids in (seeded as the GPU peer bench\'s `xlmr-pairs` and `xlmr` rows), last hidden state',
     'out, fp32 on both sides, one call per row. Each (library, threads) runs in a fresh browser after a small warm-up forward; the',
     `runtimes alternate over rounds (order flipped every round); medians over rounds. Target (issue #40): relpos ≥ ${TARGET}× faster.`, '');
   for (const run of runs) {
@@ -36,17 +36,20 @@ export function xlmrPeerMarkdown(runs, L) {
     const tk = run.tokens?.texts64 ?? [];
     L.push(`**${run.label ?? path.basename(run.file, '.json')}** — relpos ${run.relpos_commit ?? '?'}, ${String(run.date ?? '').slice(0, 16)}Z, ${run.cpu ?? 'CPU ?'} (${run.cores ?? '?'} cores),`,
       `${run.chromium ?? 'Chromium'}, Transformers.js ${run.transformers_js ?? '?'}, ${run.rounds} rounds; 1-min load average after each runtime ${la.length ? `${f(Math.min(...la), 2)}–${f(Math.max(...la), 2)}` : '?'}`,
-      `(\`${run.file}\`). The 64 texts: ${tk.length ? `${Math.min(...tk)}–${Math.max(...tk)} tokens, ${tk.reduce((a, b) => a + b, 0)} in all` : '?'}, right-padded to the longest.${run.note ? ' ' + run.note : ''}`, '');
+      `(\`${run.file}\`). The 64 texts: ${tk.length ? `${Math.min(...tk)}–${Math.max(...tk)} tokens, ${tk.reduce((a, b) => a + b, 0)} in all` : '?'}, right-padded to the longest (the same padded batch and mask to both libraries).${run.note ? ' ' + run.note : ''}`, '');
     L.push('| threads | row | relpos fp32 ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | smallest cosine (mean-pooled / token vectors) |', '| ---: | --- | ---: | ---: | ---: | --- |');
     for (const th of [...new Set(run.rows.map((r) => r.threads))].sort()) {
       const rp = run.rows.find((r) => r.threads === th && r.lib === 'relpos'), tj = run.rows.find((r) => r.threads === th && r.lib === 'tjs');
       for (const [k, name] of ROWS) {
         const a = rp?.ms?.[k], b = tj?.ms?.[k], c = rp?.min_cosine_vs_transformers_js;
-        L.push(`| ${th} | ${name} | ${f(a)} | ${f(b)} | ${a && b ? `**${f(b / a, 2)}×**${b / a < TARGET ? ' (below target)' : ''}` : '–'} | ${c ? `${c[`${k}_mean`]} / ${c[`${k}_tokens`]}` : '–'} |`);
+        L.push(`| ${th} | ${name} | ${f(a)} | ${f(b)} | ${a && b ? `**${f(b / a, 2)}×**${b / a < TARGET ? ' (below target)' : ''}` : '–'} | ${c ? `${f(c[`${k}_mean`], 6)} / ${f(c[`${k}_tokens`], 6)}` : '–'} |`);
       }
       L.push(`| ${th} | model load + warm-up forward | ${f(rp?.load_ms, 0)} | ${f(tj?.load_ms, 0)} | ${rp?.load_ms && tj?.load_ms ? `${f(tj.load_ms / rp.load_ms, 2)}×` : '–'} | |`);
     }
     L.push('');
+    const ok = run.rows.filter((r) => r.ms_all);
+    if (ok.length) L.push('Every round (ms, in round order): ' + ok.map((r) => `${r.runtime}: ${Object.entries(r.ms_all).map(([k, v]) => `${k} ${v.map((x) => f(x, 0)).join(', ')}`).join('; ')}`).join(' · ') +
+      `. Load average (1, 5, 15 min) after each runtime: ${(run.loadavg ?? []).map((x) => `${x.runtime} (round ${x.round}) ${x.loadavg.join(' ')}`).join('; ')}.`, '');
     const errs = run.rows.filter((r) => r.error);
     if (errs.length) L.push('Failed: ' + errs.map((r) => `${r.runtime}: ${r.error}`).join('; ') + '.', '');
   }

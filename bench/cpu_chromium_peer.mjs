@@ -161,7 +161,8 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
           const a = performance.now();
           const enc = model.encode(s);
           const b = performance.now();
-          const r = model.forward(enc);
+          const { tokens, ...ids } = enc;  // forward takes the ids, the mask and the token types, not the token strings
+          const r = model.forward(ids);
           const c = performance.now();
           pool(r.lastHiddenState, r.attentionMask ?? { data: enc.attentionMask.flat(), dims: [1, enc.attentionMask[0].length] }, { pooling: 'mean', normalize: true });
           const d = performance.now();

@@ -26,6 +26,7 @@ import { webgpuResults } from './lib/webgpu.mjs';
 import { webgpuChromiumPeer } from './lib/report_webgpu_peer.mjs';
 import { wllamaPeerSection } from './lib/report_wllama_peer.mjs';
 import { cpuChromiumPeerSection } from './lib/report_cpu_peer.mjs';
+import { xlmrChromiumPeerSection } from './lib/report_xlmr_peer.mjs';
 import { bigModels, saveResult } from './lib/big_models.mjs';
 
 const require = createRequire(import.meta.url);
@@ -33,7 +34,7 @@ const HERE = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(HERE, '..');
 const MODELS = path.resolve(ROOT, '../shared/bench-models');
 const QUICK = !!process.env.BENCH_QUICK;
-const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,startup,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu,gpupeer,cpupeer,wllama').split(',');
+const SECTIONS = (process.env.BENCH_SECTIONS || 'peak,kernels,spans,experiment,ort,e2e,q8,size,startup,heap,threads,short,procpeers,profile,batching,fillmask,training,window,families,webgpu,gpupeer,cpupeer,xlmrpeer,wllama').split(',');
 const DATA = path.resolve(ROOT, 'build/g-wasm/bench/data'); // bench/run.sh's data step (bench/data/*.py)
 const H = 8, D = 64;
 const SEQS = QUICK ? [128, 512, 2048] : [128, 512, 2048, 8192];
@@ -650,6 +651,9 @@ if (SECTIONS.includes('gpupeer')) results.webgpu_chromium_peer = webgpuChromiumP
 // ---------- issue #41: one query at a time on the CPU vs Transformers.js in Chromium (bench/cpu_chromium_peer.mjs, a child process) ----------
 if (SECTIONS.includes('cpupeer'))
   results.cpu_chromium_peer = cpuChromiumPeerSection({ resultsDir: path.join(HERE, 'results'), rounds: QUICK ? 1 : 3, label: QUICK ? 'quick' : 'bench', commit: results.meta.relpos_commit, log });
+// ---------- issue #40: XLM-R-base vs Transformers.js on the CPU in Chromium, same weights (bench/xlmr_chromium_peer.mjs, a child process) ----------
+if (SECTIONS.includes('xlmrpeer'))
+  results.xlmr_chromium_peer = xlmrChromiumPeerSection({ resultsDir: path.join(HERE, 'results'), rounds: QUICK ? 1 : 3, label: QUICK ? 'quick' : 'bench', commit: results.meta.relpos_commit, log });
 // ---------- issue #39: relpos vs wllama on GGUF files in Chromium (bench/lib/wllama_peer.mjs, a child process) ----------
 if (SECTIONS.includes('wllama')) results.wllama_peer = wllamaPeerSection({ quick: QUICK, log });
 results.meta.loadavg_at_end = os.loadavg().map((x) => +x.toFixed(2));

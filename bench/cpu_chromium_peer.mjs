@@ -118,7 +118,7 @@ function buildFolder() {
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
 
-function serve(mounts) {
+export function serve(mounts) {
   const server = http.createServer((req, res) => {
     const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const headers = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin', 'cache-control': 'no-store' };
@@ -161,7 +161,8 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
           const a = performance.now();
           const enc = model.encode(s);
           const b = performance.now();
-          const r = model.forward(enc);
+          const { tokens, ...ids } = enc;  // forward takes the ids, the mask and the token types, not the token strings
+          const r = model.forward(ids);
           const c = performance.now();
           pool(r.lastHiddenState, r.attentionMask ?? { data: enc.attentionMask.flat(), dims: [1, enc.attentionMask[0].length] }, { pooling: 'mean', normalize: true });
           const d = performance.now();
@@ -219,15 +220,42 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
   return out;
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : null; };
-const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length; ++i) { d += a[i] * b[i]; x += a[i] * a[i]; y += b[i] * b[i]; } return d / Math.sqrt(x * y); };
+export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : null; };
+export const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length; ++i) { d += a[i] * b[i]; x += a[i] * a[i]; y += b[i] * b[i]; } return d / Math.sqrt(x * y); };
 
-export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], webs = [['relpos', 'web']], q8 = true, peer = true, log = () => {} } = {}) {
-  const tjsDist = path.join(HERE, 'node_modules/@huggingface/transformers/dist');
-  if (!fs.existsSync(path.join(tjsDist, 'transformers.js'))) return { unavailable: 'bench/node_modules/@huggingface/transformers is missing (npm ci --prefix bench)' };
-  const ortDist = [path.join(HERE, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist'), path.join(HERE, 'node_modules/onnxruntime-web/dist')]
+/** One fresh browser (its own profile folder under `tmp`, its own process) on `url`; `fn(page)`; closed after. */
+export async function inFreshPage(chromium, args, tmp, url, fn) {
+  const profile = fs.mkdtempSync(path.join(tmp, 'profile-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args, headless: true });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(20 * 60 * 1000);
+    await page.goto(url);
+    return await fn(page);
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+/** Chromium's switches for the peer benches (CPUPEER_CHROMIUM_ARGS appended). */
+export const chromiumArgs = () => ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync',
+  ...(process.env.CPUPEER_CHROMIUM_ARGS ?? '').split(/\s+/).filter(Boolean)];  // e.g. --js-flags=--no-liftoff for an experiment
+
+/** Where Transformers.js's dist and its onnxruntime-web wasm files are in bench/node_modules, or { unavailable }. */
+export function peerDists() {
+  const tjs = path.join(HERE, 'node_modules/@huggingface/transformers/dist');
+  if (!fs.existsSync(path.join(tjs, 'transformers.js'))) return { unavailable: 'bench/node_modules/@huggingface/transformers is missing (npm ci --prefix bench)' };
+  const ort = [path.join(HERE, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist'), path.join(HERE, 'node_modules/onnxruntime-web/dist')]
     .find((d) => fs.existsSync(path.join(d, 'ort-wasm-simd-threaded.asyncify.wasm')));
   if (!fs.existsSync(path.join(ROOT, 'tests/browser/node_modules/playwright-core'))) return { unavailable: 'tests/browser dependencies not installed (npm ci --prefix tests/browser)' };
+  return { tjs, ort };
+}
+
+export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], webs = [['relpos', 'web']], q8 = true, peer = true, log = () => {} } = {}) {
+  const dists = peerDists();
+  if (dists.unavailable) return dists;
+  const { tjs: tjsDist, ort: ortDist } = dists;
   if (!fs.existsSync(path.join(WEIGHTS, 'model.fp16.safetensors'))) return { unavailable: `${WEIGHTS} is missing (npm ci)` };
   if (!fs.existsSync(path.join(GRAPH, 'model.onnx'))) return { unavailable: `${GRAPH} is missing` };
   for (const [, w] of webs) if (!fs.existsSync(path.resolve(ROOT, w, 'dist/relpos-simd-threads.wasm'))) return { unavailable: `${w}/dist is not built (bash scripts/build.sh --package)` };
@@ -237,8 +265,7 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
   webs.forEach(([, w], i) => { mounts[`web${i}`] = path.resolve(ROOT, w); });
   const { server, url } = await serve(mounts);
   const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
-  const args = ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync',
-    ...(process.env.CPUPEER_CHROMIUM_ARGS ?? '').split(/\s+/).filter(Boolean)];  // e.g. --js-flags=--no-liftoff for an experiment
+  const args = chromiumArgs();
   const runtimes = [];
   for (const threads of threadList) {
     webs.forEach(([label], i) => {
@@ -254,15 +281,10 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
     for (let round = 0; round < rounds; ++round) {
       const order = round % 2 ? [...runtimes].reverse() : runtimes;
       for (const rt of order) {
-        const profile = fs.mkdtempSync(path.join(TMP, 'profile-'));
-        const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args, headless: true });
-        try {
-          const page = context.pages()[0] ?? (await context.newPage());
-          page.setDefaultTimeout(20 * 60 * 1000);
-          await page.goto(url);
+        await inFreshPage(chromium, args, TMP, url, async (page) => {
           const r = await page.evaluate(inPage, { lib: rt.lib, web: rt.web, threads: rt.threads, dtype: rt.dtype, texts: inputs.texts, sentences: inputs.sentences, long: inputs.long, reps });
           const acc = results[rt.key];
-          if (r.error) { acc.error = r.error; log(`cpupeer ${rt.key}: ${r.error}`); continue; }
+          if (r.error) { acc.error = r.error; log(`cpupeer ${rt.key}: ${r.error}`); return; }
           for (const k of Object.keys(acc.ms)) acc.ms[k].push(...r.ms[k]);
           acc.load_ms.push(r.load_ms);
           if (r.parts) acc.parts.push(r.parts);
@@ -270,10 +292,7 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
           if (round === 0) acc.embeddings = r.embeddings;
           meta = { chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.version ?? meta.transformers_js };
           log(`cpupeer round ${round + 1} ${rt.key}: batch64 ${r.ms.batch64} singles ${r.ms.singles} long ${r.ms.long} load ${r.load_ms} (load avg ${os.loadavg()[0].toFixed(2)})`);
-        } finally {
-          await context.close();
-          fs.rmSync(profile, { recursive: true, force: true });
-        }
+        });
       }
       loadavg.push(os.loadavg().map((x) => +x.toFixed(2)));
     }

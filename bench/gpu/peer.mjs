@@ -34,6 +34,7 @@
 // file goes to PEER_WORK/ort-profile-<model>_*.json),
 // RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: MiniLM only, 2 texts and the 2 shortest
 // sentences cut to 8 tokens (pipeline rows: 2 texts and 2 sentences of 5 words), one timed call (a check of the plumbing and of the agreement on SwiftShader, not of speed).
+import { seededIds, batchOf, sameLengths } from './peer_ids.mjs';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -61,34 +62,6 @@ const log = (...a) => console.error('[peer]', ...a);
 let inputs;
 if (process.env.PEER_INPUTS || existsSync('.gpu-peer/inputs.json')) inputs = JSON.parse(readFileSync(process.env.PEER_INPUTS ?? '.gpu-peer/inputs.json', 'utf8'));
 else inputs = (await import('./peer_inputs.mjs')).peerInputs();
-
-/** Seeded ids in [lo, hi) other than `avoid`, `n` of them (the same LCG as common.mjs's random). */
-function seededIds(n, lo, hi, avoid, seed) {
-  let s = seed >>> 0;
-  const out = [];
-  while (out.length < n) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    const id = lo + (s % (hi - lo));
-    if (id !== avoid) out.push(id);
-  }
-  return out;
-}
-
-/** Right-padded batch { inputIds, attentionMask } (rows of numbers) from unpadded rows, padded with `pad`. */
-function batchOf(rows, pad) {
-  const L = Math.max(...rows.map((r) => r.length));
-  return {
-    inputIds: rows.map((r) => [...r, ...new Array(L - r.length).fill(pad)]),
-    attentionMask: rows.map((r) => [...r.map(() => 1), ...new Array(L - r.length).fill(0)]),
-  };
-}
-
-/** Rows with the token counts of `like`, ids seeded in the model's range (first and last kept as its cls / sep). */
-function sameLengths(like, cfg, seed) {
-  const pad = cfg.pad_token_id ?? 0;
-  const [lo, hi] = cfg.model_type === 'modernbert' ? [0, 50280] : [3, cfg.vocab_size];
-  return like.map((r, i) => seededIds(r.length, lo, hi, pad, seed + i));
-}
 
 // small: 2 texts cut to 8 tokens ([SEP] kept), the 2 shortest sentences cut likewise (SwiftShader runs ~0.1 GFLOP/s)
 const cut = (r) => (r.length > 8 ? [...r.slice(0, 7), r.at(-1)] : r);

@@ -14,6 +14,7 @@ import { webgpuPeerMarkdown } from './report_webgpu_peer.mjs';
 import { wllamaPeerMarkdown, wllamaPeerResults } from './report_wllama_peer.mjs';
 import { gpuPeerMarkdown, gpuPeerResults } from './report_gpu_peer.mjs';
 import { cpuPeerMarkdown, cpuPeerResults, singlesProfiles } from './report_cpu_peer.mjs';
+import { xlmrPeerMarkdown, xlmrPeerResults } from './report_xlmr_peer.mjs';
 import { bigModelsMarkdown, bigModelsResults } from './report_big_models.mjs';
 import { spansReadme } from './spans.mjs';
 import { headlineTable } from './headline.mjs';
@@ -101,6 +102,7 @@ export function performanceSection(r, resultsDir) {
   shortReadme(r, L);  // short sequences, separate-process peers, profile, batching, fill-mask (lib/report_short.mjs)
   cpuPeerMarkdown(cpuPeerResults(resultsDir), L, singlesProfiles(resultsDir));  // one query at a time vs Transformers.js in Chromium (lib/report_cpu_peer.mjs)
   trainingReadme(r, L);  // lab training throughput (lib/report_training.mjs)
+  xlmrPeerMarkdown(xlmrPeerResults(resultsDir), L);  // XLM-R-base vs Transformers.js in Chromium, same weights (lib/report_xlmr_peer.mjs)
   familiesMarkdown(r, L);  // MPNet, ModernBERT, NomicBERT (lib/report_families.mjs)
   bigModelsMarkdown(bigModelsResults(resultsDir), L);  // EmbeddingGemma / Qwen3-Embedding at real size (lib/report_big_models.mjs)
   webgpuMarkdown(r, L);  // WebGPU kernels on a GPU machine (lib/webgpu.mjs)

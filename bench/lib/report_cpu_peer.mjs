@@ -105,24 +105,27 @@ export function cpuPeerMarkdown(runs, L, profiles = []) {
 }
 
 /**
- * The `cpupeer` section of npm run bench: bench/cpu_chromium_peer.mjs in a child process, its run written to
- * `<resultsDir>/cpu-peer/<date>-<label>.json` (commit it: the docs render every committed run).
+ * A Chromium peer bench's section of npm run bench: `bench/<script>` in a child process (`--rounds`), its run written to
+ * `<resultsDir>/<dir>/<date>-<label>.json` (commit it: the docs render every committed run).
  */
-export function cpuChromiumPeerSection({ resultsDir, rounds = 3, label = 'bench', commit, log }) {
-  const script = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'cpu_chromium_peer.mjs');
-  const r = spawnSync(process.execPath, [script, '--rounds', String(rounds)], { encoding: 'utf8', maxBuffer: 1 << 26, timeout: 60 * 60 * 1000 });
+export function peerScriptSection({ script, dir, name, resultsDir, rounds = 3, label = 'bench', commit, log, timeoutMin = 60 }) {
+  const file0 = path.join(path.dirname(new URL(import.meta.url).pathname), '..', script);
+  const r = spawnSync(process.execPath, [file0, '--rounds', String(rounds)], { encoding: 'utf8', maxBuffer: 1 << 26, timeout: timeoutMin * 60 * 1000 });
   let out;
   try {
     out = JSON.parse((r.stdout ?? '').trim().split('\n').pop());
   } catch {
-    return { unavailable: `bench/cpu_chromium_peer.mjs exited with ${r.status}: ${(r.stderr || r.stdout || '').slice(-800)}` };
+    return { unavailable: `bench/${script} exited with ${r.status}: ${(r.stderr || r.stdout || '').slice(-800)}` };
   }
   if (out.unavailable) return out;
   out.label = label;
   out.relpos_commit = commit;
-  const file = path.join(resultsDir, 'cpu-peer', `${out.date.slice(0, 16).replace(':', '')}-${label}.json`);
+  const file = path.join(resultsDir, dir, `${out.date.slice(0, 16).replace(':', '')}-${label}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
-  for (const row of out.rows) log?.(`cpupeer ${row.runtime}: ${row.error ?? Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
+  for (const row of out.rows) log?.(`${name} ${row.runtime}: ${row.error ?? Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
   return { file: path.relative(path.join(resultsDir, '..', '..'), file) };
 }
+
+/** The `cpupeer` section of npm run bench (bench/cpu_chromium_peer.mjs → <resultsDir>/cpu-peer/). */
+export const cpuChromiumPeerSection = (o) => peerScriptSection({ ...o, script: 'cpu_chromium_peer.mjs', dir: 'cpu-peer', name: 'cpupeer' });

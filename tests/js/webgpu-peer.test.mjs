@@ -39,7 +39,8 @@ test('webgpu peer bench (small, SwiftShader): relpos and Transformers.js read th
     assert.ok(result.device && typeof result.device.description === 'string', 'peer.json names the adapter');
     assert.match(result.peer, /^Transformers\.js 4\.3\.1 .*onnxruntime-node 1\.30\.0's WebGPU execution provider/);
     const key = (row) => `${row.row}/${row.dtype}`;
-    assert.deepEqual(result.rows.map(key).sort(), ['minilm-1by1/fp32', 'minilm-1by1/q8', 'minilm/fp32', 'minilm/q8']);
+    assert.deepEqual(result.rows.map(key).sort(), ['minilm-1by1/fp32', 'minilm-1by1/q8', 'minilm/fp32', 'minilm/q8',
+      'pipeline-1by1/fp32', 'pipeline-1by1/q8', 'pipeline/fp32', 'pipeline/q8']);
     for (const row of result.rows) {
       for (const f of ['model', 'shape', 'dtype', 'relposMs', 'peerMs', 'cosine']) assert.ok(row[f] !== undefined, `${key(row)}: ${f} missing`);
       assert.ok(row.relposMs > 0 && row.peerMs > 0, `${key(row)}: times`);

@@ -866,6 +866,11 @@ export interface BgeM3Output {
   /** The tokens of each text. */
   tokens: string[][];
 }
+/** BgeM3Output with the fields `O` asks for made non-optional. */
+export type BgeM3Result<O extends BgeM3EncodeOptions> = BgeM3Output &
+  (O extends { dense: false } ? {} : { dense: FloatTensor }) &
+  (O extends { sparse: true } ? { lexicalWeights: Map<string, number>[] } : {}) &
+  (O extends { colbert: true } ? { colbertVecs: FloatTensor[] } : {});
 export interface BgeM3ScoreOptions {
   /** [dense, sparse, colbert] weights of the two means (default [1, 1, 1]; the model card: [0.4, 0.2, 0.4]). */
   weights?: [number, number, number];
@@ -888,7 +893,8 @@ export interface BgeM3 {
   readonly model: Model;
   /** Width of the ColBERT vectors (colbert_linear.pt's out features). */
   readonly colbertDim: number;
-  encode(texts: string | string[], options?: BgeM3EncodeOptions): Promise<BgeM3Output>;
+  /** The fields the options ask for are present in the result's type (dense unless `dense: false`). */
+  encode<O extends BgeM3EncodeOptions = {}>(texts: string | string[], options?: O): Promise<BgeM3Result<O>>;
   /** Lexical weights keyed by token text (FlagEmbedding's convert_id_to_token). */
   tokens(lexicalWeights: Map<string, number>): Map<string, number>;
   /** compute_lexical_matching_score: Σ over shared ids of w_q · w_p. */

@@ -73,6 +73,7 @@ const EXPECTED_FILES = [
   'web/webgpu/index.js',
   'web/webgpu/kernels/activation_wgsl.js',
   'web/webgpu/kernels/attention.js',
+  'web/webgpu/kernels/convert.js',
   'web/webgpu/kernels/dtype.js',
   'web/webgpu/kernels/elementwise.js',
   'web/webgpu/kernels/embedding.js',

@@ -120,7 +120,9 @@ async function inPage(spec) {
       const rp = await init(spec.threads > 1 ? { threads: spec.threads, wasmPaths: '/web/dist/' } : { simd: true, wasmPaths: '/web/dist/' });
       let model;
       try {
-        model = await rp.loadModel(spec.file, { dtype: 'q8' });
+        // the tokenizer.json reader relpos imports by its bare name: a page without an import map passes the module
+        const tokenizers = await import('/tokenizers/tokenizers.mjs');
+        model = await rp.loadModel(spec.file, { dtype: 'q8', tokenizers });
       } catch (e) {
         // a package without the GGUF loader takes the .gguf path for a model folder and asks for its config.json
         if (/config\.json/.test(e?.message ?? '')) out.unavailable = `${spec.missing} (${err(e)})`;
@@ -206,7 +208,7 @@ export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threa
       log(`wllama-peer: wrote ${path.basename(g.file)} (${(bytes / 1e6).toFixed(1)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
   const relposBuilt = fs.existsSync(path.join(ROOT, 'web/dist/relpos-simd.wasm'));
-  const { server, url } = await serve({ wllama: WLLAMA, web: path.join(ROOT, 'web'), files: TMP, minilm: path.dirname(MINILM_GGUF) });
+  const { server, url } = await serve({ wllama: WLLAMA, web: path.join(ROOT, 'web'), files: TMP, minilm: path.dirname(MINILM_GGUF), tokenizers: path.join(ROOT, 'node_modules/@huggingface/tokenizers/dist') });
   const fileUrl = (f) => (f === MINILM_GGUF ? '/minilm/model-q8_0.gguf' : `/files/${path.basename(f)}`);
   const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
   const cpu = (() => { try { return /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1]; } catch { return os.cpus()[0]?.model; } })();

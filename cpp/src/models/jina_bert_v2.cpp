@@ -94,7 +94,6 @@ class JinaBertV2 final : public ModelBase {
 
 }  // namespace
 
-
 std::unique_ptr<Model> make_jina_bert_v2(const ModelConfig& c, const Weights& w) {
   return std::make_unique<JinaBertV2>(c, w);
 }

@@ -41,7 +41,7 @@ export function gpuPeerResults(resultsDir) {
   }
   const models = [...new Set(same.slice().reverse().flatMap((run) => (run.rows ?? []).map((r) => r.model)))];
   rows.sort((a, b) => models.indexOf(a.model) - models.indexOf(b.model));
-  return { ...newest, rows, loads, runs: same.map((run) => path.basename(run.dir)), realSize: same.find((run) => run.realSize)?.realSize ?? null,
+  return { ...newest, rows, loads, realSize: same.find((run) => run.realSize)?.realSize ?? null,
     realSizeFrom: path.basename(same.find((run) => run.realSize)?.dir ?? '') };
 }
 
@@ -92,7 +92,7 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
   const rs = p.realSize;
   if (rs?.rows?.length && !rs.small) {
     const lengths = [...new Set(rs.rows.flatMap((r) => Object.keys(r).filter((k) => /^ms\d+$/.test(k)).map((k) => +k.slice(2))))].sort((x, y) => x - y);
-    L.push(`relpos alone at the real sizes of the 2026 embedders (\`bench/gpu/real_size.mjs\`, random BF16 checkpoints of the published shapes, one sequence, ms per call with the last hidden state back; TFLOP/s in brackets):`, '',
+    L.push(`relpos alone at the real sizes of the 2026 embedders (\`bench/gpu/real_size.mjs\`, run \`${p.realSizeFrom}\`, random BF16 checkpoints of the published shapes, one sequence, ms per call with the last hidden state back; TFLOP/s in brackets):`, '',
       `| model | dtype | load s | ${lengths.map((l) => `${l} tokens`).join(' | ')} |`, `| --- | --- | ---: |${lengths.map(() => ' ---: |').join('')}`);
     for (const r of rs.rows) {
       if (r.error) L.push(`| ${r.model} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|').slice(0, 160)}\` |${lengths.map(() => ' |').join('')}`);

@@ -19,12 +19,13 @@ run_target() {
   # Reader targets may grow inputs to 64 KiB (deep JSON nesting needs length); the loader's seeds
   # are whole fixture checkpoints (~100 KiB), libFuzzer's default (largest seed) fits them.
   [ "$target" = fuzz_model_load ] || max_len=(-max_len=65536)
+  local rc=0
   ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:allocator_may_return_null=0" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     nice -n 10 "build/fuzz/$target" "build/fuzz/corpus/$target" \
       -dict=fuzz/json.dict "${max_len[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
-      -artifact_prefix="build/fuzz/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1
-  echo $? > "build/fuzz/logs/$target.rc"
+      -artifact_prefix="build/fuzz/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1 || rc=$?
+  echo "$rc" > "build/fuzz/logs/$target.rc"
 }
 report_target() {
   local target=$1 log="build/fuzz/logs/$1.log"

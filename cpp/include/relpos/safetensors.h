@@ -16,6 +16,9 @@ class SafeTensors final : public Weights {
   // Parses a whole file held in memory; `file_name` is used in error messages.
   static SafeTensors parse(std::vector<std::uint8_t> bytes, const std::string& file_name);
   static SafeTensors read_file(const std::string& path);
+  SafeTensors(SafeTensors&&) noexcept = default;
+  SafeTensors& operator=(SafeTensors&&) noexcept = default;
+  ~SafeTensors() override;
 
   bool contains(const std::string& name) const override;
   const TensorInfo& info(const std::string& name) const override;  // Error if missing
@@ -26,6 +29,7 @@ class SafeTensors final : public Weights {
   const std::string& file_name() const override { return file_name_; }
 
  private:
+  SafeTensors() = default;
   std::string file_name_;
   std::vector<std::uint8_t> bytes_;
   std::vector<TensorInfo> tensors_;

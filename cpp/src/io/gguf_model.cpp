@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "io/gguf_blocks.h"
+#include "io/tensor_bytes.h"
 #include "relpos/error.h"
 
 namespace relpos::io {
@@ -154,6 +155,7 @@ class GgufWeights final : public Weights {
 
   GgufWeights(std::vector<std::uint8_t> bytes, GgufHeader header, std::string file)
       : bytes_(std::move(bytes)), header_(std::move(header)), file_(std::move(file)) {}
+  ~GgufWeights() override { free_bytes(bytes_); }  // one free, not a destructor call per byte at -Oz
 
   void add(const std::string& name, const GgufTensor& t, bool minus_one) {
     Entry e;
@@ -175,7 +177,7 @@ class GgufWeights final : public Weights {
   std::vector<std::string> names() const override { return names_; }
   std::vector<float> to_f32(const std::string& name) const override {
     const Entry& e = entry(name);
-    std::vector<float> out(e.tensor->elements);
+    std::vector<float> out = zeroed_floats(e.tensor->elements);
     decode_ggml_blocks(e.tensor->type, bytes_.data() + e.tensor->offset, out.size(), out.data());
     if (e.minus_one)
       for (float& x : out) x -= 1.0f;  // exact: (1 + w) − 1 for the |w| < 1 gains a norm holds

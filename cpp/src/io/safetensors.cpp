@@ -20,18 +20,14 @@
 #include "io/dtype_convert.h"
 #include "io/json_text.h"
 #include "io/safetensors_header.h"
+#include "io/tensor_bytes.h"
 #include "relpos/error.h"
 
 namespace relpos {
 namespace {
 
 using io::dtype_size;
-using io::load_u16;
-using io::load_u32;
 using io::load_u64;
-using io::bits_to_float;
-using io::half_to_float;
-
 
 [[noreturn]] void fail_file(const std::string& file, const std::string& message) {
   fail_value(file + ": " + message);
@@ -224,43 +220,20 @@ std::vector<std::string> SafeTensors::names() const {
 
 std::vector<float> SafeTensors::to_f32(const std::string& name) const {
   const TensorInfo& t = info(name);
-  const std::size_t n = t.elements();
-  const std::uint8_t* p = bytes_.data() + t.offset;
-  std::vector<float> out(n);
-  switch (t.dtype) {
-    case DType::F32:
-      for (std::size_t i = 0; i < n; ++i) out[i] = bits_to_float(load_u32(p + 4 * i));
-      break;
-    case DType::F16:
-      for (std::size_t i = 0; i < n; ++i) out[i] = half_to_float(load_u16(p + 2 * i));
-      break;
-    case DType::BF16:
-      for (std::size_t i = 0; i < n; ++i) out[i] = bits_to_float(static_cast<std::uint32_t>(load_u16(p + 2 * i)) << 16);
-      break;
-    default:
-      throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(t.dtype) +
-                                       ", not a floating-point tensor (F32, F16, BF16)");
-  }
-  return out;
+  if (!io::is_float_dtype(t.dtype))
+    throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(t.dtype) +
+                                     ", not a floating-point tensor (F32, F16, BF16)");
+  return io::floats_of(t.dtype, bytes_.data() + t.offset, t.elements());
 }
 
 std::vector<std::int64_t> SafeTensors::to_i64(const std::string& name) const {
   const TensorInfo& t = info(name);
-  const std::size_t n = t.elements();
-  const std::uint8_t* p = bytes_.data() + t.offset;
-  std::vector<std::int64_t> out(n);
-  switch (t.dtype) {
-    case DType::I64:
-      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(load_u64(p + 8 * i));
-      break;
-    case DType::I32:
-      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int32_t>(load_u32(p + 4 * i));
-      break;
-    default:
-      throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(t.dtype) +
-                                       ", not an integer tensor (I64, I32)");
-  }
-  return out;
+  if (t.dtype != DType::I64 && t.dtype != DType::I32)
+    throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(t.dtype) +
+                                     ", not an integer tensor (I64, I32)");
+  return io::ints_of(t.dtype, bytes_.data() + t.offset, t.elements());
 }
+
+SafeTensors::~SafeTensors() { io::free_bytes(bytes_); }  // one free, not a destructor call per byte at -Oz
 
 }  // namespace relpos

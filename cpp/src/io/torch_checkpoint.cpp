@@ -13,6 +13,7 @@
 
 #include "io/dtype_convert.h"
 #include "io/pickle.h"
+#include "io/tensor_bytes.h"
 #include "io/torch_zip.h"
 #include "relpos/error.h"
 
@@ -126,6 +127,16 @@ std::vector<std::string> TorchCheckpoint::names() const {
   return out;
 }
 
+// Row-major strides (what torch.save writes for every tensor that is not a view): one bulk conversion.
+bool TorchCheckpoint::contiguous(const View& v) {
+  std::int64_t expected = 1;
+  for (std::size_t d = v.info.shape.size(); d-- > 0;) {
+    if (v.info.shape[d] != 1 && v.stride[d] != expected) return false;
+    expected *= v.info.shape[d];
+  }
+  return true;
+}
+
 // Row-major walk over the view: an odometer over the dimensions, one element load per step.
 template <typename T, typename Load>
 std::vector<T> TorchCheckpoint::gather(const View& v, Load load) const {
@@ -157,6 +168,7 @@ std::vector<float> TorchCheckpoint::to_f32(const std::string& name) const {
     throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(v.info.dtype) +
                                      ", not a floating-point tensor (F32, F16, BF16)");
   const DType d = v.info.dtype;
+  if (contiguous(v)) return floats_of(d, bytes_.data() + v.info.offset, v.info.elements());
   return gather<float>(v, [d](const std::uint8_t* p) { return load_float(d, p); });
 }
 
@@ -166,7 +178,10 @@ std::vector<std::int64_t> TorchCheckpoint::to_i64(const std::string& name) const
     throw Error(ErrorKind::Type, file_name_ + ": tensor '" + name + "' is " + dtype_name(v.info.dtype) +
                                      ", not an integer tensor (I64, I32)");
   const DType d = v.info.dtype;
+  if (contiguous(v)) return ints_of(d, bytes_.data() + v.info.offset, v.info.elements());
   return gather<std::int64_t>(v, [d](const std::uint8_t* p) { return load_int(d, p); });
 }
+
+TorchCheckpoint::~TorchCheckpoint() { free_bytes(bytes_); }  // one free, not a destructor call per byte at -Oz
 
 }  // namespace relpos::io

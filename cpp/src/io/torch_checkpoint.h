@@ -17,6 +17,9 @@ namespace relpos::io {
 class TorchCheckpoint final : public Weights {
  public:
   static TorchCheckpoint parse(std::vector<std::uint8_t> bytes, const std::string& file_name);
+  TorchCheckpoint(TorchCheckpoint&&) noexcept = default;
+  TorchCheckpoint& operator=(TorchCheckpoint&&) noexcept = default;
+  ~TorchCheckpoint() override;
 
   bool contains(const std::string& name) const override;
   const TensorInfo& info(const std::string& name) const override;
@@ -30,7 +33,9 @@ class TorchCheckpoint final : public Weights {
     TensorInfo info;             // offset = first element's byte in the file; nbytes = elements × size
     std::vector<std::int64_t> stride;  // in elements
   };
+  TorchCheckpoint() = default;
   const View& view(const std::string& name) const;
+  static bool contiguous(const View& v);
   template <typename T, typename Load>
   std::vector<T> gather(const View& v, Load load) const;
 

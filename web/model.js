@@ -87,11 +87,11 @@ function checkDevice(device) {
  * Moves `model` onto WebGPU (web/webgpu/, imported only here): the C++ family's plan (cpp/src/plan)
  * run by PlanExecutor, weights uploaded now. Throws an Error with the reason when it cannot.
  */
-async function attachWebGpu(model, handle, options, dtype, loadMs) {
+async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = null) {
   let t = performance.now();
   const W = await import('./webgpu/index.js');
-  const ctx = await W.createContext({ gpu: options.gpu });
-  const ms = { context: performance.now() - t, plans: 0, weightValues: 0, uploads: 0, release: 0 };
+  const ctx = streamed?.ctx ?? (await W.createContext({ gpu: options.gpu }));
+  const ms = { context: streamed?.contextMs ?? performance.now() - t, plans: 0, weightValues: 0, uploads: 0, release: 0 };
   loadMs.gpu = ms;
   const timed = (key, fn) => (...args) => {
     const t0 = performance.now();
@@ -108,6 +108,7 @@ async function attachWebGpu(model, handle, options, dtype, loadMs) {
   const source = {
     plan: timed('plans', (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions))),
     weightValues: timed('weightValues', (i) => unwrap(handle.weightValues(i))), // q8 Linears: { q, scales } (int8 on the GPU)
+    gpuBuffer: (id) => streamed.sink.buffer(id), // Linears that streamed straight to the GPU (webgpu/weight-sink.js)
   };
   const executor = new W.PlanExecutor(ctx, source, { dtype: dtype === 'fp16' ? 'f16' : 'f32' });
   try {
@@ -119,6 +120,7 @@ async function attachWebGpu(model, handle, options, dtype, loadMs) {
     ms.uploads = performance.now() - t - ms.plans - ms.weightValues;
   } catch (e) {
     executor.destroy();
+    streamed?.sink.destroy();
     ctx.destroy();
     throw e;
   }
@@ -210,8 +212,11 @@ export async function loadModel(mod, source, options = {}) {
   let handle;
   let t = performance.now();
   loadMs.files = t - started;
+  let streamed = null; // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
   try {
+    if (stream && device === 'webgpu' && dtype !== 'q8') streamed = await streamToGpu(stream, options, dtype);
     const files = await readCheckpoint(mod, src, onProgress, variant, stream);
+    streamed?.sink.finish();
     loadMs.weights = performance.now() - t;
     t = performance.now();
     try {
@@ -220,6 +225,10 @@ export async function loadModel(mod, source, options = {}) {
     } finally {
       files.forEach((f) => f.buffer.delete());
     }
+  } catch (e) {
+    streamed?.sink.destroy();
+    streamed?.ctx.destroy();
+    throw streamed ? new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e }) : e;
   } finally {
     stream?.delete();
   }
@@ -234,14 +243,32 @@ export async function loadModel(mod, source, options = {}) {
     model.dispose();
     throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
-  return attachDevice(model, handle, options, dtype, device, loadMs, started);
+  return attachDevice(model, handle, options, dtype, device, loadMs, started, streamed);
+}
+
+/**
+ * Device 'webgpu', a family whose safetensors stream (fp32 / fp16): the GPU context comes first and the stream sends
+ * its linear layers there (webgpu/weight-sink.js), so a model larger than the 2 GB WASM heap loads.
+ */
+async function streamToGpu(stream, options, dtype) {
+  const t = performance.now();
+  const W = await import('./webgpu/index.js');
+  const ctx = await W.createContext({ gpu: options.gpu });
+  if (dtype === 'fp16' && !ctx.shaderF16) {
+    ctx.destroy();
+    throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
+  }
+  const { GpuWeightSink } = await import('./webgpu/weight-sink.js');
+  const sink = new GpuWeightSink(ctx, dtype === 'fp16' ? 'f16' : 'f32');
+  unwrap(stream.setLinearSink(sink));
+  return { ctx, sink, contextMs: performance.now() - t };
 }
 
 /** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */
-async function attachDevice(model, handle, options, dtype, device, loadMs, started) {
+async function attachDevice(model, handle, options, dtype, device, loadMs, started, streamed = null) {
   if (device !== 'wasm') {
     try {
-      model._useWebGpu(await attachWebGpu(model, handle, options, dtype, loadMs));
+      model._useWebGpu(await attachWebGpu(model, handle, options, dtype, loadMs, streamed));
     } catch (e) {
       if (device === 'webgpu') {
         model.dispose();

@@ -29,13 +29,17 @@
 //     embedding table's the same with rows, cols = its rows, dim
 //   LoadedModel.releaseWeights() → bytes freed | Error      after a WebGPU upload: frees the WASM copies of the plan's
 //     Linear and table weights (plan::release_weights); the CPU forward is an Error from then on
-//   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32;
-//     for a q8 entry { q: Uint32Array, scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values)
+//   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32 (a view of the
+//     heap for tables and float tables: copy it out before the next call); for a q8 entry { q: Uint32Array,
+//     scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values); { gpuBuffer: id } for a Linear whose rows
+//     went to the GPU as they streamed in (StreamLoad.setLinearSink)
 //   openStream(configText, options) → StreamLoad | null | Error   null: the family loads from whole files
 //     (loadModel above); else the safetensors files stream through it, each converted as its bytes
 //     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
 //     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
-//     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit)
+//     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit),
+//     .setLinearSink({ begin(name, rows, cols) → id, rows(id, first, count, Float32Array) }) before the first file:
+//     fp32 linear layers go to it block by block (the view is valid during the call) instead of the heap
 //   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
 //     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
 //     (arrays of strings as arrays, numeric arrays as Float64Array), StreamLoad.tensor(name) → Float32Array | null
@@ -50,6 +54,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <map>
 #include <memory>
 
 #include "common.h"
@@ -198,6 +203,11 @@ class LoadedModel {
       if (index < 0 || static_cast<std::size_t>(index) >= weights_.size())
         fail_range("weightValues: index " + std::to_string(index) + " is outside the latest plan's " +
                    std::to_string(weights_.size()) + " weights");
+      if (const int id = plan::gpu_buffer(weights_[index]); id >= 0) {  // already on the GPU (LinearRowSink)
+        val out = val::object();
+        out.set("gpuBuffer", id);
+        return out;
+      }
       if (plan::is_q8(weights_[index])) {
         const plan::Q8Values q = plan::q8_values(weights_[index]);
         val out = val::object();
@@ -205,6 +215,8 @@ class LoadedModel {
         out.set("scales", to_typed_array("Uint32Array", q.scales));
         return out;
       }
+      // held as they are: a view of the heap, which the caller copies out before its next call into the module
+      if (const plan::FloatSpan v = plan::weight_data(weights_[index]); v.data) return val(typed_memory_view(v.size, v.data));
       return to_js(plan::weight_values(weights_[index]));
     });
   }
@@ -295,9 +307,36 @@ val load(const std::string& config_text, val files, val js_options) {
 //   const s = openStream(configText, { dtype })   // null: the family keeps the whole-file path
 //   s.beginFile(name, size | -1); s.write(address, n) …; s.endFile();   (per file; setIndex(name, text) for shards)
 //   s.load(configText) → LoadedModel                // then s.delete()
+// A JS object as a LinearRowSink (web/webgpu/weight-sink.js): the rows go as a view of the heap.
+class JsLinearSink final : public models::LinearRowSink {
+ public:
+  explicit JsLinearSink(val sink) : sink_(std::move(sink)) {}
+  int begin(const std::string& name, int rows, int cols) override {
+    const int id = sink_.call<int>("begin", name, rows, cols);
+    cols_[id] = static_cast<std::size_t>(cols);
+    return id;
+  }
+  void rows(int id, int first, int count, const float* values) override {
+    sink_.call<void>("rows", id, first, count, val(typed_memory_view(static_cast<std::size_t>(count) * cols_[id], values)));
+  }
+
+ private:
+  val sink_;
+  std::map<int, std::size_t> cols_;
+};
+
 class StreamLoad {
  public:
   explicit StreamLoad(const LoadOptions& options) : checkpoint_(std::make_unique<models::StreamedCheckpoint>(options)) {}
+
+  val set_linear_sink(val sink) {
+    return guarded([&] {
+      if (begun_) fail_value("setLinearSink: after the first file began");
+      sink_ = std::make_unique<JsLinearSink>(std::move(sink));
+      checkpoint_->set_linear_sink(sink_.get());
+      return val::undefined();
+    });
+  }
 
   val begin_file(const std::string& name, double size) {
     return guarded([&] {
@@ -310,6 +349,7 @@ class StreamLoad {
       checkpoint_->set_memory_available(available, " (limit " + std::to_string(limit) + " bytes, " +
                                                        std::to_string(top - free_below) + " in use)");
       checkpoint_->begin_file(name, size);
+      begun_ = true;
       return val::undefined();
     });
   }
@@ -380,6 +420,8 @@ class StreamLoad {
   }
 
  private:
+  bool begun_ = false;
+  std::unique_ptr<JsLinearSink> sink_;  // outlives checkpoint_ (declared first: destroyed last)
   std::unique_ptr<models::StreamedCheckpoint> checkpoint_;
 };
 
@@ -444,6 +486,7 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("endFile", &StreamLoad::end_file)
       .function("setIndex", &StreamLoad::set_index)
       .function("convertedBytes", &StreamLoad::converted_bytes)
+      .function("setLinearSink", &StreamLoad::set_linear_sink)
       .function("gguf", &StreamLoad::gguf)
       .function("tensor", &StreamLoad::tensor)
       .function("load", &StreamLoad::load);

@@ -180,6 +180,21 @@ export class GpuContext {
     return buffer;
   }
 
+  /**
+   * queue.writeBuffer of a typed array at `offset` bytes, in pieces of at most 16 MiB; a view of a SharedArrayBuffer
+   * (the threaded WASM heap) goes through a plain copy, one piece at a time.
+   */
+  write(buffer, offset, data) {
+    const piece = 16 << 20;
+    const shared = typeof SharedArrayBuffer !== 'undefined' && data.buffer instanceof SharedArrayBuffer;
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    for (let at = 0; at < bytes.length; at += piece) {
+      let part = bytes.subarray(at, Math.min(bytes.length, at + piece));
+      if (shared) part = part.slice();
+      this.device.queue.writeBuffer(buffer, offset + at, part.buffer, part.byteOffset, part.byteLength);
+    }
+  }
+
   /** An uninitialised (zeroed) storage buffer of `bytes` bytes. */
   empty(bytes, label = '') {
     return this.device.createBuffer({

@@ -57,7 +57,8 @@ const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
 
 export class PlanExecutor {
   /**
-   * source: { plan(batch, seq, hiddenStates, logits, logitRows) → plan object, weightValues(index) → Float32Array,
+   * source: { plan(batch, seq, hiddenStates, logits, logitRows) → plan object, weightValues(index) → Float32Array
+   *   (or { q, scales } for q8, or { gpuBuffer: id } with gpuBuffer(id) → the GPUBuffer a streamed load filled),
    * or { q, scales } (Uint32Arrays) for a weight of kind 'q8' }. options: { dtype: 'f32' (default) | 'f16' }.
    */
   constructor(ctx, source, options = {}) {
@@ -128,7 +129,10 @@ export class PlanExecutor {
       let buffer = this.weights.get(w.key);
       if (!buffer) {
         const values = this.source.weightValues(i);
-        if (w.kind === 'q8') {
+        if (values?.gpuBuffer !== undefined) {
+          // its rows went to the GPU while the checkpoint streamed in (weight-sink.js): already there, as this.dtype
+          buffer = this.source.gpuBuffer(values.gpuBuffer);
+        } else if (w.kind === 'q8') {
           if (!(values?.q instanceof Uint32Array) || !(values?.scales instanceof Uint32Array))
             throw new Error(`webgpu plan: weight ${i} is q8 but weightValues gave no { q, scales } Uint32Arrays`);
           this.scales.set(w.key, ctx.upload(values.scales, `weight ${i} q8 scales`));
@@ -172,7 +176,7 @@ export class PlanExecutor {
       this.narrowing?.destroy();
       this.narrowing = ctx.empty(4 * n, 'f32 weights on their way to f16');
     }
-    ctx.device.queue.writeBuffer(this.narrowing, 0, values.buffer, values.byteOffset, values.byteLength);
+    ctx.write(this.narrowing, 0, values); // values may be a view of the WASM heap (shared in the threads build)
     const buffer = ctx.empty(2 * n, label);
     const encoder = ctx.device.createCommandEncoder({ label: 'relpos f16 weights' });
     convert(ctx, encoder, { x: this.narrowing, y: buffer, n, from: 'f32', to: 'f16' });

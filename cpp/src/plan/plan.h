@@ -138,6 +138,17 @@ Plan build(Model& model, int batch, int seq, bool hidden_states, const TaskHead*
 
 // The float32 values of a plan's weight; Error for a q8 Linear (q8_values).
 std::vector<float> weight_values(const Weight& weight);
+// The same values where the model holds them as they are (a float32 EmbeddingTable, a float table), without a
+// copy; null for a Linear (packed panels) and q8. An upload reads them in place: a 768 MB word table is not
+// copied inside a 2 GB heap.
+struct FloatSpan {
+  const float* data = nullptr;
+  std::size_t size = 0;
+};
+FloatSpan weight_data(const Weight& weight);
+// ≥ 0 for a Linear whose rows went straight to the GPU while the checkpoint streamed in (Linear::gpu_buffer):
+// the id its LinearRowSink gave; −1 otherwise.
+int gpu_buffer(const Weight& weight);
 
 // A q8 Linear's weights in the WebGPU q8 GEMM's layout (web/webgpu/kernels/gemm.js, quant 'q8'), for
 // W [rows = out, cols = in], G = ceil(cols / 32) groups of 32 inputs per row; a q8 EmbeddingTable

@@ -26,6 +26,18 @@ std::vector<float> weight_values(const Weight& w) {
   }
 }
 
+FloatSpan weight_data(const Weight& w) {
+  if (w.kind == Weight::Kind::Floats) return {static_cast<const float*>(w.source), w.elements};
+  if (w.kind != Weight::Kind::Table) return {};
+  const auto* t = static_cast<const models::EmbeddingTable*>(w.source);
+  const float* p = t->f32_data();
+  return p ? FloatSpan{p, static_cast<std::size_t>(t->rows()) * t->dim()} : FloatSpan{};
+}
+
+int gpu_buffer(const Weight& w) {
+  return w.kind == Weight::Kind::Linear ? static_cast<const models::Linear*>(w.source)->gpu_buffer() : -1;
+}
+
 bool is_q8(const Weight& w, int* rows, int* cols) {
   int r = 0, c = 0;
   if (w.kind == Weight::Kind::Linear) {

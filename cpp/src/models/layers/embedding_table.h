@@ -36,6 +36,8 @@ class EmbeddingTable {
   void scale(float s);
   // The table [rows, dim] as float32 (q8 rows dequantized as gather() does), for the GPU plan.
   std::vector<float> values() const;
+  // The float32 table as held (no copy), or null when it is q8 or released: what an upload reads in place.
+  const float* f32_data() const { return released_ || f32_.empty() ? nullptr : f32_.data(); }
   // Held as int8 (q8 load): q8() [rows · dim] and scales() [rows], row r = scales()[r] · q8()[r·dim + c].
   bool is_q8() const { return was_q8_ || !q8_.empty(); }
   // Frees the table's storage once a GPU executor holds its own copy (as Linear::release_weights): rows, dim and

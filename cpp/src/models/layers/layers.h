@@ -51,9 +51,12 @@ class Linear {
   // bytes freed.
   std::size_t release_weights();
   bool released() const { return released_; }
+  // ≥ 0: loaded straight to the GPU (streamed_checkpoint.h, LinearRowSink) under this id; it was never held here.
+  int gpu_buffer() const { return gpu_; }
 
  private:
   bool released_ = false;
+  int gpu_ = -1;
   int in_ = 0, out_ = 0;
   std::vector<float> packed_;
   std::vector<float> bias_;

@@ -85,6 +85,7 @@ struct StreamedCheckpoint::Entry {
   Form form = Float;
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
   bool allocated = false, taken = false;
+  int gpu = -1;                   // Linear sent to a LinearRowSink: its id
   std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
   std::vector<std::int8_t> q8;    // Table, Linear (q8)
   std::vector<float> scales;      // q8 forms
@@ -322,6 +323,10 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
         }
         break;
       case Entry::Linear:
+        if (sink_ && dtype != WeightFormat::Q8) {
+          e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
+          break;
+        }
         if (dtype == WeightFormat::Q8) {
           e.q8.resize(kernels::packed_qs8_bytes(K, static_cast<int>(e.rows)));
           e.scales.resize(e.rows);
@@ -330,7 +335,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
         }
         break;
     }
-    converted_bytes_ += e.bytes(dtype);
+    if (e.gpu < 0) converted_bytes_ += e.bytes(dtype);
   }
   const std::size_t r0 = e.done_rows, n = rows * e.cols;
   if (e.form == Entry::Raw) {
@@ -341,7 +346,9 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     if (rows_.size() < n) rows_.resize(n);
     decode_rows(e, bytes, n, rows_.data());
     const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
-    if (e.form == Entry::Table) {
+    if (e.gpu >= 0) {
+      sink_->rows(e.gpu, n0, N, rows_.data());
+    } else if (e.form == Entry::Table) {
       EmbeddingTable::quantize_rows(N, K, rows_.data(), e.q8.data() + r0 * e.cols, e.scales.data() + r0);
     } else if (dtype == WeightFormat::Q8) {
       const int range = kernels::pack_qs8_nk(K, N, rows_.data(), e.cols, e.q8.data() + kernels::packed_qs8_bytes(K, n0),
@@ -469,10 +476,11 @@ std::optional<PreparedLinear> StreamedCheckpoint::take_linear(const std::string&
   if (e.taken) fail_value(e.file + ": tensor '" + name + "' was read twice as a linear layer");
   e.taken = true;
   PreparedLinear out;
-  if (options_.dtype == WeightFormat::Q8)
+  out.gpu = e.gpu;  // ≥ 0: nothing held here
+  if (e.gpu < 0 && options_.dtype == WeightFormat::Q8)
     out.q8 = QuantizedMatrix(static_cast<int>(e.cols), static_cast<int>(e.rows), std::move(e.q8), std::move(e.scales),
                              e.activation_max);
-  else
+  else if (e.gpu < 0)
     out.packed = std::move(e.f32);
   e.q8 = {};
   e.f32 = {};

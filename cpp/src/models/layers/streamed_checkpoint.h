@@ -17,7 +17,8 @@
 // Linears, with or without the "roberta." / "electra." task prefix):
 //   linear  `[model.]layers.N.….*_proj.weight`, 2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
-//           bits of the whole matrix); Linear::load takes it (take_linear)
+//           bits of the whole matrix); Linear::load takes it (take_linear). With a LinearRowSink (fp32):
+//           each block's float32 rows go to the sink and nothing is kept.
 //   table   `[model.]embed_tokens.weight` [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
 //           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table)
 //   float   every other F32/F16/BF16 tensor, as float32 (to_f32 returns a copy)
@@ -53,6 +54,17 @@ bool streams_family(const std::string& model_type);
 struct PreparedLinear {
   std::vector<float> packed;  // fp32: pack_b_nk panels
   QuantizedMatrix q8;         // q8
+  int gpu = -1;               // ≥ 0: its rows went to a LinearRowSink, which named them this id (nothing held here)
+};
+
+// Where a linear layer's float32 rows go as they are decoded, instead of the heap (device 'webgpu', fp32 and fp16
+// loads: web/webgpu/weight-sink.js writes them into a GPU buffer): begin() names the [rows, cols] matrix W (out × in,
+// the checkpoint's layout), rows() hands over rows [first, first + count) — valid during the call only.
+class LinearRowSink {
+ public:
+  virtual ~LinearRowSink() = default;
+  virtual int begin(const std::string& name, int rows, int cols) = 0;
+  virtual void rows(int id, int first, int count, const float* values) = 0;
 };
 struct PreparedTable {
   std::vector<float> f32;  // fp32 [rows · dim]
@@ -98,6 +110,10 @@ class StreamedCheckpoint final : public Weights {
   const io::GgufHeader* gguf_header() const { return gguf_header_.get(); }
   const std::string& gguf_config() const { return gguf_config_; }
 
+  // From now on, fp32 linear tensors go to `sink` block by block (set before the first file; not for q8, whose
+  // int8 panels the GPU takes in another layout): the heap never holds them, the peak is one block.
+  void set_linear_sink(LinearRowSink* sink) { sink_ = sink; }
+
   // The prepared forms (moved out: each can be taken once); nullopt when `name` is not one.
   std::optional<PreparedLinear> take_linear(const std::string& name) const;
   std::optional<PreparedTable> take_table(const std::string& name) const;
@@ -114,6 +130,7 @@ class StreamedCheckpoint final : public Weights {
   const Entry& entry(const std::string& name) const;
 
   LoadOptions options_;
+  LinearRowSink* sink_ = nullptr;
   std::string name_ = "model.safetensors";  // the current file, then the set (file_name())
   bool gguf_ = false;                       // the current file is GGUF
   std::unique_ptr<io::GgufHeader> gguf_header_;

@@ -1,0 +1,119 @@
+// Device 'webgpu' loads of the streaming families (qwen3, llama, gemma3_text, roberta, xlm-roberta, camembert, electra):
+// the linear layers go from the safetensors stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp
+// StreamLoad.setLinearSink), so the WebAssembly heap never holds them:
+//   - a fresh module's heap after a WebGPU fp32 load stays below the size of the linear layers (the heap only grows:
+//     its size after the load is the load's peak), while a WASM load of the same file needs more than them;
+//   - the streamed model's outputs equal those of the same checkpoint on WASM (fp32), for a decoder (qwen3) and an
+//     encoder (xlm-roberta), and fp16 stays within cosine 0.999 of them;
+//   - weightValues hands the executor { gpuBuffer } for those layers, and nothing of them is left to release.
+// No adapter: the suite fails under CI (process.env.CI), else skips (webgpu-adapter.mjs).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { decoderTensors, encoderTensors, writeRandomCheckpoint } from '../support/random-checkpoint.mjs';
+import { webgpuAdapter } from './webgpu-adapter.mjs';
+
+const { skip } = await webgpuAdapter();
+const { init } = await import('../../web/index.js');
+
+const ROOT = mkdtempSync(join(tmpdir(), 'relpos-gpu-stream-'));
+after(() => rmSync(ROOT, { recursive: true, force: true }));
+
+// Linear layers of 94 MB (qwen3) and 75 MB (xlm-roberta) in fp32 next to 2 MB embedding tables; a module's heap starts
+// at 16 MB.
+const QWEN3 = {
+  architectures: ['Qwen3Model'], model_type: 'qwen3', hidden_size: 512, num_hidden_layers: 6, num_attention_heads: 8,
+  num_key_value_heads: 4, head_dim: 64, intermediate_size: 2048, vocab_size: 1000, rope_theta: 1e6, rms_norm_eps: 1e-6,
+  hidden_act: 'silu', max_position_embeddings: 512, tie_word_embeddings: false, attention_bias: false,
+};
+const XLMR = {
+  architectures: ['XLMRobertaModel'], model_type: 'xlm-roberta', hidden_size: 512, num_hidden_layers: 6, num_attention_heads: 8,
+  intermediate_size: 2048, vocab_size: 1000, max_position_embeddings: 130, type_vocab_size: 1, pad_token_id: 1,
+  layer_norm_eps: 1e-5, hidden_act: 'gelu',
+};
+
+function checkpoint(name, config, prefix) {
+  const dir = join(ROOT, name);
+  writeRandomCheckpoint(dir, config, { seed: 3, dtype: 'F32', prefix });
+  return dir;
+}
+
+function linearBytes(tensors) {
+  // the tensors StreamedCheckpoint takes as linear layers: `*_proj.weight` (decoders), `encoder.layer.N.*` matrices (BERT)
+  const linear = (t) => t.shape.length === 2 && (/_proj\.weight$/.test(t.name) || /^encoder\.layer\./.test(t.name));
+  return tensors.filter(linear).reduce((s, t) => s + 4 * t.shape[0] * t.shape[1], 0);
+}
+
+function ids(batch, seq, pad) {
+  const inputIds = [], attentionMask = [];
+  for (let b = 0; b < batch; ++b) {
+    const real = seq - 2 * b;
+    inputIds.push(Array.from({ length: seq }, (_, i) => (i < real ? 3 + ((b * 131 + i * 17) % 990) : pad)));
+    attentionMask.push(Array.from({ length: seq }, (_, i) => (i < real ? 1 : 0)));
+  }
+  return { inputIds, attentionMask };
+}
+
+function compare(gpu, cpu, mask, what) {
+  const [B, L, H] = cpu.dims;
+  let worst = 0, scale = 0, dot = 0, ng = 0, nc = 0;
+  for (let b = 0; b < B; ++b)
+    for (let l = 0; l < L; ++l) {
+      if (!mask[b][l]) continue;
+      for (let h = 0; h < H; ++h) {
+        const i = (b * L + l) * H + h, g = gpu.data[i], c = cpu.data[i];
+        worst = Math.max(worst, Math.abs(g - c));
+        scale = Math.max(scale, Math.abs(c));
+        dot += g * c;
+        ng += g * g;
+        nc += c * c;
+      }
+    }
+  return { worst, scale, cosine: dot / Math.sqrt(ng * nc), what };
+}
+
+for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-roberta', XLMR, '', 1]]) {
+  test(`webgpu: a streamed ${name} load sends its linear layers to the GPU, not the heap, and computes what WASM does`, { skip }, async (t) => {
+    const dir = checkpoint(name, config, prefix);
+    const tensors = name === 'qwen3' ? decoderTensors(config, prefix) : encoderTensors(config);
+    const linears = linearBytes(tensors);
+    const batch = ids(2, 12, pad);
+
+    // two fresh modules: WebAssembly memory only grows, so heapBytes after a load is that load's peak
+    const rpGpu = await init({ simd: true, threads: 1 });
+    const gpu = await rpGpu.loadModel(dir, { device: 'webgpu', dtype: 'fp32' });
+    const gpuPeak = rpGpu.heapBytes;
+    const rpCpu = await init({ simd: true, threads: 1 });
+    const cpu = await rpCpu.loadModel(dir, { dtype: 'fp32' });
+    const cpuPeak = rpCpu.heapBytes;
+    try {
+      assert.equal(gpu.info.device, 'webgpu');
+      assert.ok(cpuPeak >= linears, `the WASM load holds the linear layers (${linears} bytes): its heap is ${cpuPeak}`);
+      assert.ok(gpuPeak < linears / 2, `the heap reached ${gpuPeak} bytes during the WebGPU load; the linear layers are ${linears}`);
+      assert.equal(gpu.info.wasmWeightBytes < 1 << 20 || gpu.info.wasmWeightBytes, true, 'the WASM copies left after the upload');
+      const g = await gpu.forward(batch), c = cpu.forward(batch);
+      const r = compare(g.lastHiddenState, c.lastHiddenState, batch.attentionMask, 'fp32');
+      t.diagnostic(`linear layers ${linears} B; heap peak: WebGPU load ${gpuPeak} B, WASM load ${cpuPeak} B; fp32 max abs diff ${r.worst}`);
+      assert.ok(r.worst <= 1e-4 * Math.max(1, r.scale), `fp32: max abs difference ${r.worst} (largest value ${r.scale})`);
+
+      const f16 = await rpGpu.loadModel(dir, { device: 'webgpu', dtype: 'fp16' }).catch((e) => e);
+      if (!(f16 instanceof Error)) {
+        try {
+          const h = compare((await f16.forward(batch)).lastHiddenState, c.lastHiddenState, batch.attentionMask, 'fp16');
+          t.diagnostic(`fp16 cosine to WASM fp32 ${h.cosine}`);
+          assert.ok(h.cosine >= 0.999, `fp16 cosine to fp32 ${h.cosine}`);
+        } finally {
+          f16.dispose();
+        }
+      } else {
+        assert.match(f16.message, /shader-f16/, 'fp16 refused only for the adapter feature');
+      }
+    } finally {
+      gpu.dispose();
+      cpu.dispose();
+    }
+  });
+}

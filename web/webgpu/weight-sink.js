@@ -1,0 +1,71 @@
+// Linear layers from the checkpoint stream straight into GPU buffers (device 'webgpu', fp32 and fp16 loads of the
+// families whose safetensors stream: cpp StreamLoad.setLinearSink, models/layers/streamed_checkpoint.h
+// LinearRowSink). Each layer's float32 rows [out, in] arrive a block (~1 MiB of file bytes) at a time and are
+// written at their offset in the layer's buffer, so the WASM heap never holds a linear layer: its peak during the
+// load is the embedding table, the norms and biases, and one block — not the model (Qwen3-Embedding-0.6B in fp32
+// is 2.4 GB, past the 2 GB heap). fp16: the rows fill a float32 buffer that finish() narrows on the GPU
+// (kernels/convert.js), as the executor narrows the weights it uploads itself.
+//
+//   const sink = new GpuWeightSink(ctx, 'f32' | 'f16');
+//   stream.setLinearSink(sink);  …stream the files…;  sink.finish();
+//   sink.buffer(id)  → the GPUBuffer of the layer the C++ side named `id` (weightValues(i) → { gpuBuffer: id })
+//   sink.bytes       → bytes of GPU memory the layers take
+import { convert } from './kernels/convert.js';
+
+export class GpuWeightSink {
+  constructor(ctx, dtype) {
+    this.ctx = ctx;
+    this.dtype = dtype;
+    this.layers = [];
+    this.bytes = 0;
+    this.scratch = null; // a non-shared copy of a block when the heap is a SharedArrayBuffer (the threads build)
+  }
+
+  begin(name, rows, cols) {
+    const n = rows * cols;
+    this.layers.push({ name, n, cols, buffer: this.ctx.empty(4 * n, `weight ${name}`) });
+    this.bytes += (this.dtype === 'f16' ? 2 : 4) * n;
+    return this.layers.length - 1;
+  }
+
+  rows(id, first, count, values) {
+    if (count === 0) return;
+    const layer = this.layers[id];
+    let data = values;
+    if (typeof SharedArrayBuffer !== 'undefined' && values.buffer instanceof SharedArrayBuffer) {
+      if (!this.scratch || this.scratch.length < values.length) this.scratch = new Float32Array(values.length);
+      data = this.scratch.subarray(0, values.length);
+      data.set(values);
+    }
+    this.ctx.device.queue.writeBuffer(layer.buffer, 4 * first * layer.cols, data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  /** After the last file: fp16 layers narrowed on the GPU (their float32 buffers go once that work is done). */
+  finish() {
+    this.scratch = null;
+    if (this.dtype !== 'f16') return;
+    const encoder = this.ctx.device.createCommandEncoder({ label: 'relpos f16 weights (streamed)' });
+    const wide = [];
+    for (const layer of this.layers) {
+      if (layer.n === 0) continue;
+      const narrow = this.ctx.empty(2 * layer.n, `weight ${layer.name}`);
+      convert(this.ctx, encoder, { x: layer.buffer, y: narrow, n: layer.n, from: 'f32', to: 'f16' });
+      wide.push(layer.buffer);
+      layer.buffer = narrow;
+    }
+    this.ctx.device.queue.submit([encoder.finish()]);
+    for (const b of wide) b.destroy(); // submitted work keeps them alive until it is done
+  }
+
+  buffer(id) {
+    const layer = this.layers[id];
+    if (!layer) throw new Error(`webgpu: the plan names streamed weight ${id}, but the load sent ${this.layers.length}`);
+    return layer.buffer;
+  }
+
+  /** The buffers the executor did not take (a failed load). */
+  destroy() {
+    for (const layer of this.layers) layer.buffer?.destroy();
+    this.layers = [];
+  }
+}

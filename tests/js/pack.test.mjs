@@ -83,6 +83,7 @@ const EXPECTED_FILES = [
   'web/webgpu/kernels/pooling.js',
   'web/webgpu/kernels/positions.js',
   'web/webgpu/kernels/rope.js',
+  'web/webgpu/weight-sink.js',
   'web/weights.js',
 ];
 

@@ -215,7 +215,8 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
     const std::size_t per_block = e.row_bytes ? std::max<std::size_t>(1, kBlockBytes / e.row_bytes) : 1;
     e.block_rows = e.form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
     e.block_rows = std::min(e.block_rows, std::max<std::size_t>(e.rows, 1));
-    need += e.bytes(options_.dtype);
+    const bool to_sink = sink_ && options_.dtype != WeightFormat::Q8 && e.form == Entry::Linear;  // never held here
+    if (!to_sink) need += e.bytes(options_.dtype);
     need_q8 += e.bytes(WeightFormat::Q8);
     block = std::max(block, e.block_rows * (e.row_bytes + 4 * e.cols));
   }

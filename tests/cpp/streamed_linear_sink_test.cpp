@@ -1,0 +1,117 @@
+// A StreamedCheckpoint with a LinearRowSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's
+// float32 rows go to the sink, block by block, bit for bit the checkpoint's values; nothing of them is converted
+// into memory here, so the cannot-fit check counts only what stays (an fp32 model larger than the heap loads); the
+// loaded model's linear layers carry the sink's ids for the plan, and its CPU forward is an Error.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <map>
+
+#include "gguf_support.h"
+#include "models/layers/streamed_checkpoint.h"
+#include "plan/plan.h"
+#include "relpos/error.h"
+#include "relpos/model.h"
+#include "relpos/safetensors.h"
+
+using namespace relpos_test;
+
+namespace {
+
+struct RecordingSink final : relpos::models::LinearRowSink {
+  struct Layer {
+    std::string name;
+    int rows = 0, cols = 0, received = 0;
+    std::vector<float> values;
+  };
+  std::vector<Layer> layers;
+  int begin(const std::string& name, int rows, int cols) override {
+    layers.push_back({name, rows, cols, 0, std::vector<float>(static_cast<std::size_t>(rows) * cols, -1.0f)});
+    return static_cast<int>(layers.size()) + 99;  // ids are the sink's to choose
+  }
+  void rows(int id, int first, int count, const float* values) override {
+    Layer& l = layers.at(static_cast<std::size_t>(id - 100));
+    REQUIRE(first == l.received);  // in order, each row once
+    std::memcpy(l.values.data() + static_cast<std::size_t>(first) * l.cols, values, sizeof(float) * count * l.cols);
+    l.received += count;
+  }
+};
+
+const std::string kCase = std::string(RELPOS_SHARED_DIR) + "/fixtures/hf-llm-embedders/qwen3-embed-left/";
+
+void stream(relpos::models::StreamedCheckpoint& s, const std::vector<std::uint8_t>& bytes) {
+  s.begin_file("model.safetensors", static_cast<double>(bytes.size()));
+  for (std::size_t at = 0; at < bytes.size(); at += 3001) s.write(bytes.data() + at, std::min<std::size_t>(3001, bytes.size() - at));
+  s.end_file();
+  s.finish();
+}
+
+}  // namespace
+
+TEST_CASE("a linear row sink receives every linear layer's rows as the checkpoint holds them, and nothing stays") {
+  const auto bytes = read_bytes(kCase + "model.safetensors");
+  const std::string config = read_text(kCase + "config.json");
+  const auto whole = relpos::SafeTensors::parse(bytes, "model.safetensors");
+  relpos::LoadOptions options;
+  relpos::models::StreamedCheckpoint plain(options), sunk(options);
+  RecordingSink sink;
+  sunk.set_linear_sink(&sink);
+  stream(plain, bytes);
+  stream(sunk, bytes);
+
+  std::size_t linear_bytes = 0;
+  for (const auto& l : sink.layers) {
+    INFO(l.name);
+    CHECK(l.name.find("_proj.weight") != std::string::npos);
+    CHECK(l.received == l.rows);
+    const auto expected = whole.to_f32(l.name);
+    REQUIRE(expected.size() == l.values.size());
+    CHECK(std::memcmp(expected.data(), l.values.data(), 4 * expected.size()) == 0);
+    linear_bytes += 4 * expected.size();
+  }
+  std::size_t projections = 0;
+  for (const auto& n : whole.names()) projections += n.find("_proj.weight") != std::string::npos;
+  CHECK(sink.layers.size() == projections);
+  REQUIRE(projections > 0);
+  // the plain stream converted them (as GEMM panels, at least their floats); the sunk one did not
+  CHECK(plain.converted_bytes() >= sunk.converted_bytes() + linear_bytes);
+
+  auto model = relpos::load_model(config, sunk, options);
+  const auto plan = relpos::plan::build(*model, 1, 4, false, nullptr, 0);
+  std::map<int, int> ids;  // sink id → plan weights naming it
+  for (const auto& w : plan.weights)
+    if (relpos::plan::gpu_buffer(w) >= 0) ++ids[relpos::plan::gpu_buffer(w)];
+  CHECK(ids.size() == sink.layers.size());
+  for (const auto& [id, count] : ids) CHECK((id >= 100 && id < 100 + static_cast<int>(sink.layers.size())));
+  const std::vector<std::int32_t> tokens = {5, 6, 7, 8};
+  CHECK_THROWS_AS(model->forward(1, 4, tokens.data(), nullptr), relpos::Error);
+}
+
+TEST_CASE("with a linear row sink, the cannot-fit check counts only what stays in memory") {
+  const auto bytes = read_bytes(kCase + "model.safetensors");
+  const relpos::LoadOptions options;
+  // streams the file with `available` bytes allowed; true when it fit
+  const auto fits = [&](std::size_t available, bool with_sink) {
+    relpos::models::StreamedCheckpoint s(options);
+    RecordingSink sink;
+    if (with_sink) s.set_linear_sink(&sink);
+    s.set_memory_available(available);
+    try {
+      stream(s, bytes);
+      return true;
+    } catch (const relpos::Error&) {
+      return false;
+    }
+  };
+  // the least room the sunk stream needs (bisection: it grows monotonically with what is counted)
+  std::size_t lo = 0, hi = std::size_t{1} << 30;
+  REQUIRE(fits(hi, true));
+  REQUIRE(!fits(lo, true));
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (fits(mid, true) ? hi : lo) = mid;
+  }
+  CHECK(fits(hi, true));
+  CHECK(!fits(hi, false));  // the same room is too little once the linear layers count
+  CHECK(fits(std::size_t{1} << 30, false));
+}

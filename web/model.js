@@ -214,7 +214,10 @@ export async function loadModel(mod, source, options = {}) {
   loadMs.files = t - started;
   let streamed = null; // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
   try {
-    if (stream && device === 'webgpu' && dtype !== 'q8') streamed = await streamToGpu(stream, options, dtype);
+    if (stream && device === 'webgpu' && dtype !== 'q8') {
+      streamed = await streamToGpu(stream, options, dtype);
+      t = performance.now(); // its context is loadMs.gpu.context; 'weights' is then reading, converting and writing to the GPU
+    }
     const files = await readCheckpoint(mod, src, onProgress, variant, stream);
     streamed?.sink.finish();
     loadMs.weights = performance.now() - t;

@@ -128,6 +128,15 @@ export function measured(root) {
     '',
     `Exit status ${soak.exit}; the whole run ${soak.cpu_s.toFixed(1)} s of CPU (${soak.wall_s.toFixed(0)} s wall clock on the shared machine), peak RSS ${(soak.max_rss_bytes / 1e6).toFixed(0)} MB.`,
   ].join('\n'));
+  // WebGPU loads on the H200 after the load fixes (bench/gpu/load_check.mjs)
+  const loadsDir = 'bench/results/gpu/h200-2026-11-28-loads';
+  const loads = [...json(`${loadsDir}/loads-run1.json`).rows, ...json(`${loadsDir}/loads-run2.json`).rows].filter((r) => r.s);
+  const load = (m) => loads.filter((r) => r.model === m).at(-1);
+  const mibOf = (b) => (b / 2 ** 20).toFixed(0), gibOf = (b) => (b / GIB).toFixed(2);
+  add('docs/webgpu.md', `${loadsDir}/loads-run*.json`,
+    `On an NVIDIA H200 (\`bench/gpu/load_check.sh\`), Qwen3-Embedding-0.6B's shape in fp32 loaded in ${load('qwen3-0.6b').s.toFixed(2)} s with\n` +
+    `the heap at ${mibOf(load('qwen3-0.6b').heapPeakBytes)} MiB and ${gibOf(load('qwen3-0.6b').gpuWeightBytes)} GiB of weights on the GPU; DeBERTa-v3-base (whole file) ${load('deberta-v3-base').s.toFixed(2)} s,\n` +
+    `XLM-R-base ${load('xlm-roberta-base').s.toFixed(2)} s and MPNet-base ${load('mpnet-base').s.toFixed(2)} s.`);
   // how long the whole benchmark ran
   add('docs/development.md', 'bench/results/latest.json (meta)', `the benchmarks (bench/; about ${Math.round(latest.meta.duration_s / 60)} minutes)`);
   return out;

@@ -48,16 +48,16 @@ void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std:
 }  // namespace
 
 bool streams_family(const std::string& t) {
-  return t == "llama" || t == "qwen3" || t == "gemma3_text" || t == "roberta" || t == "xlm-roberta" || t == "camembert" ||
-         t == "electra";
+  return t == "llama" || t == "qwen3" || t == "gemma3_text" || t == "bert" || t == "roberta" || t == "xlm-roberta" ||
+         t == "camembert" || t == "electra";
 }
 
 namespace {
 
-// The BERT description's names (models/bert.cpp, as the RoBERTa family and ELECTRA load it, with or without the
-// task prefix "roberta." / "electra."): word and position tables, and the six Linear layers of each encoder layer.
+// The BERT description's names (models/bert.cpp, as BERT, the RoBERTa family and ELECTRA load it, with or without the
+// task prefix "bert." / "roberta." / "electra."): word and position tables, and the six Linear layers of each layer.
 std::string without_task_prefix(const std::string& n) {
-  for (const char* p : {"roberta.", "electra."})
+  for (const char* p : {"bert.", "roberta.", "electra."})
     if (starts_with(n, p)) return n.substr(std::string(p).size());
   return n;
 }

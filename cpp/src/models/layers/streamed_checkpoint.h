@@ -11,10 +11,10 @@
 //   auto model = load_model(config, s, options);         // the same options
 //
 // The form of each tensor follows the family's naming rule (streams_family: llama, qwen3, gemma3_text,
-// whose families load `embed_tokens` with EmbeddingTable::load and every `*_proj` with Linear::load; roberta,
+// whose families load `embed_tokens` with EmbeddingTable::load and every `*_proj` with Linear::load; bert, roberta,
 // xlm-roberta, camembert, electra, whose BERT description loads `embeddings.{word,position}_embeddings` as tables and
 // `encoder.layer.N.{attention.self.{query,key,value},attention.output.dense,intermediate.dense,output.dense}` as
-// Linears, with or without the "roberta." / "electra." task prefix):
+// Linears, with or without the "bert." / "roberta." / "electra." task prefix):
 //   linear  `[model.]layers.N.….*_proj.weight`, 2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
 //           bits of the whole matrix); Linear::load takes it (take_linear). With a LinearRowSink (fp32):

@@ -38,8 +38,11 @@ ctest --test-dir build/wasm --output-on-failure
 step "SentencePiece models and the library's reference ids (build/spm)"
 /usr/bin/python3 scripts/make-spm-models.py
 if compgen -G "tests/js/*.test.mjs" >/dev/null; then
-  step "JavaScript package tests (node --test)"
-  node --test tests/js/
+  # Two to four test files at a time (node's default on 2 cores is one): each file is one process, mostly one busy
+  # thread; on a 2-core machine the suite went from 799 s to 508 s, every test passing (no test times anything).
+  js_jobs=$(nproc); [ "$js_jobs" -lt 2 ] && js_jobs=2; [ "$js_jobs" -gt 4 ] && js_jobs=4
+  step "JavaScript package tests (node --test, $js_jobs files at a time)"
+  node --test --test-concurrency="$js_jobs" tests/js/
 fi
 if compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   step "Browser tests (Chromium)"

@@ -176,13 +176,22 @@ export async function loadModel(mod, source, options = {}) {
   }
   if (gguf) {
     const { loadGguf } = await import('./io/gguf.js');
+    loadMs.files = performance.now() - started;
+    // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
+    const streamed = device === 'webgpu' && dtype !== 'q8' ? await streamToGpu(options, dtype) : null;
     const t = performance.now();
-    loadMs.files = t - started;
-    const g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers });
+    let g;
+    try {
+      g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers, linearSink: streamed?.sink });
+      streamed?.sink.finish();
+    } catch (e) {
+      failStreamed(streamed);
+      throw streamed ? new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e }) : e;
+    }
     loadMs.weights = performance.now() - t; // read, decoded and built as the file streams in
     const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
     model.gguf = g.gguf;
-    return attachDevice(model, g.handle, options, dtype, device, loadMs, started);
+    return attachDevice(model, g.handle, options, dtype, device, loadMs, started, streamed);
   }
 
   const config = await readJson(src, MODEL_FILES.config, progressReporter(onProgress, MODEL_FILES.config), { required: true });
@@ -215,7 +224,8 @@ export async function loadModel(mod, source, options = {}) {
   let streamed = null; // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
   try {
     if (stream && device === 'webgpu' && dtype !== 'q8') {
-      streamed = await streamToGpu(stream, options, dtype);
+      streamed = await streamToGpu(options, dtype);
+      unwrap(stream.setLinearSink(streamed.sink));
       t = performance.now(); // its context is loadMs.gpu.context; 'weights' is then reading, converting and writing to the GPU
     }
     const files = await readCheckpoint(mod, src, onProgress, variant, stream);
@@ -229,8 +239,7 @@ export async function loadModel(mod, source, options = {}) {
       files.forEach((f) => f.buffer.delete());
     }
   } catch (e) {
-    streamed?.sink.destroy();
-    streamed?.ctx.destroy();
+    failStreamed(streamed);
     throw streamed ? new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e }) : e;
   } finally {
     stream?.delete();
@@ -250,10 +259,10 @@ export async function loadModel(mod, source, options = {}) {
 }
 
 /**
- * Device 'webgpu', a family whose safetensors stream (fp32 / fp16): the GPU context comes first and the stream sends
- * its linear layers there (webgpu/weight-sink.js), so a model larger than the 2 GB WASM heap loads.
+ * Device 'webgpu', a family whose safetensors stream or a GGUF file (fp32 / fp16): the GPU context comes first and the
+ * stream sends its linear layers there (webgpu/weight-sink.js), so a model larger than the 2 GB WASM heap loads.
  */
-async function streamToGpu(stream, options, dtype) {
+async function streamToGpu(options, dtype) {
   const t = performance.now();
   const W = await import('./webgpu/index.js');
   const ctx = await W.createContext({ gpu: options.gpu });
@@ -263,8 +272,13 @@ async function streamToGpu(stream, options, dtype) {
   }
   const { GpuWeightSink } = await import('./webgpu/weight-sink.js');
   const sink = new GpuWeightSink(ctx, dtype === 'fp16' ? 'f16' : 'f32');
-  unwrap(stream.setLinearSink(sink));
   return { ctx, sink, contextMs: performance.now() - t };
+}
+
+/** A load that streamed to the GPU failed before the executor took the buffers: they and the context go. */
+function failStreamed(streamed) {
+  streamed?.sink.destroy();
+  streamed?.ctx.destroy();
 }
 
 /** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */

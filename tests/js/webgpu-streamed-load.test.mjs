@@ -1,4 +1,4 @@
-// Device 'webgpu' loads of the streaming families (qwen3, llama, gemma3_text, roberta, xlm-roberta, camembert, electra):
+// Device 'webgpu' loads of GGUF files and the streaming families (bert, qwen3, llama, gemma3_text, roberta, xlm-roberta, …):
 // the linear layers go from the safetensors stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp
 // StreamLoad.setLinearSink), so the WebAssembly heap never holds them:
 //   - a fresh module's heap after a WebGPU fp32 load stays below the size of the linear layers (the heap only grows:
@@ -8,7 +8,7 @@
 //   - weightValues hands the executor { gpuBuffer } for those layers, and nothing of them is left to release.
 // No adapter: the suite fails under CI (process.env.CI), else skips (webgpu-adapter.mjs).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -111,6 +111,28 @@ for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-robert
       } else {
         assert.match(f16.message, /shader-f16/, 'fp16 refused only for the adapter feature');
       }
+    } finally {
+      gpu.dispose();
+      cpu.dispose();
+    }
+  });
+}
+
+// GGUF files stream the same way (web/io/gguf.js loadGguf's linearSink): Q8_0 / Q4_K blocks decode to float32 rows
+// that go to the GPU; EmbeddingGemma's scaled table and Dense modules, a K-quant Qwen3 and the real MiniLM.
+const GGUF = new URL('../../../shared/fixtures/gguf/', import.meta.url).pathname;
+for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['gemma3-st-embed', 'model-dense-q8_0.gguf'], ['real-minilm', 'model-q8_0.gguf']]) {
+  const path = join(GGUF, dir, file);
+  test(`webgpu: GGUF ${dir}/${file} streams its linear layers to the GPU and embeds as WASM does`, { skip: skip || (!existsSync(path) && `no ${path}`) }, async () => {
+    const rp = await init({ simd: true, threads: 1 });
+    const gpu = await rp.loadModel(path, { device: 'webgpu', dtype: 'fp32' });
+    const cpu = await rp.loadModel(path, { dtype: 'fp32' });
+    try {
+      assert.equal(gpu.info.device, 'webgpu');
+      const vocab = Math.min(gpu.config.vocab_size, 90);
+      const batch = { inputIds: [Array.from({ length: 9 }, (_, i) => 3 + ((i * 7) % (vocab - 3)))], attentionMask: [Array(9).fill(1)] };
+      const r = compare((await gpu.forward(batch)).lastHiddenState, cpu.forward(batch).lastHiddenState, batch.attentionMask, 'fp32');
+      assert.ok(r.worst <= 1e-4 * Math.max(1, r.scale), `max abs difference ${r.worst} (largest value ${r.scale})`);
     } finally {
       gpu.dispose();
       cpu.dispose();

@@ -3,6 +3,7 @@
 #include "io/gguf_blocks.h"
 
 #include "io/dtype_convert.h"
+#include "io/tensor_bytes.h"
 
 namespace relpos::io {
 namespace {
@@ -125,16 +126,10 @@ void q6_k(const std::uint8_t* b, float* y) {
 }  // namespace
 
 void decode_ggml_blocks(GgmlType type, const std::uint8_t* src, std::size_t n, float* dst) {
-  switch (type) {
-    case GgmlType::F32:
-      for (std::size_t i = 0; i < n; ++i) dst[i] = bits_to_float(load_u32(src + 4 * i));
-      return;
-    case GgmlType::F16:
-      for (std::size_t i = 0; i < n; ++i) dst[i] = half_to_float(load_u16(src + 2 * i));
-      return;
-    case GgmlType::BF16:
-      for (std::size_t i = 0; i < n; ++i) dst[i] = bits_to_float(static_cast<std::uint32_t>(load_u16(src + 2 * i)) << 16);
-      return;
+  switch (type) {  // the plain float types as the safetensors readers convert them (io/tensor_bytes.h)
+    case GgmlType::F32: return decode_floats(DType::F32, src, n, dst);
+    case GgmlType::F16: return decode_floats(DType::F16, src, n, dst);
+    case GgmlType::BF16: return decode_floats(DType::BF16, src, n, dst);
     default: break;
   }
   const std::size_t block = ggml_block_size(type), bytes = ggml_type_size(type);

@@ -7,9 +7,7 @@
 
 namespace relpos::io {
 
-std::vector<float> floats_of(DType d, const std::uint8_t* p, std::size_t n) {
-  std::vector<float> out(n);
-  float* o = out.data();
+void decode_floats(DType d, const std::uint8_t* p, std::size_t n, float* o) {
   switch (d) {
     case DType::F32:
       for (std::size_t i = 0; i < n; ++i) o[i] = bits_to_float(load_u32(p + 4 * i));
@@ -23,6 +21,11 @@ std::vector<float> floats_of(DType d, const std::uint8_t* p, std::size_t n) {
     default:
       break;
   }
+}
+
+std::vector<float> floats_of(DType d, const std::uint8_t* p, std::size_t n) {
+  std::vector<float> out(n);
+  decode_floats(d, p, n, out.data());
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "io/gguf_model.h"
 #include "io/json_text.h"
 #include "io/safetensors_header.h"
+#include "io/tensor_bytes.h"
 #include "kernels/gemm_f32.h"
 #include "kernels/gemm_qs8.h"
 #include "models/layers/embedding_table.h"
@@ -26,20 +27,6 @@ constexpr std::size_t kMaxHeader = 100u << 20;             // the safetensors fo
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// F32/F16/BF16 bytes → float32, as SafeTensors::to_f32 converts them.
-void to_floats(DType d, const std::uint8_t* p, std::size_t n, float* out) {
-  switch (d) {
-    case DType::BF16:
-      for (std::size_t i = 0; i < n; ++i) out[i] = io::bits_to_float(static_cast<std::uint32_t>(io::load_u16(p + 2 * i)) << 16);
-      break;
-    case DType::F16:
-      for (std::size_t i = 0; i < n; ++i) out[i] = io::half_to_float(io::load_u16(p + 2 * i));
-      break;
-    default:
-      for (std::size_t i = 0; i < n; ++i) out[i] = io::bits_to_float(io::load_u32(p + 4 * i));
-  }
 }
 
 // A block of e's rows → float32: GGUF block types through the ggml decoders, else as SafeTensors::to_f32.
@@ -110,7 +97,7 @@ struct StreamedCheckpoint::Entry {
 
 namespace {
 void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std::size_t n, float* out) {
-  if (e.ggml < 0) return to_floats(e.info.dtype, p, n, out);
+  if (e.ggml < 0) return io::decode_floats(e.info.dtype, p, n, out);  // as SafeTensors::to_f32 converts them
   io::decode_ggml_blocks(static_cast<io::GgmlType>(e.ggml), p, n, out);
   if (e.minus_one)
     for (std::size_t i = 0; i < n; ++i) out[i] -= 1.0f;  // exact for the gains a norm holds

@@ -178,7 +178,7 @@ export async function loadModel(mod, source, options = {}) {
     const { loadGguf } = await import('./io/gguf.js');
     loadMs.files = performance.now() - started;
     // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
-    const streamed = device === 'webgpu' && dtype !== 'q8' ? await streamToGpu(options, dtype) : null;
+    const streamed = device === 'webgpu' && dtype !== 'q8' ? await streamToGpu(options, dtype).catch((e) => Promise.reject(webGpuError(e))) : null;
     const t = performance.now();
     let g;
     try {
@@ -186,7 +186,7 @@ export async function loadModel(mod, source, options = {}) {
       streamed?.sink.finish();
     } catch (e) {
       failStreamed(streamed);
-      throw streamed ? new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e }) : e;
+      throw streamed ? webGpuError(e) : e;
     }
     loadMs.weights = performance.now() - t; // read, decoded and built as the file streams in
     const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
@@ -222,8 +222,9 @@ export async function loadModel(mod, source, options = {}) {
   let t = performance.now();
   loadMs.files = t - started;
   let streamed = null; // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
+  const toGpu = stream && device === 'webgpu' && dtype !== 'q8';
   try {
-    if (stream && device === 'webgpu' && dtype !== 'q8') {
+    if (toGpu) {
       streamed = await streamToGpu(options, dtype);
       unwrap(stream.setLinearSink(streamed.sink));
       t = performance.now(); // its context is loadMs.gpu.context; 'weights' is then reading, converting and writing to the GPU
@@ -240,7 +241,7 @@ export async function loadModel(mod, source, options = {}) {
     }
   } catch (e) {
     failStreamed(streamed);
-    throw streamed ? new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e }) : e;
+    throw toGpu ? webGpuError(e) : e;
   } finally {
     stream?.delete();
   }
@@ -275,6 +276,11 @@ async function streamToGpu(options, dtype) {
   return { ctx, sink, contextMs: performance.now() - t };
 }
 
+/** An Error of a WebGPU load, worded as attachDevice words them. */
+function webGpuError(e) {
+  return new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e });
+}
+
 /** A load that streamed to the GPU failed before the executor took the buffers: they and the context go. */
 function failStreamed(streamed) {
   streamed?.sink.destroy();
@@ -289,7 +295,7 @@ async function attachDevice(model, handle, options, dtype, device, loadMs, start
     } catch (e) {
       if (device === 'webgpu') {
         model.dispose();
-        throw new Error(`loadModel: device 'webgpu': ${e.message}`, { cause: e });
+        throw webGpuError(e);
       }
       model._fallBack(e.message);
     }

@@ -30,7 +30,7 @@
 //   LoadedModel.releaseWeights() → bytes freed | Error      after a WebGPU upload: frees the WASM copies of the plan's
 //     Linear and table weights (plan::release_weights); the CPU forward is an Error from then on
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32 (a view of the
-//     heap for tables and float tables: copy it out before the next call); for a q8 entry { q: Uint32Array,
+//     heap: copy it out before the next call); for a q8 entry { q: Uint32Array,
 //     scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values); { gpuBuffer: id } for a Linear whose rows
 //     went to the GPU as they streamed in (StreamLoad.setLinearSink)
 //   openStream(configText, options) → StreamLoad | null | Error   null: the family loads from whole files
@@ -194,6 +194,7 @@ class LoadedModel {
       std::size_t bytes = plan::release_weights(plan::build(*model_, 1, 1, false, nullptr, 0));
       if (head_) bytes += plan::release_weights(plan::build(*model_, 1, 1, false, head_.get(), 0));
       weights_.clear();
+      unpacked_ = {};
       return val(static_cast<double>(bytes));
     });
   }
@@ -217,7 +218,9 @@ class LoadedModel {
       }
       // held as they are: a view of the heap, which the caller copies out before its next call into the module
       if (const plan::FloatSpan v = plan::weight_data(weights_[index]); v.data) return val(typed_memory_view(v.size, v.data));
-      return to_js(plan::weight_values(weights_[index]));
+      // a Linear's W unpacked from its panels: held here until the next call, handed over as a view (no second copy)
+      unpacked_ = plan::weight_values(weights_[index]);
+      return val(typed_memory_view(unpacked_.size(), unpacked_.data()));
     });
   }
 
@@ -267,6 +270,7 @@ class LoadedModel {
   std::unique_ptr<Model> model_;
   std::unique_ptr<TaskHead> head_;
   std::vector<plan::Weight> weights_;  // the latest plan's (plan())
+  mutable std::vector<float> unpacked_;  // the last weightValues of a packed Linear (the view JS copies out)
 };
 
 // The load options of a JS options object (the last argument of loadModel): { dtype } or undefined.

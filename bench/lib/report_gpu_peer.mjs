@@ -39,6 +39,18 @@ export function gpuPeerResults(resultsDir) {
       if (!seenLoad.has(key)) seenLoad.add(key), loads.push({ ...l, from });
     }
   }
+  // relpos-only load checks (bench/gpu/load_check.sh: loads*.json beside a README naming the adapter), newest first:
+  // one more column per model, so the peer runs' load times do not stand for loads made since
+  const checks = fs.existsSync(root)
+    ? fs.readdirSync(root).flatMap((d) => fs.readdirSync(path.join(root, d)).filter((n) => /^loads.*\.json$/.test(n))
+      .map((n) => ({ from: `${d}/${n}`, ...JSON.parse(fs.readFileSync(path.join(root, d, n), 'utf8')) })))
+      .sort((a, b) => String(b.date).localeCompare(String(a.date)))
+    : [];
+  for (const c of checks)
+    for (const r of c.rows ?? []) {
+      const key = `${r.model}|relpos|load check|${r.dtype}`;
+      if (r.s != null && !seenLoad.has(key)) seenLoad.add(key), loads.push({ model: r.model, library: 'relpos', what: 'load check', dtype: r.dtype, s: r.s, from: c.from });
+    }
   const models = [...new Set(same.slice().reverse().flatMap((run) => (run.rows ?? []).map((r) => r.model)))];
   rows.sort((a, b) => models.indexOf(a.model) - models.indexOf(b.model));
   return { ...newest, rows, loads, realSize: same.find((run) => run.realSize)?.realSize ?? null,
@@ -85,7 +97,9 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
       by.get(key)[`${l.library}${l.what ? ` ${l.what}` : ''} ${l.dtype}`] = l.s;
     }
     const cols = [...new Set(p.loads.map((l) => `${l.library}${l.what ? ` ${l.what}` : ''} ${l.dtype}`))];
-    L.push('Load on the GPU, seconds (the same files):', '', `| model | ${cols.join(' | ')} |`, `| --- |${cols.map(() => ' ---: |').join('')}`);
+    const checked = [...new Set(p.loads.filter((l) => l.what === 'load check').map((l) => l.from))];
+    L.push(`Load on the GPU, seconds (the same files)${checked.length ? `; "load check": relpos alone, after the peer runs (\`bench/gpu/load_check.sh\`: ${checked.join(', ')}; fp32 XLM-R-base and the Qwen3-0.6B shape did not load before)` : ''}:`,
+      '', `| model | ${cols.join(' | ')} |`, `| --- |${cols.map(() => ' ---: |').join('')}`);
     for (const [model, v] of by) L.push(`| ${model} | ${cols.map((c) => f(v[c], 2)).join(' | ')} |`);
     L.push('');
   }

@@ -186,7 +186,7 @@ export async function loadModel(mod, source, options = {}) {
       streamed?.sink.finish();
     } catch (e) {
       failStreamed(streamed);
-      throw streamed ? webGpuError(e) : e;
+      throw e; // the file's own Errors as on WASM (the GPU's say 'webgpu:')
     }
     loadMs.weights = performance.now() - t; // read, decoded and built as the file streams in
     const model = new Model(mod, g.handle, g.config, g.tokenizer, g.recipe);
@@ -225,7 +225,7 @@ export async function loadModel(mod, source, options = {}) {
   const toGpu = stream && device === 'webgpu' && dtype !== 'q8';
   try {
     if (toGpu) {
-      streamed = await streamToGpu(options, dtype);
+      streamed = await streamToGpu(options, dtype).catch((e) => Promise.reject(webGpuError(e)));
       unwrap(stream.setLinearSink(streamed.sink));
       t = performance.now(); // its context is loadMs.gpu.context; 'weights' is then reading, converting and writing to the GPU
     }
@@ -241,7 +241,7 @@ export async function loadModel(mod, source, options = {}) {
     }
   } catch (e) {
     failStreamed(streamed);
-    throw toGpu ? webGpuError(e) : e;
+    throw e; // the file's own Errors (RangeError when it cannot fit) as on WASM; the GPU's say 'webgpu:'
   } finally {
     stream?.delete();
   }

@@ -8,7 +8,7 @@
 //   - weightValues hands the executor { gpuBuffer } for those layers, and nothing of them is left to release.
 // No adapter: the suite fails under CI (process.env.CI), else skips (webgpu-adapter.mjs).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -139,3 +139,20 @@ for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['gemma3-st-em
     }
   });
 }
+
+// A bad file on a streamed WebGPU load is the same Error as on WASM (class and message), and the runtime stays usable.
+test('webgpu: a truncated or oversized checkpoint streamed toward the GPU fails as it does on WASM', { skip }, async () => {
+  const dir = checkpoint('qwen3-bad', { ...QWEN3, num_hidden_layers: 1 }, '');
+  const bytes = new Uint8Array(readFileSync(join(dir, 'model.safetensors')));
+  const config = readFileSync(join(dir, 'config.json'), 'utf8');
+  const rp = await init({ simd: true, threads: 1 });
+  const files = { 'config.json': config, 'model.safetensors': bytes.subarray(0, bytes.length - 1000) };
+  const onWasm = await rp.loadModel(files).catch((e) => e);
+  const onGpu = await rp.loadModel(files, { device: 'webgpu' }).catch((e) => e);
+  assert.ok(onWasm instanceof Error, 'WASM refuses the truncated file');
+  assert.equal(onGpu.constructor, onWasm.constructor);
+  assert.equal(onGpu.message, onWasm.message);
+  const good = await rp.loadModel(dir, { device: 'webgpu' });
+  assert.equal(good.info.device, 'webgpu');
+  good.dispose();
+});

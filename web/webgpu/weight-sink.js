@@ -21,28 +21,41 @@ export class GpuWeightSink {
     this.scratch = null; // a non-shared copy of a block when the heap is a SharedArrayBuffer (the threads build)
   }
 
+  // begin and rows are called from C++ (through Embind) and never throw: an exception must not unwind WebAssembly
+  // frames. The first failure is kept and finish() throws it once the stream has returned.
   begin(name, rows, cols) {
     const n = rows * cols;
-    this.layers.push({ name, n, cols, buffer: this.ctx.empty(4 * n, `weight ${name}`) });
+    let buffer = null;
+    try {
+      if (!this.error) buffer = this.ctx.empty(4 * n, `weight ${name}`);
+    } catch (e) {
+      this.error = e;
+    }
+    this.layers.push({ name, n, cols, buffer });
     this.bytes += (this.dtype === 'f16' ? 2 : 4) * n;
     return this.layers.length - 1;
   }
 
   rows(id, first, count, values) {
-    if (count === 0) return;
     const layer = this.layers[id];
-    let data = values;
-    if (typeof SharedArrayBuffer !== 'undefined' && values.buffer instanceof SharedArrayBuffer) {
-      if (!this.scratch || this.scratch.length < values.length) this.scratch = new Float32Array(values.length);
-      data = this.scratch.subarray(0, values.length);
-      data.set(values);
+    if (count === 0 || !layer?.buffer || this.error) return;
+    try {
+      let data = values;
+      if (typeof SharedArrayBuffer !== 'undefined' && values.buffer instanceof SharedArrayBuffer) {
+        if (!this.scratch || this.scratch.length < values.length) this.scratch = new Float32Array(values.length);
+        data = this.scratch.subarray(0, values.length);
+        data.set(values);
+      }
+      this.ctx.device.queue.writeBuffer(layer.buffer, 4 * first * layer.cols, data.buffer, data.byteOffset, data.byteLength);
+    } catch (e) {
+      this.error = e;
     }
-    this.ctx.device.queue.writeBuffer(layer.buffer, 4 * first * layer.cols, data.buffer, data.byteOffset, data.byteLength);
   }
 
-  /** After the last file: fp16 layers narrowed on the GPU (their float32 buffers go once that work is done). */
+  /** After the last file: the first failure, if any, thrown; fp16 layers narrowed on the GPU (their float32 buffers go once that work is done). */
   finish() {
     this.scratch = null;
+    if (this.error) throw new Error(`webgpu: writing the streamed weights to the GPU: ${this.error.message}`, { cause: this.error });
     if (this.dtype !== 'f16') return;
     const encoder = this.ctx.device.createCommandEncoder({ label: 'relpos f16 weights (streamed)' });
     const wide = [];

@@ -54,7 +54,6 @@
 #include <malloc.h>
 #include <unistd.h>
 
-#include <map>
 #include <memory>
 
 #include "common.h"
@@ -315,18 +314,13 @@ val load(const std::string& config_text, val files, val js_options) {
 class JsLinearSink final : public models::LinearRowSink {
  public:
   explicit JsLinearSink(val sink) : sink_(std::move(sink)) {}
-  int begin(const std::string& name, int rows, int cols) override {
-    const int id = sink_.call<int>("begin", name, rows, cols);
-    cols_[id] = static_cast<std::size_t>(cols);
-    return id;
-  }
-  void rows(int id, int first, int count, const float* values) override {
-    sink_.call<void>("rows", id, first, count, val(typed_memory_view(static_cast<std::size_t>(count) * cols_[id], values)));
+  int begin(const std::string& name, int rows, int cols) override { return sink_.call<int>("begin", name, rows, cols); }
+  void rows(int id, int first, int count, int cols, const float* values) override {
+    sink_.call<void>("rows", id, first, count, val(typed_memory_view(static_cast<std::size_t>(count) * cols, values)));
   }
 
  private:
   val sink_;
-  std::map<int, std::size_t> cols_;
 };
 
 class StreamLoad {

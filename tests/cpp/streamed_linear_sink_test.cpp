@@ -29,8 +29,9 @@ struct RecordingSink final : relpos::models::LinearRowSink {
     layers.push_back({name, rows, cols, 0, std::vector<float>(static_cast<std::size_t>(rows) * cols, -1.0f)});
     return static_cast<int>(layers.size()) + 99;  // ids are the sink's to choose
   }
-  void rows(int id, int first, int count, const float* values) override {
+  void rows(int id, int first, int count, int cols, const float* values) override {
     Layer& l = layers.at(static_cast<std::size_t>(id - 100));
+    REQUIRE(cols == l.cols);
     REQUIRE(first == l.received);  // in order, each row once
     std::memcpy(l.values.data() + static_cast<std::size_t>(first) * l.cols, values, sizeof(float) * count * l.cols);
     l.received += count;

@@ -18,7 +18,6 @@ export class GpuWeightSink {
     this.dtype = dtype;
     this.layers = [];
     this.bytes = 0;
-    this.scratch = null; // a non-shared copy of a block when the heap is a SharedArrayBuffer (the threads build)
   }
 
   // begin and rows are called from C++ (through Embind) and never throw: an exception must not unwind WebAssembly
@@ -40,13 +39,7 @@ export class GpuWeightSink {
     const layer = this.layers[id];
     if (count === 0 || !layer?.buffer || this.error) return;
     try {
-      let data = values;
-      if (typeof SharedArrayBuffer !== 'undefined' && values.buffer instanceof SharedArrayBuffer) {
-        if (!this.scratch || this.scratch.length < values.length) this.scratch = new Float32Array(values.length);
-        data = this.scratch.subarray(0, values.length);
-        data.set(values);
-      }
-      this.ctx.device.queue.writeBuffer(layer.buffer, 4 * first * layer.cols, data.buffer, data.byteOffset, data.byteLength);
+      this.ctx.write(layer.buffer, 4 * first * layer.cols, values); // a view of the heap (shared in the threads build)
     } catch (e) {
       this.error = e;
     }
@@ -54,7 +47,6 @@ export class GpuWeightSink {
 
   /** After the last file: the first failure, if any, thrown; fp16 layers narrowed on the GPU (their float32 buffers go once that work is done). */
   finish() {
-    this.scratch = null;
     if (this.error) throw new Error(`webgpu: writing the streamed weights to the GPU: ${this.error.message}`, { cause: this.error });
     if (this.dtype !== 'f16') return;
     const encoder = this.ctx.device.createCommandEncoder({ label: 'relpos f16 weights (streamed)' });

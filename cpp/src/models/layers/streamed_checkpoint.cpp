@@ -335,7 +335,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     decode_rows(e, bytes, n, rows_.data());
     const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
     if (e.gpu >= 0) {
-      sink_->rows(e.gpu, n0, N, rows_.data());
+      sink_->rows(e.gpu, n0, N, K, rows_.data());
     } else if (e.form == Entry::Table) {
       EmbeddingTable::quantize_rows(N, K, rows_.data(), e.q8.data() + r0 * e.cols, e.scales.data() + r0);
     } else if (dtype == WeightFormat::Q8) {

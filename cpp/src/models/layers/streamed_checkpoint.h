@@ -59,12 +59,12 @@ struct PreparedLinear {
 
 // Where a linear layer's float32 rows go as they are decoded, instead of the heap (device 'webgpu', fp32 and fp16
 // loads: web/webgpu/weight-sink.js writes them into a GPU buffer): begin() names the [rows, cols] matrix W (out × in,
-// the checkpoint's layout), rows() hands over rows [first, first + count) — valid during the call only.
+// the checkpoint's layout), rows() hands over rows [first, first + count), count · cols floats — valid during the call.
 class LinearRowSink {
  public:
   virtual ~LinearRowSink() = default;
   virtual int begin(const std::string& name, int rows, int cols) = 0;
-  virtual void rows(int id, int first, int count, const float* values) = 0;
+  virtual void rows(int id, int first, int count, int cols, const float* values) = 0;
 };
 struct PreparedTable {
   std::vector<float> f32;  // fp32 [rows · dim]

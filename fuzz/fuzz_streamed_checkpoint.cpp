@@ -1,6 +1,7 @@
 // libFuzzer target: StreamedCheckpoint (models/layers/streamed_checkpoint.h) against SafeTensors::parse,
 // differentially. Byte 0 picks the mode: bit 0 = file size known / unknown (HTTP without a length),
-// bit 1 = q8 / fp32, bits 2–7 seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in.
+// bit 1 = q8 / fp32, bits 2–7 seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in and pick the
+// family whose naming rule applies (streamed_names.h: "", deberta-v2, mpnet, modernbert, nomic_bert, bert).
 //
 // Contract checked: only relpos::Error escapes; the stream rejects exactly the files parse() rejects
 // (with the same message when the size is known); for an accepted file every tensor has parse()'s
@@ -37,10 +38,7 @@ bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-bool ends_with(const std::string& s, const std::string& x) {
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
+const char* const kTypes[] = {"", "deberta-v2", "mpnet", "modernbert", "nomic_bert", "bert"};
 
 }  // namespace
 
@@ -68,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.dtype = (mode & 2) && finite ? relpos::WeightFormat::Q8 : relpos::WeightFormat::F32;
   const bool known = (mode & 1) != 0;
 
-  relpos::models::StreamedCheckpoint stream(options);
+  const std::string type = kTypes[(mode >> 2) % (sizeof kTypes / sizeof kTypes[0])];
+  relpos::models::StreamedCheckpoint stream(options, type);
   std::string stream_error;
   try {
     stream.begin_file("model.safetensors", known ? static_cast<double>(file.size()) : -1.0);
@@ -104,9 +103,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::vector<float> w = reference->to_f32(name);
     const bool two_d = a.shape.size() == 2;
-    const bool table = two_d && (name == "embed_tokens.weight" || name == "model.embed_tokens.weight");
-    const bool linear = two_d && !table && (starts_with(name, "layers.") || starts_with(name, "model.layers.")) &&
-                        ends_with(name, "_proj.weight");
+    const relpos::models::StreamForm form = two_d ? relpos::models::stream_form(type, name) : relpos::models::StreamForm::Float;
+    const bool table = form == relpos::models::StreamForm::Table;
+    const bool linear = form == relpos::models::StreamForm::Linear || form == relpos::models::StreamForm::LinearKept;
     if (!table && !linear) {
       if (!same_floats(w, stream.to_f32(name))) finding("tensor '" + name + "': to_f32 differs");
       continue;

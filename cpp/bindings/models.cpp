@@ -325,7 +325,8 @@ class JsLinearSink final : public models::LinearRowSink {
 
 class StreamLoad {
  public:
-  explicit StreamLoad(const LoadOptions& options) : checkpoint_(std::make_unique<models::StreamedCheckpoint>(options)) {}
+  explicit StreamLoad(const LoadOptions& options, const std::string& model_type = "")
+      : checkpoint_(std::make_unique<models::StreamedCheckpoint>(options, model_type)) {}
 
   val set_linear_sink(val sink) {
     return guarded([&] {
@@ -426,8 +427,9 @@ class StreamLoad {
 val open_stream(const std::string& config_text, val js_options) {
   return guarded([&] {
     const LoadOptions options = load_options(js_options);
-    if (!models::streams_family(parse_model_config(config_text).model_type)) return val::null();
-    return val(std::make_unique<StreamLoad>(options));
+    const std::string type = parse_model_config(config_text).model_type;
+    if (!models::streams_family(type)) return val::null();
+    return val(std::make_unique<StreamLoad>(options, type));
   });
 }
 

@@ -13,6 +13,8 @@
 #include "relpos/error.h"
 #include "relpos/model.h"
 #include "relpos/safetensors.h"
+#include "relpos/checkpoint.h"
+#include "relpos/config.h"
 
 using namespace relpos_test;
 
@@ -40,8 +42,9 @@ struct RecordingSink final : relpos::models::LinearRowSink {
 
 const std::string kCase = std::string(RELPOS_SHARED_DIR) + "/fixtures/hf-llm-embedders/qwen3-embed-left/";
 
-void stream(relpos::models::StreamedCheckpoint& s, const std::vector<std::uint8_t>& bytes) {
-  s.begin_file("model.safetensors", static_cast<double>(bytes.size()));
+void stream(relpos::models::StreamedCheckpoint& s, const std::vector<std::uint8_t>& bytes,
+            const std::string& name = "model.safetensors") {
+  s.begin_file(name, static_cast<double>(bytes.size()));
   for (std::size_t at = 0; at < bytes.size(); at += 3001) s.write(bytes.data() + at, std::min<std::size_t>(3001, bytes.size() - at));
   s.end_file();
   s.finish();
@@ -115,4 +118,74 @@ TEST_CASE("with a linear row sink, the cannot-fit check counts only what stays i
   CHECK(fits(hi, true));
   CHECK(!fits(hi, false));  // the same room is too little once the linear layers count
   CHECK(fits(std::size_t{1} << 30, false));
+}
+
+namespace {
+
+// The plan of `streamed` (loaded through `sink`) holds the weights of `whole`, bit for bit, and `linears` of them are
+// the sink's.
+void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std::unique_ptr<relpos::Model>& whole, const RecordingSink& sink, int linears) {
+  const auto a = relpos::plan::build(*streamed, 1, 6, false, nullptr, 0);
+  const auto b = relpos::plan::build(*whole, 1, 6, false, nullptr, 0);
+  REQUIRE(a.weights.size() == b.weights.size());
+  int sunk = 0;
+  for (std::size_t i = 0; i < a.weights.size(); ++i) {
+    const std::vector<float> expected = relpos::plan::weight_values(b.weights[i]);
+    const int id = relpos::plan::gpu_buffer(a.weights[i]);
+    const std::vector<float> got = id >= 0 ? sink.layers.at(static_cast<std::size_t>(id - 100)).values
+                                           : relpos::plan::weight_values(a.weights[i]);
+    sunk += id >= 0;
+    REQUIRE(got.size() == expected.size());
+    CHECK(std::memcmp(got.data(), expected.data(), 4 * got.size()) == 0);
+  }
+  CHECK(sunk == linears);
+  CHECK(sink.layers.size() == static_cast<std::size_t>(sunk));
+  for (const auto& l : sink.layers) CHECK(l.received == l.rows);
+}
+
+}  // namespace
+
+TEST_CASE("DeBERTa, MPNet, ModernBERT and NomicBERT checkpoints stream to a linear row sink: the plan's weights are the "
+          "whole-file load's, DeBERTa's query/key projections also stay packed for the relative-embedding projection") {
+  const std::string shared = std::string(RELPOS_SHARED_DIR) + "/fixtures/";
+  // fixture, linear layers per encoder layer (DeBERTa's relative projections are float tables)
+  for (const auto& [dir, per_layer] : std::vector<std::pair<const char*, int>>{
+           {"hf/deberta-v2-a-v2like", 6}, {"hf/deberta-v2-b-v3like", 6}, {"hf/deberta-v2-c-c2p-only", 6},
+           {"hf-tasks/deberta-v2-fill-mask", 6}, {"hf-families/mpnet-a", 6}, {"hf-families/mpnet-b", 6},
+           {"hf-families/modernbert-a", 4}, {"hf-families/modernbert-b", 4}, {"hf-families/nomic-bert-a", 5},
+           {"hf-families/nomic-bert-b", 5}}) {
+    INFO(dir);
+    const std::string c = shared + dir + "/";
+    const auto bytes = read_bytes(c + "model.safetensors");
+    const std::string config = read_text(c + "config.json");
+    const relpos::LoadOptions options;
+    const std::string type = relpos::parse_model_config(config).model_type;
+    REQUIRE(relpos::models::streams_family(type));
+    relpos::models::StreamedCheckpoint sunk(options, type);
+    RecordingSink sink;
+    sunk.set_linear_sink(&sink);
+    stream(sunk, bytes);
+    std::vector<relpos::CheckpointFile> files;
+    files.push_back({"model.safetensors", bytes});
+    const auto weights = relpos::open_checkpoint(std::move(files));
+    same_plan_weights(relpos::load_model(config, sunk, options), relpos::load_model(config, *weights, options), sink,
+                      per_layer * relpos::parse_model_config(config).num_layers);
+  }
+}
+
+TEST_CASE("GGUF NomicBERT and ModernBERT files stream their linear layers to a sink by their family's naming rule") {
+  for (const auto& [file, per_layer] : std::vector<std::pair<std::string, int>>{
+           {gguf_dir("nomic-bert-a") + "model-q8_0.gguf", 5}, {gguf_dir("modernbert-a") + "model-f16.gguf", 4}}) {
+    INFO(file);
+    const auto bytes = read_bytes(file);
+    const relpos::LoadOptions options;
+    relpos::models::StreamedCheckpoint plain(options), sunk(options);
+    RecordingSink sink;
+    sunk.set_linear_sink(&sink);
+    stream(plain, bytes, "model.gguf");
+    stream(sunk, bytes, "model.gguf");
+    const std::string config = sunk.gguf_config();
+    same_plan_weights(relpos::load_model(config, sunk, options), relpos::load_model(config, plain, options), sink,
+                      per_layer * relpos::parse_model_config(config).num_layers);
+  }
 }

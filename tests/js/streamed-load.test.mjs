@@ -1,4 +1,4 @@
-// Safetensors checkpoints of the llama-style families are converted as they stream in (issue #34,
+// Safetensors checkpoints of the llama-style families (and BERT's, the RoBERTa family's, DeBERTa-v2/v3's, MPNet's) are converted as they stream in (issue #34,
 // models/layers/streamed_checkpoint.h, web/weights.js): no heap copy of the file. Proven here, for the
 // SIMD and scalar builds:
 //   - the streamed load gives bitwise the outputs and weightBytes of the whole-file load (the same
@@ -108,6 +108,30 @@ for (const build of ['simd', 'scalar']) {
       sameOutputs(odd, whole, [ids(RANDOM.vocab_size, 70, 3)], `odd chunks ${dtype}`);
       odd.dispose();
       whole.dispose();
+    }
+  });
+
+  test(`${build} build: DeBERTa-v2/v3, MPNet, ModernBERT and NomicBERT checkpoints, task heads too, stream as they arrive with bitwise the whole-file outputs, fp32 and q8`, async () => {
+    const mod = await module;
+    const shared = new URL('../../../shared/fixtures/', import.meta.url).pathname;
+    for (const dir of ['hf/deberta-v2-a-v2like', 'hf/deberta-v2-b-v3like', 'hf/deberta-v2-c-c2p-only', 'hf-tasks/deberta-v2-fill-mask',
+                       'hf-tasks/deberta-v2-text-pair-classification', 'hf-families/mpnet-a', 'hf-families/mpnet-b',
+                       'hf-families/modernbert-a', 'hf-families/modernbert-b', 'hf-families/nomic-bert-a', 'hf-families/nomic-bert-b']) {
+      const config = JSON.parse(fs.readFileSync(path.join(shared, dir, 'config.json'), 'utf8'));
+      for (const dtype of ['fp32', 'q8']) {
+        const events = [];
+        const streamed = await loadModel(mod, path.join(shared, dir), { dtype, onProgress: (e) => events.push(e) });
+        assert.ok(events.some((e) => e.stage === 'convert'), `${dir}: the load streamed`);
+        const whole = await wholeFile(mod, path.join(shared, dir), dtype);
+        const inputIds = [ids(config.vocab_size, 12, 6), ids(config.vocab_size, 12, 7)];
+        sameOutputs(streamed, whole, inputIds, `${dir} ${dtype}`);
+        if (whole.head) {
+          const [x, y] = [streamed, whole].map((m) => m.forward({ inputIds }, { logits: true }));
+          assert.deepEqual(x.logits.data, y.logits.data, `${dir} ${dtype}: the task head's logits`);
+        }
+        streamed.dispose();
+        whole.dispose();
+      }
     }
   });
 

@@ -1,10 +1,12 @@
-// Device 'webgpu' loads of GGUF files and the streaming families (bert, qwen3, llama, gemma3_text, roberta, xlm-roberta, …):
+// Device 'webgpu' loads of GGUF files and the streaming families (bert, qwen3, llama, gemma3_text, roberta, xlm-roberta,
+// deberta-v2, mpnet, …):
 // the linear layers go from the safetensors stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp
 // StreamLoad.setLinearSink), so the WebAssembly heap never holds them:
 //   - a fresh module's heap after a WebGPU fp32 load stays below the size of the linear layers (the heap only grows:
 //     its size after the load is the load's peak), while a WASM load of the same file needs more than them;
 //   - the streamed model's outputs equal those of the same checkpoint on WASM (fp32), for a decoder (qwen3) and an
-//     encoder (xlm-roberta), and fp16 stays within cosine 0.999 of them;
+//     encoder (xlm-roberta, deberta-v2 — whose query/key projections also stay in the heap until the load projects its
+//     relative embeddings —, mpnet), and fp16 stays within cosine 0.999 of them;
 //   - weightValues hands the executor { gpuBuffer } for those layers, and nothing of them is left to release.
 // No adapter: the suite fails under CI (process.env.CI), else skips (webgpu-adapter.mjs).
 import assert from 'node:assert/strict';
@@ -13,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { decoderTensors, encoderTensors, writeRandomCheckpoint } from '../support/random-checkpoint.mjs';
+import { checkpointTensors, writeRandomCheckpoint } from '../support/random-checkpoint.mjs';
 import { webgpuAdapter } from './webgpu-adapter.mjs';
 
 const { skip } = await webgpuAdapter();
@@ -29,6 +31,19 @@ const QWEN3 = {
   num_key_value_heads: 4, head_dim: 64, intermediate_size: 2048, vocab_size: 1000, rope_theta: 1e6, rms_norm_eps: 1e-6,
   hidden_act: 'silu', max_position_embeddings: 512, tie_word_embeddings: false, attention_bias: false,
 };
+// DeBERTa-v3-like (its query/key projections also stay in the heap until the relative embeddings are projected through
+// them: 12.6 MB of its 100 MB) and MPNet.
+const DEBERTA = {
+  architectures: ['DebertaV2Model'], model_type: 'deberta-v2', hidden_size: 512, num_hidden_layers: 6, num_attention_heads: 8,
+  intermediate_size: 3072, vocab_size: 1000, max_position_embeddings: 512, type_vocab_size: 0, relative_attention: true,
+  pos_att_type: ['p2c', 'c2p'], position_buckets: 64, max_relative_positions: -1, share_att_key: true, norm_rel_ebd: 'layer_norm',
+  position_biased_input: false, layer_norm_eps: 1e-7, hidden_act: 'gelu', pad_token_id: 0,
+};
+const MPNET = {
+  architectures: ['MPNetModel'], model_type: 'mpnet', hidden_size: 512, num_hidden_layers: 6, num_attention_heads: 8,
+  intermediate_size: 2048, vocab_size: 1000, max_position_embeddings: 130, relative_attention_num_buckets: 32,
+  layer_norm_eps: 1e-5, hidden_act: 'gelu', pad_token_id: 1,
+};
 const XLMR = {
   architectures: ['XLMRobertaModel'], model_type: 'xlm-roberta', hidden_size: 512, num_hidden_layers: 6, num_attention_heads: 8,
   intermediate_size: 2048, vocab_size: 1000, max_position_embeddings: 130, type_vocab_size: 1, pad_token_id: 1,
@@ -42,7 +57,8 @@ function checkpoint(name, config, prefix) {
 }
 
 function linearBytes(tensors) {
-  // the tensors StreamedCheckpoint takes as linear layers: `*_proj.weight` (decoders), `encoder.layer.N.*` matrices (BERT)
+  // the tensors StreamedCheckpoint takes as linear layers: `*_proj.weight` (decoders), `encoder.layer.N.*` matrices (BERT,
+  // DeBERTa, MPNet)
   const linear = (t) => t.shape.length === 2 && (/_proj\.weight$/.test(t.name) || /^encoder\.layer\./.test(t.name));
   return tensors.filter(linear).reduce((s, t) => s + 4 * t.shape[0] * t.shape[1], 0);
 }
@@ -75,10 +91,10 @@ function compare(gpu, cpu, mask, what) {
   return { worst, scale, cosine: dot / Math.sqrt(ng * nc), what };
 }
 
-for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-roberta', XLMR, '', 1]]) {
+for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-roberta', XLMR, '', 1], ['deberta-v2', DEBERTA, '', 0], ['mpnet', MPNET, '', 1]]) {
   test(`webgpu: a streamed ${name} load sends its linear layers to the GPU, not the heap, and computes what WASM does`, { skip }, async (t) => {
     const dir = checkpoint(name, config, prefix);
-    const tensors = name === 'qwen3' ? decoderTensors(config, prefix) : encoderTensors(config);
+    const tensors = checkpointTensors(config, prefix);
     const linears = linearBytes(tensors);
     const batch = ids(2, 12, pad);
 
@@ -93,7 +109,9 @@ for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-robert
       assert.equal(gpu.info.device, 'webgpu');
       assert.ok(cpuPeak >= linears, `the WASM load holds the linear layers (${linears} bytes): its heap is ${cpuPeak}`);
       assert.ok(gpuPeak < linears / 2, `the heap reached ${gpuPeak} bytes during the WebGPU load; the linear layers are ${linears}`);
-      assert.ok(gpu.info.wasmWeightBytes < 1 << 20, `the WASM copies left after the upload: ${gpu.info.wasmWeightBytes} bytes`);
+      // left: biases, norms and, for DeBERTa, the relative embeddings projected per layer (c2p and p2c, float32)
+      const projected = name === 'deberta-v2' ? 2 * config.num_hidden_layers * 2 * config.position_buckets * config.hidden_size * 4 : 0;
+      assert.ok(gpu.info.wasmWeightBytes < (1 << 20) + projected, `the WASM copies left after the upload: ${gpu.info.wasmWeightBytes} bytes`);
       const g = await gpu.forward(batch), c = cpu.forward(batch);
       const r = compare(g.lastHiddenState, c.lastHiddenState, batch.attentionMask, 'fp32');
       t.diagnostic(`linear layers ${linears} B; heap peak: WebGPU load ${gpuPeak} B, WASM load ${cpuPeak} B; fp32 max abs diff ${r.worst}`);
@@ -121,7 +139,8 @@ for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-robert
 // GGUF files stream the same way (web/io/gguf.js loadGguf's linearSink): Q8_0 / Q4_K blocks decode to float32 rows
 // that go to the GPU; EmbeddingGemma's scaled table and Dense modules, a K-quant Qwen3 and the real MiniLM.
 const GGUF = new URL('../../../shared/fixtures/gguf/', import.meta.url).pathname;
-for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['gemma3-st-embed', 'model-dense-q8_0.gguf'], ['real-minilm', 'model-q8_0.gguf']]) {
+for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['gemma3-st-embed', 'model-dense-q8_0.gguf'], ['real-minilm', 'model-q8_0.gguf'],
+                           ['nomic-bert-a', 'model-q8_0.gguf'], ['modernbert-a', 'model-f16.gguf']]) {
   const path = join(GGUF, dir, file);
   test(`webgpu: GGUF ${dir}/${file} streams its linear layers to the GPU and embeds as WASM does`, { skip: skip || (!existsSync(path) && `no ${path}`) }, async () => {
     const rp = await init({ simd: true, threads: 1 });

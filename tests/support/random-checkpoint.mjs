@@ -7,6 +7,8 @@
 //     → { file, bytes, parameters, tensors: [{ name, shape }] }
 //   decoderTensors(config, prefix) → [{ name, shape }]   the tensors a llama / qwen3 / gemma3_text checkpoint holds
 //   encoderTensors(config) → [{ name, shape }]   the tensors of a BERT-description checkpoint (xlm-roberta, roberta, …)
+//   debertaTensors(config), mpnetTensors(config)  DebertaV2Model's (relative attention, share_att_key) and MPNetModel's
+//   checkpointTensors(config, prefix)             the tensors writeRandomCheckpoint writes for config.model_type
 //   writeHeaderOnlyCheckpoint(dir, config) → file   config.json + a BF16 model.safetensors whose header is real and whose
 //     data is a sparse file (never read when a load is refused at the header: the cannot-fit checks)
 //
@@ -69,13 +71,58 @@ export function encoderTensors(c) {
   return t;
 }
 
+/** A post-LN encoder layer `encoder.layer.N.` with the attention projections `qkvo` (names under the layer). */
+function postLnLayers(c, t, qkvo, attentionNorm) {
+  const H = c.hidden_size, I = c.intermediate_size;
+  const linear = (name, out, inp) => t.push({ name: `${name}.weight`, shape: [out, inp] }, { name: `${name}.bias`, shape: [out] });
+  const norm = (name) => t.push({ name: `${name}.weight`, shape: [H] }, { name: `${name}.bias`, shape: [H] });
+  for (let i = 0; i < c.num_hidden_layers; ++i) {
+    const b = `encoder.layer.${i}.`;
+    for (const n of qkvo) linear(`${b}${n}`, H, H);
+    norm(`${b}${attentionNorm}`);
+    linear(`${b}intermediate.dense`, I, H);
+    linear(`${b}output.dense`, H, I);
+    norm(`${b}output.LayerNorm`);
+  }
+}
+
+/** DebertaV2Model's state dict for a v3-like config (relative_attention, share_att_key, no absolute positions). */
+export function debertaTensors(c) {
+  const H = c.hidden_size, span = c.position_buckets > 0 ? c.position_buckets : c.max_relative_positions;
+  const t = [{ name: 'embeddings.word_embeddings.weight', shape: [c.vocab_size, H] },
+    { name: 'embeddings.LayerNorm.weight', shape: [H] }, { name: 'embeddings.LayerNorm.bias', shape: [H] }];
+  postLnLayers(c, t, ['attention.self.query_proj', 'attention.self.key_proj', 'attention.self.value_proj', 'attention.output.dense'],
+               'attention.output.LayerNorm');
+  t.push({ name: 'encoder.rel_embeddings.weight', shape: [2 * span, H] },
+    { name: 'encoder.LayerNorm.weight', shape: [H] }, { name: 'encoder.LayerNorm.bias', shape: [H] });
+  return t;
+}
+
+/** MPNetModel's state dict (no pooler). */
+export function mpnetTensors(c) {
+  const H = c.hidden_size;
+  const t = [{ name: 'embeddings.word_embeddings.weight', shape: [c.vocab_size, H] },
+    { name: 'embeddings.position_embeddings.weight', shape: [c.max_position_embeddings, H] },
+    { name: 'embeddings.LayerNorm.weight', shape: [H] }, { name: 'embeddings.LayerNorm.bias', shape: [H] }];
+  postLnLayers(c, t, ['attention.attn.q', 'attention.attn.k', 'attention.attn.v', 'attention.attn.o'], 'attention.LayerNorm');
+  t.push({ name: 'encoder.relative_attention_bias.weight', shape: [c.relative_attention_num_buckets, c.num_attention_heads] });
+  return t;
+}
+
 const ENCODERS = new Set(['bert', 'roberta', 'xlm-roberta', 'camembert']);
+
+export function checkpointTensors(config, prefix = 'model.') {
+  if (ENCODERS.has(config.model_type)) return encoderTensors(config);
+  if (config.model_type === 'deberta-v2') return debertaTensors(config);
+  if (config.model_type === 'mpnet') return mpnetTensors(config);
+  return decoderTensors(config, prefix);
+}
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
 
 export function writeRandomCheckpoint(dir, config, { seed = 1, dtype = 'BF16', prefix = 'model.' } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));
-  const tensors = (ENCODERS.has(config.model_type) ? encoderTensors(config) : decoderTensors(config, prefix)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const tensors = checkpointTensors(config, prefix).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const size = dtype === 'BF16' ? 2 : 4;
   const header = { __metadata__: { format: 'pt' } };
   let at = 0;

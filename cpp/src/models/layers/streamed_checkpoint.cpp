@@ -15,6 +15,7 @@
 #include "kernels/gemm_qs8.h"
 #include "models/layers/embedding_table.h"
 #include "models/layers/load_context.h"
+#include "relpos/config.h"
 #include "relpos/error.h"
 
 namespace relpos::models {
@@ -24,42 +25,12 @@ constexpr std::size_t kBlockBytes = std::size_t{1} << 20;  // file bytes convert
 constexpr std::size_t kLinearRows = 64;                    // a multiple of every build's GEMM panel width
 constexpr std::size_t kMaxHeader = 100u << 20;             // the safetensors format's header limit
 
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A block of e's rows → float32: GGUF block types through the ggml decoders, else as SafeTensors::to_f32.
 void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std::size_t n, float* out);
-
-}  // namespace
-
-bool streams_family(const std::string& t) {
-  return t == "llama" || t == "qwen3" || t == "gemma3_text" || t == "bert" || t == "roberta" || t == "xlm-roberta" ||
-         t == "camembert" || t == "electra";
-}
-
-namespace {
-
-// The BERT description's names (models/bert.cpp, as BERT, the RoBERTa family and ELECTRA load it, with or without the
-// task prefix "bert." / "roberta." / "electra."): word and position tables, and the six Linear layers of each layer.
-std::string without_task_prefix(const std::string& n) {
-  for (const char* p : {"bert.", "roberta.", "electra."})
-    if (starts_with(n, p)) return n.substr(std::string(p).size());
-  return n;
-}
-bool bert_table(const std::string& name) {
-  const std::string n = without_task_prefix(name);
-  return n == "embeddings.word_embeddings.weight" || n == "embeddings.position_embeddings.weight";
-}
-bool bert_linear(const std::string& name) {
-  const std::string n = without_task_prefix(name);
-  if (!starts_with(n, "encoder.layer.")) return false;
-  for (const char* s : {".attention.self.query.weight", ".attention.self.key.weight", ".attention.self.value.weight",
-                        ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"})
-    if (ends_with(n, s)) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -72,6 +43,7 @@ struct StreamedCheckpoint::Entry {
   Form form = Float;
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
   bool allocated = false, taken = false;
+  bool kept = false;              // Linear also packed here when its rows go to a sink (StreamForm::LinearKept)
   int gpu = -1;                   // Linear sent to a LinearRowSink: its id
   std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
   std::vector<std::int8_t> q8;    // Table, Linear (q8)
@@ -104,7 +76,8 @@ void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std:
 }
 }  // namespace
 
-StreamedCheckpoint::StreamedCheckpoint(const LoadOptions& options) : options_(options) {
+StreamedCheckpoint::StreamedCheckpoint(const LoadOptions& options, std::string model_type)
+    : options_(options), model_type_(std::move(model_type)) {
   // Row blocks start on a panel boundary of both packed layouts (64 = a whole number of panels).
   if (kernels::packed_b_floats(1, kLinearRows) != kLinearRows)
     fail_value("StreamedCheckpoint: the GEMM panel width does not divide 64 rows");
@@ -160,6 +133,7 @@ bool StreamedCheckpoint::parse_gguf_header() {
     fresh.push_back(std::move(e));
   }
   data_start_ = h->data_start;
+  if (model_type_.empty()) model_type_ = parse_model_config(m.config_json).model_type;  // the family's naming rule
   gguf_config_ = std::move(m.config_json);
   gguf_header_ = std::make_unique<io::GgufHeader>(std::move(*h));
   add_entries(std::move(fresh));
@@ -179,12 +153,14 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
     e.file = f;
     const bool two_d = t.shape.size() == 2;
     const std::string& n = t.name;
-    if (e.form == Entry::Raw) {
-    } else if (two_d && (n == "embed_tokens.weight" || n == "model.embed_tokens.weight")) e.form = Entry::Table;
-    else if (two_d && (starts_with(n, "layers.") || starts_with(n, "model.layers.")) && ends_with(n, "_proj.weight"))
-      e.form = Entry::Linear;
-    else if (two_d && bert_table(n)) e.form = Entry::Table;
-    else if (two_d && bert_linear(n)) e.form = Entry::Linear;
+    if (e.form != Entry::Raw && two_d) {
+      switch (stream_form(model_type_, n)) {
+        case StreamForm::Float: break;
+        case StreamForm::Table: e.form = Entry::Table; break;
+        case StreamForm::LinearKept: e.kept = true; [[fallthrough]];
+        case StreamForm::Linear: e.form = Entry::Linear; break;
+      }
+    }
     if (e.form == Entry::Linear || e.form == Entry::Table || (e.ggml >= 0 && !t.shape.empty())) {
       e.cols = static_cast<std::size_t>(t.shape.back());
       e.rows = e.cols ? t.elements() / e.cols : 0;
@@ -202,7 +178,7 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
     const std::size_t per_block = e.row_bytes ? std::max<std::size_t>(1, kBlockBytes / e.row_bytes) : 1;
     e.block_rows = e.form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
     e.block_rows = std::min(e.block_rows, std::max<std::size_t>(e.rows, 1));
-    const bool to_sink = sink_ && options_.dtype != WeightFormat::Q8 && e.form == Entry::Linear;  // never held here
+    const bool to_sink = sink_ && options_.dtype != WeightFormat::Q8 && e.form == Entry::Linear && !e.kept;  // never held here
     if (!to_sink) need += e.bytes(options_.dtype);
     need_q8 += e.bytes(WeightFormat::Q8);
     block = std::max(block, e.block_rows * (e.row_bytes + 4 * e.cols));
@@ -313,7 +289,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
       case Entry::Linear:
         if (sink_ && dtype != WeightFormat::Q8) {
           e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
-          break;
+          if (!e.kept) break;
         }
         if (dtype == WeightFormat::Q8) {
           e.q8.resize(kernels::packed_qs8_bytes(K, static_cast<int>(e.rows)));
@@ -323,7 +299,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
         }
         break;
     }
-    if (e.gpu < 0) converted_bytes_ += e.bytes(dtype);
+    if (e.gpu < 0 || e.kept) converted_bytes_ += e.bytes(dtype);
   }
   const std::size_t r0 = e.done_rows, n = rows * e.cols;
   if (e.form == Entry::Raw) {
@@ -334,8 +310,10 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     if (rows_.size() < n) rows_.resize(n);
     decode_rows(e, bytes, n, rows_.data());
     const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
-    if (e.gpu >= 0) {
-      sink_->rows(e.gpu, n0, N, K, rows_.data());
+    if (e.gpu >= 0) sink_->rows(e.gpu, n0, N, K, rows_.data());
+    const bool held = e.gpu < 0 || e.kept;  // else the sink has them all
+    if (!held) {
+      // nothing kept
     } else if (e.form == Entry::Table) {
       EmbeddingTable::quantize_rows(N, K, rows_.data(), e.q8.data() + r0 * e.cols, e.scales.data() + r0);
     } else if (dtype == WeightFormat::Q8) {
@@ -464,11 +442,11 @@ std::optional<PreparedLinear> StreamedCheckpoint::take_linear(const std::string&
   if (e.taken) fail_value(e.file + ": tensor '" + name + "' was read twice as a linear layer");
   e.taken = true;
   PreparedLinear out;
-  out.gpu = e.gpu;  // ≥ 0: nothing held here
+  out.gpu = e.gpu;  // ≥ 0: nothing held here unless kept
   if (e.gpu < 0 && options_.dtype == WeightFormat::Q8)
     out.q8 = QuantizedMatrix(static_cast<int>(e.cols), static_cast<int>(e.rows), std::move(e.q8), std::move(e.scales),
                              e.activation_max);
-  else if (e.gpu < 0)
+  else if (e.gpu < 0 || e.kept)
     out.packed = std::move(e.f32);
   e.q8 = {};
   e.f32 = {};

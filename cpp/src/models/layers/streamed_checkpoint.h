@@ -3,23 +3,23 @@
 // the form the model keeps; the file's bytes are never held. Peak memory: the converted weights plus
 // one block (≤ ~1 MiB of file bytes and its float32 rows), instead of the whole file + the weights.
 //
-//   StreamedCheckpoint s(options);                       // only for streams_family(model_type)
+//   StreamedCheckpoint s(options, model_type);           // only for streams_family(model_type) (streamed_names.h)
 //   s.set_memory_available(bytes);                       // optional: the "cannot fit" check per file
 //   s.begin_file("model.safetensors", size);             // size: file bytes, or -1 when unknown
 //   s.write(bytes, n); …                                 // the whole file, in order
 //   s.end_file();                                        // (a sharded set: once per shard, + set_index)
 //   auto model = load_model(config, s, options);         // the same options
 //
-// The form of each tensor follows the family's naming rule (streams_family: llama, qwen3, gemma3_text,
-// whose families load `embed_tokens` with EmbeddingTable::load and every `*_proj` with Linear::load; bert, roberta,
-// xlm-roberta, camembert, electra, whose BERT description loads `embeddings.{word,position}_embeddings` as tables and
-// `encoder.layer.N.{attention.self.{query,key,value},attention.output.dense,intermediate.dense,output.dense}` as
-// Linears, with or without the "bert." / "roberta." / "electra." task prefix):
-//   linear  `[model.]layers.N.….*_proj.weight`, 2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
+// The form of each tensor follows the family's naming rule (streamed_names.h: the decoders' `*_proj` Linears and
+// `embed_tokens` table, the BERT description's six Linears per layer and word/position tables as BERT, the RoBERTa
+// family and ELECTRA load them, DeBERTa-v2/v3's and MPNet's):
+//   linear  2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
 //           bits of the whole matrix); Linear::load takes it (take_linear). With a LinearRowSink (fp32):
-//           each block's float32 rows go to the sink and nothing is kept.
-//   table   `[model.]embed_tokens.weight` [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
+//           each block's float32 rows go to the sink and nothing is kept — but for a "kept" linear (DeBERTa's
+//           query/key projections, through which the family projects its relative embeddings at load), which
+//           goes to the sink and is packed too.
+//   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
 //           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table)
 //   float   every other F32/F16/BF16 tensor, as float32 (to_f32 returns a copy)
 //   raw     I64/I32 tensors as their bytes (to_i64)
@@ -43,18 +43,17 @@
 
 #include "io/gguf.h"
 #include "models/layers/linear_q8.h"
+#include "models/layers/streamed_names.h"
 #include "relpos/model.h"
 #include "relpos/weights.h"
 
 namespace relpos::models {
 
-// True for the model_types whose tensors follow StreamedCheckpoint's naming rule.
-bool streams_family(const std::string& model_type);
-
 struct PreparedLinear {
   std::vector<float> packed;  // fp32: pack_b_nk panels
   QuantizedMatrix q8;         // q8
-  int gpu = -1;               // ≥ 0: its rows went to a LinearRowSink, which named them this id (nothing held here)
+  int gpu = -1;               // ≥ 0: its rows went to a LinearRowSink, which named them this id (and, unless the
+                              // linear is "kept", nothing is held here)
 };
 
 // Where a linear layer's float32 rows go as they are decoded, instead of the heap (device 'webgpu', fp32 and fp16
@@ -74,7 +73,8 @@ struct PreparedTable {
 
 class StreamedCheckpoint final : public Weights {
  public:
-  explicit StreamedCheckpoint(const LoadOptions& options);
+  // model_type: the family whose naming rule applies (streamed_names.h); "" = the decoders' and BERT's (GGUF files).
+  explicit StreamedCheckpoint(const LoadOptions& options, std::string model_type = "");
   ~StreamedCheckpoint() override;
 
   // The bytes a file's converted tensors may take (default: no limit); `note` ends the RangeError's
@@ -130,6 +130,7 @@ class StreamedCheckpoint final : public Weights {
   const Entry& entry(const std::string& name) const;
 
   LoadOptions options_;
+  std::string model_type_;
   LinearRowSink* sink_ = nullptr;
   std::string name_ = "model.safetensors";  // the current file, then the set (file_name())
   bool gguf_ = false;                       // the current file is GGUF

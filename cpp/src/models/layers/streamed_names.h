@@ -1,0 +1,40 @@
+// Which tensors of a checkpoint StreamedCheckpoint (streamed_checkpoint.h) converts as they arrive, per family: the
+// names a family loads with Linear::load (→ GEMM panels, int8, or a LinearRowSink) and EmbeddingTable::load. Every
+// other tensor stays float32 (or raw integers) for the family to read with to_f32 / to_i64.
+//
+//   model_type "" (not named),    the decoder and BERT rules together:
+//   llama qwen3 gemma3_text, jina_bert_v2 (GGUF)
+//   bert roberta xlm-roberta        linear  `[model.]layers.N.….*_proj.weight`,
+//   camembert electra                       `[bert.|roberta.|electra.]encoder.layer.N.{attention.self.{query,key,value},
+//                                           attention.output.dense,intermediate.dense,output.dense}.weight`
+//                                   table   `[model.]embed_tokens.weight`, `[…]embeddings.{word,position}_embeddings.weight`
+//   deberta-v2                      linear  `[deberta.]encoder.layer.N.{attention.self.value_proj,attention.output.dense,
+//                                           intermediate.dense,output.dense}.weight`
+//                                   kept    `…attention.self.{query,key}_proj.weight`: also held on the CPU with a sink —
+//                                           the family projects the relative embeddings through them at load
+//                                   table   `[deberta.]embeddings.word_embeddings.weight`
+//   mpnet                           linear  `[mpnet.]encoder.layer.N.{attention.attn.{q,k,v,o},intermediate.dense,
+//                                           output.dense}.weight`
+//                                   table   `[mpnet.]embeddings.{word,position}_embeddings.weight`
+//   modernbert                      linear  `[model.]layers.N.{attn.Wqkv,attn.Wo,mlp.Wi,mlp.Wo}.weight`
+//                                   table   `[model.]embeddings.tok_embeddings.weight`
+//   nomic_bert                      linear  `[bert.|model.]encoder.layers.N.{attn.Wqkv,attn.out_proj,mlp.fc11,mlp.fc12,
+//                                           mlp.fc1,mlp.fc2}.weight`
+//                                   table   `[…]embeddings.{word,position}_embeddings.weight`
+// A GGUF file takes the rule of the model_type its architecture maps to (io/gguf_model.h).
+// Only 2-D tensors take these forms.
+#pragma once
+
+#include <string>
+
+namespace relpos::models {
+
+enum class StreamForm { Float, Linear, LinearKept, Table };
+
+// True for the model_types whose checkpoints StreamedCheckpoint converts as they stream in.
+bool streams_family(const std::string& model_type);
+
+// The form a 2-D tensor `name` takes in a `model_type` checkpoint.
+StreamForm stream_form(const std::string& model_type, const std::string& name);
+
+}  // namespace relpos::models

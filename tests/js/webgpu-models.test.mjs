@@ -8,7 +8,8 @@
 //   - JinaBERT v2 (shared/fixtures/gguf/jina-bert-v2-a, no transformers run): within 1e-4 of WASM, 3e-3 of llama.cpp;
 //   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's;
 //   - shapes cost nothing after warm-up: after one forward at the largest shape, 32 forwards over 16 (batch, seq)
-//     shapes create no GPU buffer, bind group or pipeline (a counting GPUDevice) and equal a fresh model's.
+//     shapes create no GPU buffer, bind group or pipeline (a counting GPUDevice) and equal a fresh model's;
+//   - subgroup reductions on and off ({ subgroups: false }): the same hidden states and pooled embeddings.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -225,6 +226,69 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute'], [LLM, 'qwen3-embed-left'
     } finally {
       model.dispose();
       wasm.dispose();
+    }
+  });
+}
+
+// Subgroups (kernels/reduce.js): a model loaded with the default takes the subgroup reductions where the adapter has
+// them (SwiftShader: size 4), one loaded with { subgroups: false } the plain ones; every hidden state and the pooled,
+// normalised embeddings agree within 1e-5 (LayerNorm: bert-absolute; RMSNorm: llama-rope). The WGSL each device
+// compiles shows the path taken. pipeline() passes the option on; a non-boolean is a TypeError.
+/** A GPU object over `real` that keeps the WGSL of every shader module its devices create in `.codes`. */
+function shaderRecordingGpu(real) {
+  const codes = [];
+  const wrap = (t, o) => new Proxy(t, { get: (x, k) => (k in o ? o[k] : typeof x[k] === 'function' ? x[k].bind(x) : x[k]) });
+  return {
+    codes,
+    wgslLanguageFeatures: real.wgslLanguageFeatures,
+    requestAdapter: async (options) => {
+      const adapter = await real.requestAdapter(options);
+      return wrap(adapter, {
+        requestDevice: async (desc) => {
+          const device = await adapter.requestDevice(desc);
+          return wrap(device, { createShaderModule: (d) => (codes.push(d.code), device.createShaderModule(d)) });
+        },
+      });
+    },
+  };
+}
+for (const [set, name] of [[FIXTURES, 'bert-absolute'], [FIXTURES, 'llama-rope']]) {
+  test(`webgpu: ${name}: subgroup reductions on (where the adapter has them) and off ({ subgroups: false }) give the same hidden states and embeddings`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    const fixture = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
+    const batch = { inputIds: fixture.input_ids, attentionMask: fixture.attention_mask };
+    const W = await import('../../web/webgpu/index.js');
+    const real = (await W.findGpu({})).gpu;
+    const gpuOn = shaderRecordingGpu(real), gpuOff = shaderRecordingGpu(real);
+    const on = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOn });
+    const off = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOff, subgroups: false });
+    try {
+      const has = W.hasSubgroups(real, await real.requestAdapter());
+      if (on.info.adapter.architecture === 'swiftshader') assert.ok(has, 'SwiftShader has subgroups: the subgroup path is tested here');
+      assert.equal(on.info.adapter.subgroups, has);
+      assert.equal(off.info.adapter.subgroups, false);
+      const a = await on.forward(batch, { outputHiddenStates: true }), b = await off.forward(batch, { outputHiddenStates: true });
+      const pa = await on.forward(batch, { pooling: 'mean', normalize: true }), pb = await off.forward(batch, { pooling: 'mean', normalize: true });
+      // the norms and the normalize ran on the subgroup path in one and on the plain path in the other
+      const uses = (codes) => codes.filter((c) => /subgroupAdd/.test(c)).length;
+      assert.equal(uses(gpuOff.codes), 0);
+      if (has) assert.ok(uses(gpuOn.codes) >= 2, `subgroup kernels compiled: ${uses(gpuOn.codes)}`);
+      const worst = (x, y) => x.data.reduce((m, v, i) => Math.max(m, Math.abs(v - y.data[i])), 0);
+      assert.ok(a.hiddenStates.length > 1);
+      a.hiddenStates.forEach((h, i) => assert.ok(worst(h, b.hiddenStates[i]) <= 1e-5, `hidden state ${i}: ${worst(h, b.hiddenStates[i])}`));
+      assert.ok(worst(a.lastHiddenState, b.lastHiddenState) <= 1e-5);
+      assert.ok(worst(pa.pooled, pb.pooled) <= 1e-5, `pooled: ${worst(pa.pooled, pb.pooled)}`);
+    } finally {
+      on.dispose();
+      off.dispose();
+    }
+    if (name !== 'bert-absolute') return;
+    await assert.rejects(rp.loadModel(dir, { device: 'webgpu', subgroups: 'off' }), /loadModel: subgroups: expected true or false, got "off"/);
+    const extractor = await pipeline('feature-extraction', dir, { device: 'webgpu', subgroups: false });
+    try {
+      assert.equal(extractor.model.info.adapter.subgroups, false);
+    } finally {
+      extractor.dispose();
     }
   });
 }

@@ -9,7 +9,7 @@
 //   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's;
 //   - shapes cost nothing after warm-up: after one forward at the largest shape, 32 forwards over 16 (batch, seq)
 //     shapes create no GPU buffer, bind group or pipeline (a counting GPUDevice) and equal a fresh model's;
-//   - subgroup reductions on and off ({ subgroups: false }): the same hidden states and pooled embeddings.
+//   - bert-absolute with subgroup reductions on and off ({ subgroups: false }): the same hidden states and pooled embeddings.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -60,12 +60,65 @@ const UNSUPPORTED = [
 
 const have = (set, name) => existsSync(join(set, name, 'config.json'));
 
+// Subgroups (kernels/reduce.js), on the SUBGROUPS_CASE fixture: the model above, loaded with the default, takes the
+// subgroup reductions where the adapter has them (SwiftShader: size 4; the WGSL its device compiled shows it); the same
+// fixture loaded with { subgroups: false } takes the plain ones, and every hidden state and the pooled, normalised
+// embeddings of the two agree within 1e-5 (bert-absolute: LayerNorm with residual, sum and beta; RMSNorm and dims
+// 1 … 1000 are in webgpu-ops.test.mjs — one model here: each load compiles every kernel on SwiftShader, ~10 s).
+const SUBGROUPS_CASE = 'bert-absolute';
+/** A GPU object over `real` that keeps the WGSL of every shader module its devices create in `.codes`. */
+function shaderRecordingGpu(real) {
+  const codes = [];
+  const wrap = (t, o) => new Proxy(t, { get: (x, k) => (k in o ? o[k] : typeof x[k] === 'function' ? x[k].bind(x) : x[k]) });
+  return {
+    codes,
+    wgslLanguageFeatures: real.wgslLanguageFeatures,
+    requestAdapter: async (options) => {
+      const adapter = await real.requestAdapter(options);
+      return wrap(adapter, {
+        requestDevice: async (desc) => {
+          const device = await adapter.requestDevice(desc);
+          return wrap(device, { createShaderModule: (d) => (codes.push(d.code), device.createShaderModule(d)) });
+        },
+      });
+    },
+  };
+}
+async function checkSubgroupsOff(dir, on, onOut, inputs, gpuOn) {
+  const W = await import('../../web/webgpu/index.js');
+  const real = (await W.findGpu({})).gpu;
+  const has = W.hasSubgroups(real, await real.requestAdapter());
+  if (on.info.adapter.architecture === 'swiftshader') assert.ok(has, 'SwiftShader has subgroups: the subgroup path is tested here');
+  assert.equal(on.info.adapter.subgroups, has);
+  const uses = (codes) => codes.filter((c) => /subgroupAdd/.test(c)).length;
+  if (has) assert.ok(uses(gpuOn.codes) >= 1, 'the norms compiled with subgroupAdd');
+  const gpuOff = shaderRecordingGpu(real);
+  const off = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOff, subgroups: false });
+  try {
+    assert.equal(off.info.adapter.subgroups, false);
+    const offOut = await off.forward(inputs, { outputHiddenStates: true });
+    const worst = (x, y) => x.data.reduce((m, v, i) => Math.max(m, Math.abs(v - y.data[i])), 0);
+    onOut.hiddenStates.forEach((h, i) => assert.ok(worst(h, offOut.hiddenStates[i]) <= 1e-5, `subgroups on vs off: hidden state ${i}: ${worst(h, offOut.hiddenStates[i])}`));
+    assert.ok(worst(onOut.lastHiddenState, offOut.lastHiddenState) <= 1e-5);
+    const pooled = { pooling: 'mean', normalize: true };
+    const [a, b] = [await on.forward(inputs, pooled), await off.forward(inputs, pooled)];
+    assert.ok(worst(a.pooled, b.pooled) <= 1e-5, `subgroups on vs off: pooled ${worst(a.pooled, b.pooled)}`);
+    assert.equal(uses(gpuOff.codes), 0, 'no subgroup operation compiled with subgroups: false');
+    if (has) assert.ok(uses(gpuOn.codes) >= 2, 'the normalize compiled with subgroupAdd too');
+  } finally {
+    off.dispose();
+  }
+  await assert.rejects(rp.loadModel(dir, { device: 'webgpu', subgroups: 'off' }), /loadModel: subgroups: expected true or false, got "off"/);
+  await assert.rejects(pipeline('feature-extraction', dir, { runtime: rp, device: 'webgpu', subgroups: 1 }), /loadModel: subgroups: expected true or false, got 1/);
+}
+
 for (const [set, name] of SUPPORTED) {
-  test(`webgpu: ${name} matches transformers (every hidden state within ${HIDDEN_TOL})`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+  test(`webgpu: ${name} matches transformers (every hidden state within ${HIDDEN_TOL})${name === SUBGROUPS_CASE ? '; with subgroups on and off the same within 1e-5' : ''}`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);
     const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
     const expected = readSafetensors(new Uint8Array(readFileSync(join(dir, 'expected.safetensors'))));
-    const model = await rp.loadModel(dir, { device: 'webgpu' });
+    const gpuOn = name === SUBGROUPS_CASE ? shaderRecordingGpu((await (await import('../../web/webgpu/index.js')).findGpu({})).gpu) : undefined;
+    const model = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOn });
     try {
       assert.equal(model.info.device, 'webgpu');
       assert.equal(model.info.deviceReason, null);
@@ -73,7 +126,8 @@ for (const [set, name] of SUPPORTED) {
       // upload (these tiny fixtures keep relatively large float tables: positions, relative embeddings, norms)
       assert.ok(model.info.wasmWeightBytes < 0.5 * model.info.weightBytes, `WASM keeps ${model.info.wasmWeightBytes} of ${model.info.weightBytes} weight bytes`);
       const passMask = input.attention_mask_passed_to_model ?? true;
-      const pending = model.forward({ inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) }, { outputHiddenStates: true });
+      const inputs = { inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) };
+      const pending = model.forward(inputs, { outputHiddenStates: true });
       assert.ok(pending instanceof Promise, 'forward on a webgpu model returns a Promise');
       const out = await pending;
       const errors = { last_hidden_state: hiddenError(out.lastHiddenState, expected.last_hidden_state, input.lengths) };
@@ -93,6 +147,7 @@ for (const [set, name] of SUPPORTED) {
       for (let i = 0; i < one.lastHiddenState.data.length; ++i)
         worst = Math.max(worst, Math.abs(one.lastHiddenState.data[i] - expected.last_hidden_state.data[i]));
       assert.ok(worst <= HIDDEN_TOL, `batch of one: max abs error ${worst}`);
+      if (gpuOn) await checkSubgroupsOff(dir, model, out, inputs, gpuOn);
     } finally {
       model.dispose();
     }
@@ -226,69 +281,6 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute'], [LLM, 'qwen3-embed-left'
     } finally {
       model.dispose();
       wasm.dispose();
-    }
-  });
-}
-
-// Subgroups (kernels/reduce.js): a model loaded with the default takes the subgroup reductions where the adapter has
-// them (SwiftShader: size 4), one loaded with { subgroups: false } the plain ones; every hidden state and the pooled,
-// normalised embeddings agree within 1e-5 (LayerNorm: bert-absolute; RMSNorm: llama-rope). The WGSL each device
-// compiles shows the path taken. pipeline() passes the option on; a non-boolean is a TypeError.
-/** A GPU object over `real` that keeps the WGSL of every shader module its devices create in `.codes`. */
-function shaderRecordingGpu(real) {
-  const codes = [];
-  const wrap = (t, o) => new Proxy(t, { get: (x, k) => (k in o ? o[k] : typeof x[k] === 'function' ? x[k].bind(x) : x[k]) });
-  return {
-    codes,
-    wgslLanguageFeatures: real.wgslLanguageFeatures,
-    requestAdapter: async (options) => {
-      const adapter = await real.requestAdapter(options);
-      return wrap(adapter, {
-        requestDevice: async (desc) => {
-          const device = await adapter.requestDevice(desc);
-          return wrap(device, { createShaderModule: (d) => (codes.push(d.code), device.createShaderModule(d)) });
-        },
-      });
-    },
-  };
-}
-for (const [set, name] of [[FIXTURES, 'bert-absolute'], [FIXTURES, 'llama-rope']]) {
-  test(`webgpu: ${name}: subgroup reductions on (where the adapter has them) and off ({ subgroups: false }) give the same hidden states and embeddings`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
-    const dir = join(set, name);
-    const fixture = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
-    const batch = { inputIds: fixture.input_ids, attentionMask: fixture.attention_mask };
-    const W = await import('../../web/webgpu/index.js');
-    const real = (await W.findGpu({})).gpu;
-    const gpuOn = shaderRecordingGpu(real), gpuOff = shaderRecordingGpu(real);
-    const on = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOn });
-    const off = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOff, subgroups: false });
-    try {
-      const has = W.hasSubgroups(real, await real.requestAdapter());
-      if (on.info.adapter.architecture === 'swiftshader') assert.ok(has, 'SwiftShader has subgroups: the subgroup path is tested here');
-      assert.equal(on.info.adapter.subgroups, has);
-      assert.equal(off.info.adapter.subgroups, false);
-      const a = await on.forward(batch, { outputHiddenStates: true }), b = await off.forward(batch, { outputHiddenStates: true });
-      const pa = await on.forward(batch, { pooling: 'mean', normalize: true }), pb = await off.forward(batch, { pooling: 'mean', normalize: true });
-      // the norms and the normalize ran on the subgroup path in one and on the plain path in the other
-      const uses = (codes) => codes.filter((c) => /subgroupAdd/.test(c)).length;
-      assert.equal(uses(gpuOff.codes), 0);
-      if (has) assert.ok(uses(gpuOn.codes) >= 2, `subgroup kernels compiled: ${uses(gpuOn.codes)}`);
-      const worst = (x, y) => x.data.reduce((m, v, i) => Math.max(m, Math.abs(v - y.data[i])), 0);
-      assert.ok(a.hiddenStates.length > 1);
-      a.hiddenStates.forEach((h, i) => assert.ok(worst(h, b.hiddenStates[i]) <= 1e-5, `hidden state ${i}: ${worst(h, b.hiddenStates[i])}`));
-      assert.ok(worst(a.lastHiddenState, b.lastHiddenState) <= 1e-5);
-      assert.ok(worst(pa.pooled, pb.pooled) <= 1e-5, `pooled: ${worst(pa.pooled, pb.pooled)}`);
-    } finally {
-      on.dispose();
-      off.dispose();
-    }
-    if (name !== 'bert-absolute') return;
-    await assert.rejects(rp.loadModel(dir, { device: 'webgpu', subgroups: 'off' }), /loadModel: subgroups: expected true or false, got "off"/);
-    const extractor = await pipeline('feature-extraction', dir, { device: 'webgpu', subgroups: false });
-    try {
-      assert.equal(extractor.model.info.adapter.subgroups, false);
-    } finally {
-      extractor.dispose();
     }
   });
 }

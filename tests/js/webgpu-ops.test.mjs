@@ -315,21 +315,25 @@ describe('webgpu subgroup reductions: the subgroup path and the plain one (subgr
   });
 
   test('the WGSL each context compiles: subgroupAdd with the subgroup path, none of it with subgroups: false', { skip: !subgroups && 'this adapter has no subgroups' }, async () => {
-    for (const [c, on] of [[ctx, true], [plain, false]]) {
-      const codes = compiledCode(c);
-      const x = c.upload(randomArray(384, 5)), g = c.upload(randomArray(384, 6)), y = c.empty(384 * 4);
-      const mask = c.upload(Uint32Array.from([1, 1]));
-      await c.run((enc) => {
-        W.norm(c, enc, { kind: 'rmsnorm', x, y, gamma: g, rows: 1, dim: 384, eps: 1e-6 });
-        W.pooling(c, enc, { x, mask, out: y, batch: 1, seqLen: 2, hidden: 192, mode: 'mean', normalize: true });
-      });
-      delete c.pipeline; // the class's method again
-      assert.equal(codes.length, 2, 'both kernels compiled now');
-      for (const code of codes) {
-        assert.equal(code.startsWith('enable subgroups;'), on, code.slice(0, 60));
-        assert.equal(/subgroupAdd/.test(code), on);
+    for (const on of [true, false]) {
+      const c = await W.createContext({ gpu: ctx.gpu, subgroups: on }); // fresh: nothing compiled yet
+      try {
+        const codes = compiledCode(c);
+        const x = c.upload(randomArray(384, 5)), g = c.upload(randomArray(384, 6)), y = c.empty(384 * 4);
+        const mask = c.upload(Uint32Array.from([1, 1]));
+        await c.run((enc) => {
+          W.norm(c, enc, { kind: 'rmsnorm', x, y, gamma: g, rows: 1, dim: 384, eps: 1e-6 });
+          W.pooling(c, enc, { x, mask, out: y, batch: 1, seqLen: 2, hidden: 192, mode: 'mean', normalize: true });
+        });
+        assert.equal(codes.length, 2, 'both kernels compiled');
+        for (const code of codes) {
+          assert.equal(code.startsWith('enable subgroups;'), on, code.slice(0, 60));
+          assert.equal(/subgroupAdd/.test(code), on);
+        }
+        assert.equal([...c.pipelines.keys()].filter((k) => k.endsWith(':sg')).length, on ? 2 : 0, 'the variant is in the pipeline keys');
+      } finally {
+        c.destroy();
       }
-      assert.equal([...c.pipelines.keys()].filter((k) => k.endsWith(':sg')).length, on ? 2 : 0, 'the variant is in the pipeline keys');
     }
   });
 

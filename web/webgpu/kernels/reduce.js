@@ -4,12 +4,14 @@
 //   plain:     a tree in workgroup memory: THREADS floats, log2(THREADS) barriers
 //   subgroups: subgroupAdd within each subgroup; its first invocation stores the partial at
 //              part[subgroup_id]; one barrier; each subgroup then sums the num_subgroups partials, lane i
-//              taking partials i, i + subgroup_size, … and one more subgroupAdd. Workgroup memory: one float
-//              per subgroup of the smallest size WebGPU allows (4: 64 floats for 256 threads).
+//              taking partials i, i + subgroup_size, … and one more subgroupAdd (a second barrier before
+//              part is reused). Workgroup memory: one float per subgroup of the smallest size WebGPU allows
+//              (4: 64 floats for 256 threads).
 // The subgroup program needs the device feature 'subgroups' and the WGSL language feature 'subgroup_id'
 // (the builtins subgroup_id / num_subgroups: no assumption about how invocations are laid out in subgroups);
-// it is right for every subgroup size 4 … 128. Partials are summed in subgroup_id order, so both programs
-// are deterministic (they round differently: f32 sums in another order).
+// it is right for every subgroup size 4 … 128. Every subgroup sums the same partials in the same lanes, so all
+// invocations get the same total, and both programs are deterministic run to run (they round differently from
+// each other: f32 sums in another order).
 //
 //   const R = reduceSum({ threads: 256, subgroups: ctx.subgroups });
 //   R.enable  — directives to put first ('enable subgroups;\n' or '')

@@ -19,7 +19,7 @@ import { test } from 'node:test';
 import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { countingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { countingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
 import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
@@ -66,24 +66,6 @@ const have = (set, name) => existsSync(join(set, name, 'config.json'));
 // embeddings of the two agree within 1e-5 (bert-absolute: LayerNorm with residual, sum and beta; RMSNorm and dims
 // 1 … 1000 are in webgpu-ops.test.mjs — one model here: each load compiles every kernel on SwiftShader, ~10 s).
 const SUBGROUPS_CASE = 'bert-absolute';
-/** A GPU object over `real` that keeps the WGSL of every shader module its devices create in `.codes`. */
-function shaderRecordingGpu(real) {
-  const codes = [];
-  const wrap = (t, o) => new Proxy(t, { get: (x, k) => (k in o ? o[k] : typeof x[k] === 'function' ? x[k].bind(x) : x[k]) });
-  return {
-    codes,
-    wgslLanguageFeatures: real.wgslLanguageFeatures,
-    requestAdapter: async (options) => {
-      const adapter = await real.requestAdapter(options);
-      return wrap(adapter, {
-        requestDevice: async (desc) => {
-          const device = await adapter.requestDevice(desc);
-          return wrap(device, { createShaderModule: (d) => (codes.push(d.code), device.createShaderModule(d)) });
-        },
-      });
-    },
-  };
-}
 async function checkSubgroupsOff(dir, on, onOut, inputs, gpuOn) {
   const W = await import('../../web/webgpu/index.js');
   const real = (await W.findGpu({})).gpu;

@@ -328,6 +328,10 @@ export interface LoadModelOptions {
   /** WebGPU: the GPU object (navigator.gpu, or create([]) of the npm package 'webgpu'); default navigator.gpu,
    * else in Node the 'webgpu' package. */
   gpu?: unknown;
+  /** WebGPU: use subgroup operations (subgroupAdd) in the reductions of the norms and of pooling's normalize where
+   * the adapter has the feature 'subgroups' and WGSL has the subgroup_id builtin (default true); false keeps the
+   * plain workgroup-memory reductions. info.adapter.subgroups says which path a model runs (docs/webgpu.md). */
+  subgroups?: boolean;
 }
 
 export type WeightDtype = 'fp32' | 'q8' | 'fp16';
@@ -475,8 +479,12 @@ export interface ModelInfo {
    * so (error.deviceLost has the same fields); load the model again (device 'auto' falls back to WASM).
    */
   deviceLost?: { reason: string; message: string } | null;
-  /** On WebGPU: the adapter (vendor, architecture, device, description). */
-  adapter?: { vendor: string; architecture: string; device: string; description: string; backend: 'webgpu'; source: string };
+  /** On WebGPU: the adapter (vendor, architecture, device, description); subgroups: whether the kernels' reductions
+   * use subgroup operations (options.subgroups); subgroupMinSize / subgroupMaxSize: the adapter's (0 when unknown). */
+  adapter?: {
+    vendor: string; architecture: string; device: string; description: string; backend: 'webgpu'; source: string;
+    subgroups: boolean; subgroupMinSize: number; subgroupMaxSize: number;
+  };
 }
 
 export interface Model {

@@ -90,7 +90,7 @@ function checkDevice(device) {
 async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = null) {
   let t = performance.now();
   const W = await import('./webgpu/index.js');
-  const ctx = streamed?.ctx ?? (await W.createContext({ gpu: options.gpu }));
+  const ctx = streamed?.ctx ?? (await W.createContext(gpuOptions(options)));
   const ms = { context: streamed?.contextMs ?? performance.now() - t, plans: 0, weightValues: 0, uploads: 0, release: 0 };
   loadMs.gpu = ms;
   const timed = (key, fn) => (...args) => {
@@ -136,7 +136,12 @@ async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = nu
 }
 
 /** The names LoadModelOptions has (index.d.ts); anything else is a TypeError naming the closest. */
-export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu', 'gguf']);
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'host', 'revision', 'cache', 'tokenizers', 'dtype', 'variant', 'device', 'gpu', 'gguf', 'subgroups']);
+
+/** createContext's options from loadModel's: the GPU object, and subgroups (false: the kernels' plain reductions). */
+function gpuOptions(options) {
+  return { gpu: options.gpu, subgroups: options.subgroups ?? true };
+}
 const FORWARD_OPTIONS = ['outputHiddenStates', 'outputAttentions', 'logits', 'logitsAt', 'pooling', 'normalize', 'outputLastHiddenState'];
 const FORWARD_POOLINGS = ['mean', 'cls', 'last_token'];
 const FORWARD_INPUTS = ['inputIds', 'attentionMask', 'tokenTypeIds', 'text', 'textPair'];
@@ -159,6 +164,7 @@ export async function loadModel(mod, source, options = {}) {
     throw new TypeError(`loadModel: onProgress: expected a function, got ${describe(onProgress)}`);
   const dtype = checkDtype(options.dtype);
   const device = checkDevice(options.device);
+  if (options.subgroups !== undefined && options.subgroups !== null) checkBool(options.subgroups, 'loadModel: subgroups');
   if (dtype === 'fp16' && device === 'wasm')
     throw new Error("loadModel: dtype 'fp16' runs on WebGPU only (device 'webgpu', or 'auto' to fall back to fp32 on WebAssembly); on device 'wasm' use 'fp32' or 'q8'");
   const variant = checkVariant(options.variant);
@@ -266,7 +272,7 @@ export async function loadModel(mod, source, options = {}) {
 async function streamToGpu(options, dtype) {
   const t = performance.now();
   const W = await import('./webgpu/index.js');
-  const ctx = await W.createContext({ gpu: options.gpu });
+  const ctx = await W.createContext(gpuOptions(options));
   if (dtype === 'fp16' && !ctx.shaderF16) {
     ctx.destroy();
     throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);

@@ -82,6 +82,7 @@ const EXPECTED_FILES = [
   'web/webgpu/kernels/norm.js',
   'web/webgpu/kernels/pooling.js',
   'web/webgpu/kernels/positions.js',
+  'web/webgpu/kernels/reduce.js',
   'web/webgpu/kernels/rope.js',
   'web/webgpu/weight-sink.js',
   'web/weights.js',

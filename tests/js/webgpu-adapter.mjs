@@ -4,6 +4,7 @@
 //   const { ctx, skip } = await webgpuAdapter();   // ctx: a GpuContext or null; skip: false or the reason
 //   const gpu = recordingGpu(realGpu);               // a GPU object whose gpu.devices are the GPUDevices it made
 //   const gpu = countingGpu(realGpu);                // gpu.counts: GPU objects its devices created, bytes mapped
+//   const gpu = shaderRecordingGpu(realGpu);         // gpu.codes: the WGSL of every shader module its devices made
 // No adapter: under CI (process.env.CI) a failing test says why — the suites must not skip there — else
 // every test skips with the reason.
 import { existsSync } from 'node:fs';
@@ -46,18 +47,30 @@ export async function webgpuAdapter({ keep = false } = {}) {
  */
 export function recordingGpu(real) {
   const devices = [];
+  return overDevices(real, { devices }, (device) => {
+    devices.push(device);
+    return device;
+  });
+}
+
+/**
+ * A GPU object over `real` that keeps the WGSL of every shader module its devices create in `.codes`: which
+ * kernels a model compiled (e.g. the subgroup reductions or the plain ones).
+ */
+export function shaderRecordingGpu(real) {
+  const codes = [];
+  return overDevices(real, { codes }, (device) => wrap(device, { createShaderModule: (d) => (codes.push(d.code), device.createShaderModule(d)) }));
+}
+
+/** A GPU object over `real` (its WGSL language features, and `fields`) whose adapters' devices are onDevice(device). */
+function overDevices(real, fields, onDevice) {
   return {
-    devices,
+    ...fields,
+    wgslLanguageFeatures: real.wgslLanguageFeatures,
     requestAdapter: async (options) => {
       const adapter = await real.requestAdapter(options);
       if (!adapter) return adapter;
-      return wrap(adapter, {
-        requestDevice: async (desc) => {
-          const device = await adapter.requestDevice(desc);
-          devices.push(device);
-          return device;
-        },
-      });
+      return wrap(adapter, { requestDevice: async (desc) => onDevice(await adapter.requestDevice(desc)) });
     },
   };
 }
@@ -99,13 +112,5 @@ export function countingGpu(real) {
     createComputePipelineAsync: count('pipelines', d.createComputePipelineAsync.bind(d)),
     createShaderModule: count('shaderModules', d.createShaderModule.bind(d)),
   });
-  return {
-    counts,
-    reset: () => { for (const k in counts) counts[k] = 0; },
-    requestAdapter: async (options) => {
-      const adapter = await real.requestAdapter(options);
-      if (!adapter) return adapter;
-      return wrap(adapter, { requestDevice: async (desc) => device(await adapter.requestDevice(desc)) });
-    },
-  };
+  return overDevices(real, { counts, reset: () => { for (const k in counts) counts[k] = 0; } }, device);
 }

@@ -313,6 +313,7 @@ function claimsF16(real) {
   });
   const gpuObject = {
     modules,
+    wgslLanguageFeatures: real.wgslLanguageFeatures, // subgroup_id: the f16 programs take the subgroup reductions too
     requestAdapter: async (options) => {
       const adapter = await real.requestAdapter(options);
       return wrap(adapter, {

@@ -8,7 +8,8 @@
 //   - JinaBERT v2 (shared/fixtures/gguf/jina-bert-v2-a, no transformers run): within 1e-4 of WASM, 3e-3 of llama.cpp;
 //   - the real all-MiniLM-L6-v2: WebGPU sentence embeddings at cosine ≥ 0.9999 to WASM's;
 //   - shapes cost nothing after warm-up: after one forward at the largest shape, 32 forwards over 16 (batch, seq)
-//     shapes create no GPU buffer, bind group or pipeline (a counting GPUDevice) and equal a fresh model's.
+//     shapes create no GPU buffer, bind group or pipeline (a counting GPUDevice) and equal a fresh model's;
+//   - bert-absolute with subgroup reductions on and off ({ subgroups: false }): the same hidden states and pooled embeddings.
 // No adapter: the suite fails under CI (process.env.CI), else skips, as webgpu-ops.test.mjs does.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { test } from 'node:test';
 import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { countingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { countingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
 import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
@@ -59,12 +60,47 @@ const UNSUPPORTED = [
 
 const have = (set, name) => existsSync(join(set, name, 'config.json'));
 
+// Subgroups (kernels/reduce.js), on the SUBGROUPS_CASE fixture: the model above, loaded with the default, takes the
+// subgroup reductions where the adapter has them (SwiftShader: size 4; the WGSL its device compiled shows it); the same
+// fixture loaded with { subgroups: false } takes the plain ones, and every hidden state and the pooled, normalised
+// embeddings of the two agree within 1e-5 (bert-absolute: LayerNorm with residual, sum and beta; RMSNorm and dims
+// 1 … 1000 are in webgpu-ops.test.mjs — one model here: each load compiles every kernel on SwiftShader, ~10 s).
+const SUBGROUPS_CASE = 'bert-absolute';
+async function checkSubgroupsOff(dir, on, onOut, inputs, gpuOn) {
+  const W = await import('../../web/webgpu/index.js');
+  const real = (await W.findGpu({})).gpu;
+  const has = W.hasSubgroups(real, await real.requestAdapter());
+  if (on.info.adapter.architecture === 'swiftshader') assert.ok(has, 'SwiftShader has subgroups: the subgroup path is tested here');
+  assert.equal(on.info.adapter.subgroups, has);
+  const uses = (codes) => codes.filter((c) => /subgroupAdd/.test(c)).length;
+  if (has) assert.ok(uses(gpuOn.codes) >= 1, 'the norms compiled with subgroupAdd');
+  const gpuOff = shaderRecordingGpu(real);
+  const off = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOff, subgroups: false });
+  try {
+    assert.equal(off.info.adapter.subgroups, false);
+    const offOut = await off.forward(inputs, { outputHiddenStates: true });
+    const worst = (x, y) => x.data.reduce((m, v, i) => Math.max(m, Math.abs(v - y.data[i])), 0);
+    onOut.hiddenStates.forEach((h, i) => assert.ok(worst(h, offOut.hiddenStates[i]) <= 1e-5, `subgroups on vs off: hidden state ${i}: ${worst(h, offOut.hiddenStates[i])}`));
+    assert.ok(worst(onOut.lastHiddenState, offOut.lastHiddenState) <= 1e-5);
+    const pooled = { pooling: 'mean', normalize: true };
+    const [a, b] = [await on.forward(inputs, pooled), await off.forward(inputs, pooled)];
+    assert.ok(worst(a.pooled, b.pooled) <= 1e-5, `subgroups on vs off: pooled ${worst(a.pooled, b.pooled)}`);
+    assert.equal(uses(gpuOff.codes), 0, 'no subgroup operation compiled with subgroups: false');
+    if (has) assert.ok(uses(gpuOn.codes) >= 2, 'the normalize compiled with subgroupAdd too');
+  } finally {
+    off.dispose();
+  }
+  await assert.rejects(rp.loadModel(dir, { device: 'webgpu', subgroups: 'off' }), /loadModel: subgroups: expected true or false, got "off"/);
+  await assert.rejects(pipeline('feature-extraction', dir, { runtime: rp, device: 'webgpu', subgroups: 1 }), /loadModel: subgroups: expected true or false, got 1/);
+}
+
 for (const [set, name] of SUPPORTED) {
-  test(`webgpu: ${name} matches transformers (every hidden state within ${HIDDEN_TOL})`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+  test(`webgpu: ${name} matches transformers (every hidden state within ${HIDDEN_TOL})${name === SUBGROUPS_CASE ? '; with subgroups on and off the same within 1e-5' : ''}`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);
     const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
     const expected = readSafetensors(new Uint8Array(readFileSync(join(dir, 'expected.safetensors'))));
-    const model = await rp.loadModel(dir, { device: 'webgpu' });
+    const gpuOn = name === SUBGROUPS_CASE ? shaderRecordingGpu((await (await import('../../web/webgpu/index.js')).findGpu({})).gpu) : undefined;
+    const model = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOn });
     try {
       assert.equal(model.info.device, 'webgpu');
       assert.equal(model.info.deviceReason, null);
@@ -73,7 +109,8 @@ for (const [set, name] of SUPPORTED) {
       // keep relatively large float tables: positions, relative embeddings, norms
       assert.ok(model.info.wasmWeightBytes < 0.5 * model.info.gpuWeightBytes, `WASM keeps ${model.info.wasmWeightBytes} weight bytes, the GPU ${model.info.gpuWeightBytes}`);
       const passMask = input.attention_mask_passed_to_model ?? true;
-      const pending = model.forward({ inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) }, { outputHiddenStates: true });
+      const inputs = { inputIds: input.input_ids, ...(passMask ? { attentionMask: input.attention_mask } : {}) };
+      const pending = model.forward(inputs, { outputHiddenStates: true });
       assert.ok(pending instanceof Promise, 'forward on a webgpu model returns a Promise');
       const out = await pending;
       const errors = { last_hidden_state: hiddenError(out.lastHiddenState, expected.last_hidden_state, input.lengths) };
@@ -93,6 +130,7 @@ for (const [set, name] of SUPPORTED) {
       for (let i = 0; i < one.lastHiddenState.data.length; ++i)
         worst = Math.max(worst, Math.abs(one.lastHiddenState.data[i] - expected.last_hidden_state.data[i]));
       assert.ok(worst <= HIDDEN_TOL, `batch of one: max abs error ${worst}`);
+      if (gpuOn) await checkSubgroupsOff(dir, model, out, inputs, gpuOn);
     } finally {
       model.dispose();
     }

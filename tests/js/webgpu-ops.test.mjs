@@ -7,7 +7,10 @@
 //     reference that also covers causal, tiled windows and fully masked rows;
 //   - LayerNorm / RMSNorm, activations and GLUs, embedding gather, RoPE tables, t5Buckets / alibiSlopes
 //     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool(),
-//     maskRows against a JS twin.
+//     maskRows against a JS twin;
+//   - the reductions of norms and pooling with subgroups (where the adapter has them: SwiftShader, size 4) and with
+//     subgroups: false, at dims 1 … 1000, against the same twins and each other; the WGSL each path compiles; the
+//     silent fallback on an adapter without the feature.
 //     padded positions (MPNet) against their CPU twin.
 // Runs on Chromium's SwiftShader Vulkan driver through Dawn (npm `webgpu`) unless VK_ICD_FILENAMES is set
 // (~0.1 GFLOP/s: keep shapes small). No adapter: the suite fails under CI (process.env.CI), else skips.
@@ -258,6 +261,151 @@ describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
         const want = pool({ data: x, dims: [B, L, H] }, { data: Array.from(mask), dims: [B, L] }, { pooling, normalize }).data;
         assert.ok(maxAbs(got, want) < 1e-6, `${pooling} normalize ${normalize}: ${maxAbs(got, want)}`);
       }
+  });
+});
+
+// ---------- subgroup reductions (kernels/reduce.js) ----------
+/** Records the WGSL of every pipeline `c` compiles from now on (c.pipeline's code), into the returned array. */
+function compiledCode(c) {
+  const codes = [];
+  const pipeline = c.pipeline.bind(c);
+  c.pipeline = (key, make) => pipeline(key, () => {
+    const code = make();
+    codes.push(code);
+    return code;
+  });
+  return codes;
+}
+/** A GPU object over `real` whose adapters lack `feature` (or, with language: true, WGSL's language feature). */
+function withoutFeature(real, feature, { language = false } = {}) {
+  if (language) return { requestAdapter: (o) => real.requestAdapter(o), wgslLanguageFeatures: new Set([...real.wgslLanguageFeatures].filter((f) => f !== feature)) };
+  return {
+    wgslLanguageFeatures: real.wgslLanguageFeatures,
+    requestAdapter: async (o) => {
+      const adapter = await real.requestAdapter(o);
+      const features = new Set([...adapter.features].filter((f) => f !== feature));
+      return new Proxy(adapter, { get: (t, k) => (k === 'features' ? features : typeof t[k] === 'function' ? t[k].bind(t) : t[k]) });
+    },
+  };
+}
+
+describe('webgpu subgroup reductions: the subgroup path and the plain one (subgroups: false) match the float64 formulas and each other', { skip }, () => {
+  const subgroups = !skip && W.hasSubgroups(ctx.gpu, ctx.adapter);
+  let plain = null;
+  before(async () => {
+    if (!skip) plain = await W.createContext({ gpu: ctx.gpu, subgroups: false });
+  });
+  after(() => plain?.destroy());
+  const DIMS = [1, 7, 300, 384, 1000]; // below, between and above 256 threads and the subgroup sizes
+
+  test('the default context takes the subgroup path where the adapter has it; subgroups: false switches it off; bad values are TypeErrors', async () => {
+    assert.equal(ctx.subgroups, subgroups);
+    assert.equal(ctx.info.subgroups, subgroups);
+    assert.equal(ctx.features.includes('subgroups'), subgroups);
+    if (ctx.info.architecture === 'swiftshader') {
+      // SwiftShader exposes 'subgroups' (size 4) and Dawn's WGSL has subgroup_id: the subgroup path is really tested here
+      assert.equal(subgroups, true, 'SwiftShader has subgroups');
+      assert.equal(ctx.info.subgroupMinSize, 4);
+      assert.equal(ctx.info.subgroupMaxSize, 4);
+    }
+    assert.equal(plain.subgroups, false);
+    assert.equal(plain.info.subgroups, false);
+    assert.ok(!plain.features.includes('subgroups'), 'the plain device was created without the feature');
+    await assert.rejects(W.createContext({ gpu: ctx.gpu, subgroups: 'no' }), /options\.subgroups: expected true or false, got string no/);
+  });
+
+  test('the WGSL each context compiles: subgroupAdd with the subgroup path, none of it with subgroups: false', { skip: !subgroups && 'this adapter has no subgroups' }, async () => {
+    for (const on of [true, false]) {
+      const c = await W.createContext({ gpu: ctx.gpu, subgroups: on }); // fresh: nothing compiled yet
+      try {
+        const codes = compiledCode(c);
+        const x = c.upload(randomArray(384, 5)), g = c.upload(randomArray(384, 6)), y = c.empty(384 * 4);
+        const mask = c.upload(Uint32Array.from([1, 1]));
+        await c.run((enc) => {
+          W.norm(c, enc, { kind: 'rmsnorm', x, y, gamma: g, rows: 1, dim: 384, eps: 1e-6 });
+          W.pooling(c, enc, { x, mask, out: y, batch: 1, seqLen: 2, hidden: 192, mode: 'mean', normalize: true });
+        });
+        assert.equal(codes.length, 2, 'both kernels compiled');
+        for (const code of codes) {
+          assert.equal(code.startsWith('enable subgroups;'), on, code.slice(0, 60));
+          assert.equal(/subgroupAdd/.test(code), on);
+        }
+        assert.equal([...c.pipelines.keys()].filter((k) => k.endsWith(':sg')).length, on ? 2 : 0, 'the variant is in the pipeline keys');
+      } finally {
+        c.destroy();
+      }
+    }
+  });
+
+  test('an adapter without the feature, or WGSL without subgroup_id, falls back to the plain path silently', { skip: !subgroups && 'this adapter has no subgroups' }, async () => {
+    for (const gpu of [withoutFeature(ctx.gpu, 'subgroups'), withoutFeature(ctx.gpu, 'subgroup_id', { language: true })]) {
+      const c = await W.createContext({ gpu });
+      try {
+        assert.equal(c.subgroups, false);
+        const x = randomArray(7, 9), g = randomArray(7, 10), y = c.empty(7 * 4);
+        const got = await c.run((enc) => W.norm(c, enc, { kind: 'rmsnorm', x: c.upload(x), y, gamma: c.upload(g), rows: 1, dim: 7, eps: 1e-6 })).then(() => c.read(y, 7));
+        const inv = 1 / Math.sqrt(x.reduce((a, v) => a + v * v, 0) / 7 + 1e-6);
+        assert.ok(maxAbs(got, Float64Array.from(x, (v, i) => v * inv * g[i])) < 1e-5);
+      } finally {
+        c.destroy();
+      }
+    }
+  });
+
+  test('LayerNorm (residual and sum, beta or none) and RMSNorm at dims 1, 7, 300, 384, 1000', async () => {
+    const rows = 3;
+    for (const dim of DIMS) {
+      const x = randomArray(rows * dim, 71 + dim), r = randomArray(rows * dim, 72 + dim), g = randomArray(dim, 73), b = randomArray(dim, 74);
+      for (let i = 0; i < dim; ++i) x[i] += 3; // a row with a large mean
+      const want = { layernorm: new Float64Array(rows * dim), nobeta: new Float64Array(rows * dim), rmsnorm: new Float64Array(rows * dim) };
+      for (let row = 0; row < rows; ++row) {
+        const s = Array.from({ length: dim }, (_, i) => x[row * dim + i] + r[row * dim + i]);
+        const mean = s.reduce((a, v) => a + v, 0) / dim;
+        const inv = 1 / Math.sqrt(s.reduce((a, v) => a + (v - mean) ** 2, 0) / dim + 1e-12);
+        const invRms = 1 / Math.sqrt(s.reduce((a, v) => a + v * v, 0) / dim + 1e-6);
+        s.forEach((v, i) => {
+          want.nobeta[row * dim + i] = (v - mean) * inv * g[i];
+          want.layernorm[row * dim + i] = want.nobeta[row * dim + i] + b[i];
+          want.rmsnorm[row * dim + i] = v * invRms * g[i];
+        });
+      }
+      const got = [];
+      for (const c of [ctx, plain]) {
+        const out = {};
+        const run = async (name, args) => {
+          const y = c.empty(rows * dim * 4), sum = c.empty(rows * dim * 4);
+          await c.run((enc) => W.norm(c, enc, { x: c.upload(x), residual: c.upload(r), sum, y, gamma: c.upload(g), rows, dim, ...args }));
+          out[name] = await c.read(y, rows * dim);
+          assert.equal(maxAbs(await c.read(sum, rows * dim), Float32Array.from(x, (v, i) => v + r[i])), 0, 'the residual sum is written exactly');
+        };
+        await run('layernorm', { kind: 'layernorm', beta: c.upload(b), eps: 1e-12 });
+        await run('nobeta', { kind: 'layernorm', eps: 1e-12 });
+        await run('rmsnorm', { kind: 'rmsnorm', eps: 1e-6 });
+        for (const name in want) assert.ok(maxAbs(out[name], want[name]) < 2e-5, `${c.subgroups ? 'subgroups' : 'plain'} ${name} dim ${dim}: ${maxAbs(out[name], want[name])}`);
+        got.push(out);
+      }
+      for (const name in want) assert.ok(maxAbs(got[0][name], got[1][name]) < 1e-5, `subgroups vs plain ${name} dim ${dim}: ${maxAbs(got[0][name], got[1][name])}`);
+    }
+  });
+
+  test("pooling (mean, cls, last_token; normalize or not) equals the pipelines' pool() at hidden 1, 7, 300, 384, 1000", async () => {
+    const B = 3, L = 4;
+    const mask = Uint32Array.from([1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0]); // right padding, left padding, nothing kept
+    for (const H of DIMS) {
+      const x = randomArray(B * L * H, 81 + H);
+      for (const mode of ['mean', 'cls', 'last_token'])
+        for (const normalize of [false, true]) {
+          const want = pool({ data: x, dims: [B, L, H] }, { data: Array.from(mask), dims: [B, L] }, { pooling: mode, normalize }).data;
+          const got = [];
+          for (const c of [ctx, plain]) {
+            const out = c.empty(B * H * 4);
+            await c.run((enc) => W.pooling(c, enc, { x: c.upload(x), mask: c.upload(mask), out, batch: B, seqLen: L, hidden: H, mode, normalize }));
+            got.push(await c.read(out, B * H));
+            assert.ok(maxAbs(got.at(-1), want) < 1e-6, `${c.subgroups ? 'subgroups' : 'plain'} ${mode} normalize ${normalize} hidden ${H}: ${maxAbs(got.at(-1), want)}`);
+          }
+          assert.ok(maxAbs(got[0], got[1]) < 1e-6);
+        }
+    }
   });
 });
 

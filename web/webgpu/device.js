@@ -1,8 +1,12 @@
 // The GPUDevice that relpos's WebGPU kernels run on.
 //
 //   const ctx = await createContext({ gpu });   // gpu: a GPU object (navigator.gpu or webgpu's create([]))
-//   ctx.info      → { vendor, architecture, device, description, backend: 'webgpu' }
-//   ctx.features  → adapter features granted to the device (e.g. 'shader-f16', 'timestamp-query')
+//   ctx.info      → { vendor, architecture, device, description, backend: 'webgpu', source, subgroups,
+//                     subgroupMinSize, subgroupMaxSize }
+//   ctx.features  → adapter features granted to the device (e.g. 'shader-f16', 'timestamp-query', 'subgroups')
+//   ctx.subgroups → whether the kernels' reductions (norms, pooling's normalize) use subgroup operations: the
+//                   adapter has the feature 'subgroups', the WGSL language feature 'subgroup_id' exists, and
+//                   createContext({ subgroups: false }) did not switch them off (kernels/reduce.js)
 //   ctx.limits    → the limits the device was created with (the adapter's maxima for the ones below)
 //
 // Where the GPU object comes from, in order: options.gpu; globalThis.navigator.gpu (browsers, or a
@@ -89,11 +93,23 @@ export async function findGpu(options = {}) {
 }
 
 /**
+ * Whether a device of `adapter` (from `gpu`) can run the subgroup reductions (kernels/reduce.js): the adapter
+ * feature 'subgroups' and the WGSL builtins subgroup_id / num_subgroups (language feature 'subgroup_id').
+ */
+export function hasSubgroups(gpu, adapter) {
+  return !!adapter.features?.has('subgroups') && !!gpu.wgslLanguageFeatures?.has?.('subgroup_id');
+}
+
+/**
  * Requests an adapter and a device. options: { gpu, powerPreference ('high-performance' default),
- * f16: true to ask for 'shader-f16' when the adapter has it (default true) }.
+ * f16: true to ask for 'shader-f16' when the adapter has it (default true), subgroups: true to ask for
+ * 'subgroups' when the adapter has it (default true; false keeps every kernel on its plain workgroup-memory path) }.
  */
 export async function createContext(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError(`webgpu: options: expected an object, got ${describe(options)}`);
+  for (const name of ['f16', 'subgroups'])
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw new TypeError(`webgpu: options.${name}: expected true or false, got ${describe(options[name])}`);
   const { gpu, source } = await findGpu(options);
   const powerPreference = options.powerPreference ?? 'high-performance';
   const adapter = await gpu.requestAdapter({ powerPreference });
@@ -107,6 +123,8 @@ export async function createContext(options = {}) {
   const requiredFeatures = [];
   if (wantF16 && adapter.features.has('shader-f16')) requiredFeatures.push('shader-f16');
   if (adapter.features.has('timestamp-query')) requiredFeatures.push('timestamp-query');
+  const subgroups = (options.subgroups ?? true) && hasSubgroups(gpu, adapter);
+  if (subgroups) requiredFeatures.push('subgroups');
   const requiredLimits = {};
   for (const name of RAISED_LIMITS) if (adapter.limits[name] !== undefined) requiredLimits[name] = adapter.limits[name];
   const device = await adapter.requestDevice({ requiredFeatures, requiredLimits });
@@ -119,6 +137,10 @@ export async function createContext(options = {}) {
     architecture: ai.architecture ?? '',
     device: ai.device ?? '',
     description: ai.description ?? '',
+    subgroups: subgroups && device.features.has('subgroups'),
+    // the adapter's subgroup sizes (0 where it does not say), whether or not the kernels use subgroups
+    subgroupMinSize: ai.subgroupMinSize ?? 0,
+    subgroupMaxSize: ai.subgroupMaxSize ?? 0,
   };
   const limits = {};
   for (const key in device.limits) if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
@@ -134,6 +156,8 @@ export class GpuContext {
     this.features = Object.freeze(features);
     this.limits = Object.freeze(limits);
     this.shaderF16 = features.includes('shader-f16');
+    /** Whether the reductions use subgroup operations (kernels/reduce.js; see createContext). */
+    this.subgroups = !!info.subgroups;
     /** { reason, message } once the device is lost (or destroyed), else null. */
     this.lostInfo = null;
     this.lost = device.lost.then((e) => (this.lostInfo ??= { reason: e.reason ?? 'unknown', message: e.message ?? '' }));

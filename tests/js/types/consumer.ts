@@ -30,8 +30,13 @@ async function models(rp: Relpos): Promise<number> {
   const onGpu: ForwardResult = await gpu.forwardAsync({ inputIds: [[1, 2]] });
   const where: string = gpu.info.device + (gpu.info.deviceReason ?? '') + (gpu.info.adapter?.vendor ?? '') + onGpu.lastHiddenState.dims.length;
   const lost: string = gpu.info.deviceLost ? `${gpu.info.deviceLost.reason}: ${gpu.info.deviceLost.message}` : 'device ok';
+  const plain = await rp.loadModel('https://example.com/model/', { device: 'webgpu', subgroups: false });
+  const path: boolean = plain.info.adapter?.subgroups ?? false;
+  const sizes: number = (plain.info.adapter?.subgroupMinSize ?? 0) + (plain.info.adapter?.subgroupMaxSize ?? 0);
   void where;
   void lost;
+  void path;
+  void sizes;
   const r: ForwardResult = model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[1, 1, 1]] }, { outputAttentions: true });
   const t = model.forward({ text: ['a', 'b'] }, { outputHiddenStates: true });
   const embed = await pipeline('feature-extraction', model)(['a b'], { pooling: 'mean', normalize: true });

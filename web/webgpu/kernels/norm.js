@@ -4,18 +4,21 @@
 //   s = x + residual (residual optional; `sum` optional: s is also written there, for pre-LN stacks)
 //   layernorm: y = (s − μ) / sqrt(σ² + eps) · γ + β,  μ = mean(s), σ² = mean((s − μ)²) (biased), β optional
 //   rmsnorm:   y = s / sqrt(mean(s²) + eps) · γ                (T5LayerNorm / LlamaRMSNorm: no mean removal)
-// The CPU twin (cpp/src/models/layers/norms.cpp) sums in double; here sums are f32 in a 256-thread tree,
-// two passes for LayerNorm (mean, then the centred squares), so eps = 1e-12 is not lost against σ².
+// The CPU twin (cpp/src/models/layers/norms.cpp) sums in double; here sums are f32 over 256 threads (reduce.js:
+// a workgroup tree, or subgroupAdd where the device has subgroups), two passes for LayerNorm (mean, then the
+// centred squares), so eps = 1e-12 is not lost against σ².
 // One workgroup (256 threads) per row; rows beyond 65535 wrap into workgroup_id.y.
 import { dispatch, grid } from '../device.js';
 import { storage, requireDtype } from './dtype.js';
+import { reduceSum } from './reduce.js';
 
 const THREADS = 256;
 
-export function normWgsl({ kind, residual, sum, beta, dtype = 'f32' }) {
+export function normWgsl({ kind, residual, sum, beta, dtype = 'f32', subgroups = false }) {
   const S = storage(dtype), E = S.E;
+  const R = reduceSum({ threads: THREADS, subgroups });
   const L = [];
-  L.push(`${S.enable}// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}${dtype === 'f32' ? '' : ` dtype=${dtype}`}`);
+  L.push(`${S.enable}${R.enable}// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}${dtype === 'f32' ? '' : ` dtype=${dtype}`} subgroups=${subgroups}`);
   L.push('struct Dims { rows: u32, dim: u32, eps: f32, gx: u32 }');
   L.push(`@group(0) @binding(0) var<storage, read> x: array<${E}>;`);
   L.push(`@group(0) @binding(1) var<storage, read_write> y: array<${E}>;`);
@@ -25,21 +28,10 @@ export function normWgsl({ kind, residual, sum, beta, dtype = 'f32' }) {
   if (beta) L.push(`@group(0) @binding(${b++}) var<storage, read> beta: array<${E}>;`);
   if (residual) L.push(`@group(0) @binding(${b++}) var<storage, read> res: array<${E}>;`);
   if (sum) L.push(`@group(0) @binding(${b++}) var<storage, read_write> sum: array<${E}>;`);
-  L.push(`var<workgroup> part: array<f32, ${THREADS}>;
-fn reduce(tid: u32, v: f32) -> f32 {
-  part[tid] = v;
-  workgroupBarrier();
-  for (var s = ${THREADS / 2}u; s > 0u; s = s / 2u) {
-    if (tid < s) { part[tid] = part[tid] + part[tid + s]; }
-    workgroupBarrier();
-  }
-  let total = part[0];
-  workgroupBarrier();
-  return total;
-}
+  L.push(`${R.code}
 fn value(at: u32) -> f32 { return ${S.load('x[at]')}${residual ? ` + ${S.load('res[at]')}` : ''}; }
 @compute @workgroup_size(${THREADS})
-fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>${R.params}) {
   let row = wg.y * dims.gx + wg.x;
   if (row >= dims.rows) { return; }
   let base = row * dims.dim;
@@ -47,10 +39,10 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   if (kind === 'layernorm') {
     L.push(`  var acc = 0.0;
   for (var i = tid; i < dims.dim; i += ${THREADS}u) { acc += value(base + i); }
-  let mean = reduce(tid, acc) / n;
+  let mean = ${R.call('acc')} / n;
   var sq = 0.0;
   for (var i = tid; i < dims.dim; i += ${THREADS}u) { let d = value(base + i) - mean; sq += d * d; }
-  let inv = inverseSqrt(reduce(tid, sq) / n + dims.eps);
+  let inv = inverseSqrt(${R.call('sq')} / n + dims.eps);
   for (var i = tid; i < dims.dim; i += ${THREADS}u) {
     let s = value(base + i);
     ${sum ? `sum[base + i] = ${S.store('s')};` : ''}
@@ -59,7 +51,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   } else {
     L.push(`  var sq = 0.0;
   for (var i = tid; i < dims.dim; i += ${THREADS}u) { let s = value(base + i); sq += s * s; }
-  let inv = inverseSqrt(reduce(tid, sq) / n + dims.eps);
+  let inv = inverseSqrt(${R.call('sq')} / n + dims.eps);
   for (var i = tid; i < dims.dim; i += ${THREADS}u) {
     let s = value(base + i);
     ${sum ? `sum[base + i] = ${S.store('s')};` : ''}
@@ -72,7 +64,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
 
 /**
  * Records y = norm(x [+ residual]) into `encoder`. args: { kind: 'layernorm' | 'rmsnorm', x, y, gamma,
- * beta?, residual?, sum?, rows, dim, eps, dtype = 'f32' }. The early return of rows ≥ `rows` is uniform per workgroup.
+ * beta?, residual?, sum?, rows, dim, eps, dtype = 'f32' }. The early return of rows ≥ `rows` is uniform per workgroup
+ * (the reduction's barriers and subgroup operations need it). Subgroups when ctx.subgroups.
  */
 export function norm(ctx, encoder, args) {
   const kind = args.kind ?? 'layernorm';
@@ -85,8 +78,8 @@ export function norm(ctx, encoder, args) {
   if (kind === 'rmsnorm' && args.beta) throw new Error('webgpu: norm: rmsnorm has no beta');
   const dtype = args.dtype ?? 'f32';
   requireDtype(ctx, dtype, 'norm');
-  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta, dtype };
-  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}${dtype === 'f32' ? '' : `:${dtype}`}`;
+  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta, dtype, subgroups: !!ctx.subgroups };
+  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}${dtype === 'f32' ? '' : `:${dtype}`}${opts.subgroups ? ':sg' : ''}`;
   const pipeline = ctx.pipeline(key, () => normWgsl(opts));
   const g = grid(ctx, rows);
   const buffers = [x, y, ctx.uniforms([rows, dim, { f: eps }, g[0]]), gamma];

@@ -6,15 +6,18 @@
 //   normalize:  out[b, ·] /= max(‖out[b, ·]‖₂, 1e-12)
 // x: [batch, seqLen, hidden] (dtype); mask: u32 [batch, seqLen]; out: [batch, hidden] (outDtype, default dtype:
 // an f16 model's pooled rows can come out as f32, converted on the GPU). Sums and the norm in f32.
-// One workgroup of 256 threads per batch row; threads stride over hidden; the norm is a tree reduction.
+// One workgroup of 256 threads per batch row; threads stride over hidden; the norm's sum is reduce.js's (a tree,
+// or subgroupAdd where the device has subgroups).
 import { dispatch } from '../device.js';
 import { storage, requireDtype, checkDtype } from './dtype.js';
+import { reduceSum } from './reduce.js';
 
 const THREADS = 256;
 export const POOLING_MODES = Object.freeze(['mean', 'cls', 'last_token']);
 
-export function poolingWgsl({ mode, normalize, dtype = 'f32', outDtype = dtype }) {
+export function poolingWgsl({ mode, normalize, dtype = 'f32', outDtype = dtype, subgroups = false }) {
   const S = storage(dtype), O = storage(outDtype);
+  const R = normalize ? reduceSum({ threads: THREADS, subgroups }) : { enable: '', params: '', code: '' };
   const masked = mode !== 'cls';
   const row = mode === 'mean' ? '' : mode === 'cls' ? 'let t = 0u;' : `var t = 0u;
   var found = false;
@@ -24,15 +27,15 @@ export function poolingWgsl({ mode, normalize, dtype = 'f32', outDtype = dtype }
       if (mask[b * dims.seq + l] != 0u) { acc += ${S.load('x[(b * dims.seq + l) * dims.hidden + c]')}; }
     }
     let v = acc * inv;` : `let v = ${mode === 'last_token' ? 'select(0.0, ' : ''}${S.load('x[(b * dims.seq + t) * dims.hidden + c]')}${mode === 'last_token' ? ', found)' : ''};`;
-  return `${S.enable || O.enable}// relpos pooling ${mode} normalize=${normalize}
+  return `${S.enable || O.enable}${R.enable}// relpos pooling ${mode} normalize=${normalize}${R.enable ? ' subgroups' : ''}
 struct Dims { batch: u32, seq: u32, hidden: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> dims: Dims;
 @group(0) @binding(1) var<storage, read> x: array<${S.E}>;
 @group(0) @binding(2) var<storage, read_write> out: array<${O.E}>;
 ${masked ? '@group(0) @binding(3) var<storage, read> mask: array<u32>;' : ''}
-var<workgroup> part: array<f32, ${THREADS}>;
+${R.code}
 @compute @workgroup_size(${THREADS})
-fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: vec3<u32>${R.params}) {
   let b = wg.x;
   var ss = 0.0;
   ${mode === 'mean' ? `var n = 0u;
@@ -43,20 +46,14 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
     out[b * dims.hidden + c] = ${O.store('v')};
     ss += v * v;
   }
-  ${normalize ? `part[tid] = ss;
-  workgroupBarrier();
-  for (var s = ${THREADS / 2}u; s > 0u; s = s / 2u) {
-    if (tid < s) { part[tid] = part[tid] + part[tid + s]; }
-    workgroupBarrier();
-  }
-  let scale = 1.0 / max(sqrt(part[0]), 1e-12);
+  ${normalize ? `let scale = 1.0 / max(sqrt(${R.call('ss')}), 1e-12);
   for (var c = tid; c < dims.hidden; c += ${THREADS}u) { out[b * dims.hidden + c] = ${O.store(`${O.load('out[b * dims.hidden + c]')} * scale`)}; }` : ''}
 }`;
 }
 
 /**
  * args: { x, out, mask (u32 buffer, for 'mean' and 'last_token'), batch, seqLen, hidden, mode: 'mean' | 'cls' |
- * 'last_token', normalize = false, dtype = 'f32' (x), outDtype = dtype (out) }.
+ * 'last_token', normalize = false, dtype = 'f32' (x), outDtype = dtype (out) }. normalize's sum uses subgroups when ctx.subgroups.
  */
 export function pooling(ctx, encoder, args) {
   const mode = args.mode ?? 'mean';
@@ -69,8 +66,9 @@ export function pooling(ctx, encoder, args) {
   const dtype = args.dtype ?? 'f32', outDtype = checkDtype(args.outDtype ?? dtype, 'pooling');
   requireDtype(ctx, dtype, 'pooling');
   requireDtype(ctx, outDtype, 'pooling');
-  const key = `pooling:${mode}:${normalize}${dtype === 'f32' ? '' : `:${dtype}`}${outDtype === dtype ? '' : `>${outDtype}`}`;
-  const pipeline = ctx.pipeline(key, () => poolingWgsl({ mode, normalize, dtype, outDtype }));
+  const subgroups = normalize && !!ctx.subgroups; // only the norm reduces across threads
+  const key = `pooling:${mode}:${normalize}${dtype === 'f32' ? '' : `:${dtype}`}${outDtype === dtype ? '' : `>${outDtype}`}${subgroups ? ':sg' : ''}`;
+  const pipeline = ctx.pipeline(key, () => poolingWgsl({ mode, normalize, dtype, outDtype, subgroups }));
   const buffers = [ctx.uniforms([batch, seqLen, hidden, 0]), args.x, args.out];
   if (mode !== 'cls') buffers.push(args.mask);
   dispatch(ctx, encoder, pipeline, buffers, [batch, 1, 1], key);

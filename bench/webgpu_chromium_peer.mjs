@@ -12,7 +12,7 @@
 //
 // The folder Transformers.js needs (config.json, onnx/model.onnx; no tokenizer: the inputs are token ids, the
 // vocabulary is random) is built under bench/results/tmp/ (git-ignored) and served with relpos's web/ and both
-// packages by a small static server of this script (COOP/COEP: cross-origin isolated, so ORT may use threads).
+// packages by the peer benches' static server, bench/lib/chromium_page.mjs (COOP/COEP: cross-origin isolated, so ORT may use threads).
 // Correctness: max |Δ| of each runtime's last hidden state to transformers' (PyTorch) expected.safetensors at
 // the fixture's 128 tokens, and relpos vs Transformers.js at every length. Cost: ms per forward (batch 1,
 // the output read back to the CPU), median of `reps` calls after 2 warm-ups, the runtimes interleaved per rep.
@@ -24,74 +24,25 @@
 // Vulkan ICD that Chromium's Dawn can open; see the gpupeer section of bench/results/latest.md).
 // The last stdout line is the JSON result; a runtime that fails is recorded with its exact error.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { arg, chromiumArgs, inFreshPage, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
+import { inlineOnnx } from './lib/onnx_inline.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 const MODEL = path.resolve(ROOT, '../shared/bench-models/bert-minilm-layer');
 const TMP = path.join(HERE, 'results/tmp/webgpu-chromium-peer');
-const require = createRequire(import.meta.url);
-
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-};
-
-/** model.onnx with every external initializer's bytes copied in from model.safetensors (rawData). */
-function inlineOnnx(dir) {
-  const { onnx } = require('onnx-proto');
-  const model = onnx.ModelProto.decode(fs.readFileSync(path.join(dir, 'model.onnx')));
-  const weights = fs.readFileSync(path.join(dir, 'model.safetensors'));
-  let inlined = 0;
-  for (const t of model.graph.initializer) {
-    if (t.dataLocation !== onnx.TensorProto.DataLocation.EXTERNAL) continue;
-    const kv = Object.fromEntries(t.externalData.map((e) => [e.key, e.value]));
-    if (kv.location !== 'model.safetensors') throw new Error(`${t.name}: external data in ${kv.location}, expected model.safetensors`);
-    const offset = Number(kv.offset ?? 0), length = Number(kv.length);
-    t.rawData = weights.subarray(offset, offset + length);
-    t.externalData = [];
-    t.dataLocation = onnx.TensorProto.DataLocation.DEFAULT;
-    inlined++;
-  }
-  return { bytes: onnx.ModelProto.encode(model).finish(), inlined };
-}
 
 function buildFolder() {
   const dir = path.join(TMP, 'minilm-layer');
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
   fs.copyFileSync(path.join(MODEL, 'config.json'), path.join(dir, 'config.json'));
   fs.copyFileSync(path.join(MODEL, 'model.safetensors'), path.join(dir, 'model.safetensors'));
-  const { bytes, inlined } = inlineOnnx(MODEL);
+  const { bytes, inlined } = inlineOnnx(path.join(MODEL, 'model.onnx'), path.join(MODEL, 'model.safetensors'));
   fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), bytes);
   return { dir, inlined, onnxBytes: bytes.length };
-}
-
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
-
-function serve(mounts) {
-  const page = '<!doctype html><meta charset="utf-8"><title>relpos vs Transformers.js, WebGPU</title><p>peer bench</p>';
-  const server = http.createServer((req, res) => {
-    const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const headers = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin', 'cache-control': 'no-store' };
-    if (url === '/') {
-      res.writeHead(200, { ...headers, 'content-type': 'text/html' });
-      return res.end(page);
-    }
-    const [, top, ...rest] = url.split('/');
-    const base = mounts[top];
-    const file = base && path.normalize(path.join(base, ...rest));
-    if (!file || !file.startsWith(base) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      res.writeHead(404, headers);
-      return res.end();
-    }
-    res.writeHead(200, { ...headers, 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'content-length': fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` })));
 }
 
 /** Runs inside the page: loads every runtime, checks and times them. */
@@ -125,12 +76,8 @@ async function inPage({ ids, seqs, reps, expected }) {
   }
   // Transformers.js, both devices
   try {
-    const T = await import('/tjs/transformers.js');
-    T.env.allowRemoteModels = false;
-    T.env.allowLocalModels = true;
-    T.env.localModelPath = '/models/';
-    T.env.useBrowserCache = false;
-    T.env.backends.onnx.wasm.wasmPaths = { mjs: new URL('/ort/ort-wasm-simd-threaded.asyncify.mjs', location.href).href, wasm: new URL('/ort/ort-wasm-simd-threaded.asyncify.wasm', location.href).href };
+    const { loadTransformers } = await import('/page/transformers_env.mjs');  // bench/page/: the env every peer page sets
+    const T = await loadTransformers();  // ORT's default wasm thread count
     out.tjsVersion = T.env.version;
     out.ortVersion = T.env.backends.onnx.versions?.web ?? null;
     for (const device of ['webgpu', 'wasm']) {
@@ -198,13 +145,8 @@ async function inPage({ ids, seqs, reps, expected }) {
 }
 
 export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} } = {}) {
-  const tjsDist = path.join(HERE, 'node_modules/@huggingface/transformers/dist');
-  if (!fs.existsSync(path.join(tjsDist, 'transformers.js')))
-    return { unavailable: 'bench/node_modules/@huggingface/transformers is missing: bench/run.sh installs it (npm ci --prefix bench)' };
-  const ortDist = [path.join(HERE, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist'), path.join(HERE, 'node_modules/onnxruntime-web/dist')]
-    .find((d) => fs.existsSync(path.join(d, 'ort-wasm-simd-threaded.asyncify.wasm')));
-  if (!fs.existsSync(path.join(ROOT, 'tests/browser/node_modules/playwright-core')))
-    return { unavailable: 'tests/browser dependencies not installed (npm ci --prefix tests/browser)' };
+  const dists = peerDists();
+  if (dists.unavailable) return dists;
   if (!fs.existsSync(path.join(ROOT, 'web/dist/relpos-simd.wasm'))) return { unavailable: 'web/dist is not built (bash scripts/build.sh --package)' };
   const loadavgAtStart = os.loadavg().map((x) => +x.toFixed(2));
   const folder = buildFolder();
@@ -212,34 +154,30 @@ export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} 
   const { readSafetensors } = await import('./lib/e2e_models.mjs');
   const input = JSON.parse(fs.readFileSync(path.join(MODEL, 'input.json'), 'utf8'));
   const exp = readSafetensors(path.join(MODEL, 'expected.safetensors')).last_hidden_state;
-  const { server, url } = await serve({ web: path.join(ROOT, 'web'), tjs: tjsDist, ort: ortDist, models: TMP });
-  const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
+  const { server, url } = await serve({ web: path.join(ROOT, 'web'), tjs: dists.tjs, ort: dists.ort, models: TMP }, { title: 'relpos vs Transformers.js, WebGPU' });
+  const chromium = await playwrightChromium();
   const realGpu = !!process.env.RELPOS_CHROMIUM_GPU;
   // a real GPU on Linux: Dawn's Vulkan backend, past the GPU blocklist (not tried here: no GPU machine with a browser)
   const gpuArgs = realGpu ? ['--enable-features=Vulkan', '--ignore-gpu-blocklist'] : ['--use-webgpu-adapter=swiftshader'];
-  const args = ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', ...gpuArgs,
-    '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
-  const profile = fs.mkdtempSync(path.join(TMP, 'profile-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args, headless: true });
+  const args = chromiumArgs(['--enable-unsafe-webgpu', ...gpuArgs]);
   const consoleErrors = [];
-  try {
-    const page = context.pages()[0] ?? (await context.newPage());
+  const listen = (page) => {
     page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text().slice(0, 400)); });
     page.on('pageerror', (e) => consoleErrors.push(String(e).slice(0, 400)));
-    page.setDefaultTimeout(20 * 60 * 1000);
-    await page.goto(url);
-    const r = await page.evaluate(inPage, { ids: input.input_ids[0], seqs, reps, expected: { seq: exp.shape[1], data: Array.from(exp.data) } });
-    for (const row of r.rows) log(`webgpu-chromium-peer seq ${row.seq}: ${Object.entries(row.ms).map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`);
-    return {
-      model: 'bert-minilm-layer (MiniLM-L6-shaped BERT, one layer, random weights; ../shared/bench-models)',
-      chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, webgpu_adapter: r.adapter, adapter_flag: realGpu ? 'the machine\'s GPU' : '--use-webgpu-adapter=swiftshader',
-      cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.tjsVersion ?? null, ort_web: r.ortVersion ?? null, ort_wasm_threads: r.ortWasmThreads ?? null,
-      reps, batch: 1, loadavg_at_start: loadavgAtStart, loadavg_at_end: os.loadavg().map((x) => +x.toFixed(2)), runtimes: r.runtimes, rows: r.rows, console: [...new Set(consoleErrors)].slice(0, 12),
-    };
+  };
+  try {
+    return await inFreshPage(chromium, args, TMP, url, async (page) => {
+      const r = await page.evaluate(inPage, { ids: input.input_ids[0], seqs, reps, expected: { seq: exp.shape[1], data: Array.from(exp.data) } });
+      for (const row of r.rows) log(`webgpu-chromium-peer seq ${row.seq}: ${Object.entries(row.ms).map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`);
+      return {
+        model: 'bert-minilm-layer (MiniLM-L6-shaped BERT, one layer, random weights; ../shared/bench-models)',
+        chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, webgpu_adapter: r.adapter, adapter_flag: realGpu ? 'the machine\'s GPU' : '--use-webgpu-adapter=swiftshader',
+        cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.tjsVersion ?? null, ort_web: r.ortVersion ?? null, ort_wasm_threads: r.ortWasmThreads ?? null,
+        reps, batch: 1, loadavg_at_start: loadavgAtStart, loadavg_at_end: os.loadavg().map((x) => +x.toFixed(2)), runtimes: r.runtimes, rows: r.rows, console: [...new Set(consoleErrors)].slice(0, 12),
+      };
+    }, { before: listen });
   } finally {
-    await context.close();
     server.close();
-    fs.rmSync(profile, { recursive: true, force: true });
   }
 }
 

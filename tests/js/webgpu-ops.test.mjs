@@ -145,6 +145,19 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
     });
   }
 
+  test('the default tile keeps the GPU busy: 128×128 where that still makes ≥ 192 workgroups, else 64×64', () => {
+    const big = { limits: { maxComputeWorkgroupStorageSize: 16384 } };
+    // MiniLM, 64 texts × 128 tokens: 576–768 (QKV, FFN up) and 192 (→ 384) workgroups of 128×128
+    assert.equal(W.defaultGemmVariant(big, 8192, 1152), '128x128');
+    assert.equal(W.defaultGemmVariant(big, 8192, 384), '128x128');
+    // one 512-token sequence of a base model: 24–96 workgroups of 128×128 (the H200 ran 512 × 3072 → 768 2.2× faster in 64×64)
+    assert.equal(W.defaultGemmVariant(big, 512, 768), '64x64');
+    assert.equal(W.defaultGemmVariant(big, 512, 3072), '64x64');
+    assert.equal(W.defaultGemmVariant(big, 2048, 3072), '128x128');
+    // a sentence
+    assert.equal(W.defaultGemmVariant(big, 29, 384), '64x64');
+  });
+
   test('scalar path (K or N not a multiple of 4), with and without bias', async () => {
     await check({ M: 7, N: 13, K: 11, transB: true, variant: '64x64', seed: 9 });
     await check({ M: 70, N: 66, K: 18, transB: true, variant: '64x64', seed: 11 });

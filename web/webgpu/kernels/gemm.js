@@ -46,11 +46,23 @@ export function gemmSharedBytes(variant) {
   return 2 * (BK * BM + BK * BN) * 4;
 }
 
-/** The variant used when none is named: the largest tile that the shape fills and the device allows. */
+/** Workgroups of a variant over C [M, N]. */
+export function gemmWorkgroups(variant, M, N) {
+  const { BM, BN } = GEMM_VARIANTS[variant];
+  return Math.ceil(M / BM) * Math.ceil(N / BN);
+}
+
+/**
+ * The variant used when none is named: 128×128 tiles where they still make ≥ 192 workgroups, else 64×64 (4× the
+ * workgroups). A GPU is only fast when its cores are all busy: on an NVIDIA H200 (132 SMs; bench/gpu/bench.mjs,
+ * bench/results/gpu/nvidia-h200-2026-11-26*), DeBERTa-base's FFN down at 512 tokens (512 × 3072 → 768) ran at
+ * 4.8 TFLOP/s in 24 workgroups of 128×128 and 10.7 in 96 of 64×64, its FFN up (→ 3072) 13.5 (96 of 128×128) against
+ * 14.9 (384 of 64×64), while MiniLM's 64 × 128-token products (576–768 workgroups of 128×128) ran 15–25 % faster
+ * in 128×128 tiles; 128×64 was never the fastest.
+ */
 export function defaultGemmVariant(ctx, M, N) {
   const fits = (v) => gemmSharedBytes(v) <= (ctx.limits.maxComputeWorkgroupStorageSize ?? 16384);
-  if (M >= 512 && N >= 512 && fits('128x128')) return '128x128';
-  if (M >= 256 && fits('128x64')) return '128x64';
+  if (fits('128x128') && gemmWorkgroups('128x128', M, N) >= 192) return '128x128';
   return '64x64';
 }
 

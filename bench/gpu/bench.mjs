@@ -175,17 +175,22 @@ const shaped = SMALL
       { name: 'minilm qkv 64×128', M: 8192, K: 384, N: 1152, activation: 'none' },
       { name: 'deberta-base ffn up 512', M: 512, K: 768, N: 3072, activation: 'gelu' },
       { name: 'deberta-base ffn down 512', M: 512, K: 3072, N: 768, activation: 'none' },
+      // few workgroups: split K (kernels/gemm.js defaultGemmSplit) at 1, 2, 4, 8 parts in 64×64 tiles
+      { name: 'qwen3-0.6b down 128', M: 128, K: 3072, N: 1024, activation: 'none', splits: [1, 2, 4, 8] },
+      { name: 'minilm ffn down 1 sentence', M: 29, K: 1536, N: 384, activation: 'none', splits: [1, 2, 4, 6, 8] },
     ];
 for (const sh of shaped) {
   const { M, N, K } = sh;
   const a = ctx.upload(random(M * K, 4)), b = ctx.upload(random(N * K, 5)), bias = ctx.upload(random(N, 6)), c = ctx.empty(M * N * 4);
-  for (const variant of variants) {
+  const runs = sh.splits ? sh.splits.map((split) => ({ variant: '64x64', split })) : variants.map((variant) => ({ variant }));
+  for (const { variant, split } of runs) {
+    const what = `${variant}${split ? ` split ${split}` : ''}`;
     try {
-      const m = await measure((enc) => W.gemm(ctx, enc, { a, b, c, bias, M, N, K, variant, activation: sh.activation }), 2 * M * N * K);
-      results.gemm.push({ M, N, K, layout: 'A·Wᵀ', variant, epilogue: `bias+${sh.activation}`, shape: sh.name, ...m });
-      log(`gemm ${sh.name} (${M}×${K}→${N}) ${variant.padEnd(11)} ${m.tflops.toFixed(2).padStart(7)} TFLOP/s  ${m.ms.toFixed(3)} ms`);
+      const m = await measure((enc) => W.gemm(ctx, enc, { a, b, c, bias, M, N, K, variant, split, activation: sh.activation }), 2 * M * N * K);
+      results.gemm.push({ M, N, K, layout: 'A·Wᵀ', variant, ...(split ? { split } : {}), epilogue: `bias+${sh.activation}`, shape: sh.name, ...m });
+      log(`gemm ${sh.name} (${M}×${K}→${N}) ${what.padEnd(11)} ${m.tflops.toFixed(2).padStart(7)} TFLOP/s  ${m.ms.toFixed(3)} ms`);
     } catch (e) {
-      results.errors.push({ what: `gemm ${sh.name} ${variant}`, message: e.message });
+      results.errors.push({ what: `gemm ${sh.name} ${what}`, message: e.message });
     }
     save();
   }

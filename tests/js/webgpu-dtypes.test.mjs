@@ -88,11 +88,11 @@ const GELU64 = (x) => {
 };
 
 describe('webgpu q8 GEMM equals dequantize-then-multiply', { skip }, () => {
-  async function check({ M, N, K, bias = true, activation = 'none', seed = 1 }) {
+  async function check({ M, N, K, bias = true, activation = 'none', seed = 1, split }) {
     const A = randomArray(M * K, seed), b = bias ? randomArray(N, seed + 1) : null;
     const { q, s, w } = randomQ8(N, K, seed + 2);
     const c = ctx.empty(4 * M * N);
-    const got = await runRead(ctx, (enc) => W.gemm(ctx, enc, { a: ctx.upload(A), b: ctx.upload(q), scales: ctx.upload(s), c, bias: b ? ctx.upload(b) : undefined, M, N, K, variant: '64x64', activation }), c, M * N);
+    const got = await runRead(ctx, (enc) => W.gemm(ctx, enc, { a: ctx.upload(A), b: ctx.upload(q), scales: ctx.upload(s), c, bias: b ? ctx.upload(b) : undefined, M, N, K, variant: '64x64', activation, split }), c, M * N);
     let worst = 0, tol = 0;
     for (let i = 0; i < M; ++i)
       for (let j = 0; j < N; ++j) {
@@ -115,6 +115,10 @@ describe('webgpu q8 GEMM equals dequantize-then-multiply', { skip }, () => {
   test('scalar path (K = 37: a ragged last word and group), bias + gelu; no bias', async () => {
     await check({ M: 5, N: 13, K: 37, activation: 'gelu', seed: 5 });
     await check({ M: 3, N: 6, K: 5, bias: false, seed: 7 });
+  });
+  test('split K: each part dequantizes its own k range (3 parts of 96 k; the scalar path in 2 parts)', async () => {
+    await check({ M: 40, N: 68, K: 288, activation: 'gelu', seed: 9, split: 3 });
+    await check({ M: 5, N: 13, K: 37, seed: 11, split: 2 });
   });
   test('q8 embedding gather: an int8 table (row scale, group multipliers) summed with a float table equals the decoded rows', async () => {
     const vocab = 7, dim = 44, tokens = 5; // dim: a ragged last word, two groups

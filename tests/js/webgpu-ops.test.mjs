@@ -118,10 +118,10 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
       }
     return C;
   }
-  async function check({ M, N, K, transB, variant, act = 'none', bias = true, seed = 1 }) {
+  async function check({ M, N, K, transB, variant, act = 'none', bias = true, seed = 1, split }) {
     const A = randomArray(M * K, seed), B = randomArray(N * K, seed + 1), b = bias ? randomArray(N, seed + 2) : null;
     const c = ctx.empty(M * N * 4);
-    const got = await runRead((enc) => W.gemm(ctx, enc, { a: up(A), b: up(B), c, bias: b ? up(b) : undefined, M, N, K, transB, variant, activation: act }), c, M * N);
+    const got = await runRead((enc) => W.gemm(ctx, enc, { a: up(A), b: up(B), c, bias: b ? up(b) : undefined, M, N, K, transB, variant, activation: act, split }), c, M * N);
     const want = reference(A, B, b, M, N, K, transB, act);
     // f32 sums of K products of |·| ≤ 1: rounding ≤ K·2^−24 per unit of Σ|a·b| ≤ K.
     const tol = 4e-7 * K + 2e-6;
@@ -158,6 +158,25 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
     assert.equal(W.defaultGemmVariant(big, 29, 384), '64x64');
   });
 
+  test('split K: partial sums over k ranges, then bias and activation in the reduction; both layouts, vector and scalar, uneven last part', async () => {
+    // K = 200: 3 parts of 80 k (whole BK = 16 tiles) → 80, 80, 40; 7 parts → 32 each but the last 8
+    await check({ M: 70, N: 68, K: 200, transB: true, variant: '64x64', split: 3, act: 'gelu', seed: 41 });
+    await check({ M: 33, N: 20, K: 200, transB: false, variant: '64x64', split: 7, seed: 43 });
+    await check({ M: 9, N: 13, K: 37, transB: true, variant: '64x64', split: 2, act: 'relu', seed: 45 });
+    await check({ M: 5, N: 8, K: 64, transB: true, variant: '64x64', split: 4, bias: false, seed: 47 });
+    // more parts than BK tiles: as many parts as tiles
+    await check({ M: 4, N: 8, K: 32, transB: true, variant: '64x64', split: 9, seed: 49 });
+  });
+
+  test('split K by default only where 64×64 tiles make < 48 workgroups and K ≥ 1024: about 128 workgroups, ≤ 8 parts of ≥ 256 k', () => {
+    assert.equal(W.defaultGemmSplit('64x64', 128, 1024, 3072), 4); // Qwen3's down projection at 128 tokens: 32 tiles
+    assert.equal(W.defaultGemmSplit('64x64', 128, 3072, 1024), 1); // its gate / up projections: 96 tiles
+    assert.equal(W.defaultGemmSplit('64x64', 29, 384, 1536), 6); // MiniLM's FFN down, one sentence: 6 tiles
+    assert.equal(W.defaultGemmSplit('64x64', 29, 384, 384), 1); // K < 1024
+    assert.equal(W.defaultGemmSplit('64x64', 1, 64, 1024), 4); // one tile: ≥ 256 k per part
+    assert.equal(W.defaultGemmSplit('128x128', 8192, 384, 1536), 1);
+  });
+
   test('scalar path (K or N not a multiple of 4), with and without bias', async () => {
     await check({ M: 7, N: 13, K: 11, transB: true, variant: '64x64', seed: 9 });
     await check({ M: 70, N: 66, K: 18, transB: true, variant: '64x64', seed: 11 });
@@ -174,6 +193,7 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
     assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 0, N: 1, K: 1 }), /gemm: M: expected a positive integer/);
     assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 4, N: 4, K: 4 }), /gemm: a: expected a GPUBuffer of at least 64 bytes/);
     assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 1, N: 1, K: 1, variant: '7x7' }), /unknown variant '7x7'/);
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 1, N: 1, K: 1, split: 0 }), /gemm: split: expected a positive integer, got 0/);
   });
 });
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { checkpointTensors, writeRandomCheckpoint } from '../support/random-checkpoint.mjs';
-import { webgpuAdapter } from './webgpu-adapter.mjs';
+import { shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
 
 const { skip } = await webgpuAdapter();
 const { init } = await import('../../web/index.js');
@@ -100,7 +100,8 @@ for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-robert
 
     // two fresh modules: WebAssembly memory only grows, so heapBytes after a load is that load's peak
     const rpGpu = await init({ simd: true, threads: 1 });
-    const gpu = await rpGpu.loadModel(dir, { device: 'webgpu', dtype: 'fp32' });
+    const shaders = shaderRecordingGpu((await (await import('../../web/webgpu/index.js')).findGpu({})).gpu);
+    const gpu = await rpGpu.loadModel(dir, { device: 'webgpu', dtype: 'fp32', gpu: shaders });
     const gpuPeak = rpGpu.heapBytes;
     const rpCpu = await init({ simd: true, threads: 1 });
     const cpu = await rpCpu.loadModel(dir, { dtype: 'fp32' });
@@ -113,6 +114,8 @@ for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-robert
       const projected = name === 'deberta-v2' ? 2 * config.num_hidden_layers * 2 * config.position_buckets * config.hidden_size * 4 : 0;
       assert.ok(gpu.info.wasmWeightBytes < (1 << 20) + projected, `the WASM copies left after the upload: ${gpu.info.wasmWeightBytes} bytes`);
       const g = await gpu.forward(batch), c = cpu.forward(batch);
+      // 24 rows through the 2048 → 512 down projection: 8 tiles, so K is split (kernels/gemm.js defaultGemmSplit)
+      if (name === 'qwen3') assert.ok(shaders.codes.some((code) => code.includes('relpos gemm split reduce')), 'the down projection ran split');
       const r = compare(g.lastHiddenState, c.lastHiddenState, batch.attentionMask, 'fp32');
       t.diagnostic(`linear layers ${linears} B; heap peak: WebGPU load ${gpuPeak} B, WASM load ${cpuPeak} B; fp32 max abs diff ${r.worst}`);
       assert.ok(r.worst <= 1e-4 * Math.max(1, r.scale), `fp32: max abs difference ${r.worst} (largest value ${r.scale})`);

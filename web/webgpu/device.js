@@ -163,6 +163,8 @@ export class GpuContext {
     this.lost = device.lost.then((e) => (this.lostInfo ??= { reason: e.reason ?? 'unknown', message: e.message ?? '' }));
     /** Compiled pipelines by kernel key (see pipeline()). */
     this.pipelines = new Map();
+    /** The split GEMMs' partial sums (splitPartials). */
+    this.partials = null;
   }
 
   /** A compute pipeline for `code`, compiled once per key. */
@@ -217,6 +219,16 @@ export class GpuContext {
       if (shared) part = part.slice();
       this.device.queue.writeBuffer(buffer, offset + at, part.buffer, part.byteOffset, part.byteLength);
     }
+  }
+
+  /**
+   * The f32 partial sums of split GEMMs (kernels/gemm.js): one storage buffer of at least `bytes`, kept and reused
+   * by every split product (they run one after another); a larger need replaces it (what was already recorded keeps
+   * the old one; the device's destruction frees both).
+   */
+  splitPartials(bytes) {
+    if (!this.partials || this.partials.size < bytes) this.partials = this.empty(bytes, 'relpos split-K partials');
+    return this.partials;
   }
 
   /** An uninitialised (zeroed) storage buffer of `bytes` bytes. */

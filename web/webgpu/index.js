@@ -9,7 +9,7 @@
 // docs/architecture.md for the executor that will drive them from the C++ model's plan.
 export { createContext, findGpu, GpuContext, dispatch, lostError, f16Hint, hasSubgroups } from './device.js';
 export { reduceSum } from './kernels/reduce.js';
-export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, gemmSharedBytes, q8RowWords } from './kernels/gemm.js';
+export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, defaultGemmSplit, gemmSharedBytes, q8RowWords } from './kernels/gemm.js';
 export { DTYPES, storage, toHalf, fromHalf } from './kernels/dtype.js';
 export { norm, normWgsl } from './kernels/norm.js';
 export { activate, gated, add, elementwiseWgsl } from './kernels/elementwise.js';

@@ -17,6 +17,11 @@
 //   '128x128k16' 128×128 16 8×8    32 KiB  (needs maxComputeWorkgroupStorageSize ≥ 32768)
 //   '128x64'     128×64  8  8×4    12 KiB
 //   '64x64'      64×64  16  4×4    16 KiB
+// Split K (split = S > 1, for products too small to fill the GPU): workgroup z = s sums k in
+// [s·kSplit, min(K, (s + 1)·kSplit)) (kSplit a multiple of BK) into f32 partials P[s][M][N] (ctx.splitPartials,
+// one buffer grown as needed), and a second pass (splitReduceWgsl) writes C = act(Σ_s P[s] + bias) in s order. Each
+// element's sum then runs over the same k in the same order within a split, the splits added afterwards: a different
+// rounding from the unsplit product (f32, k ascending across the whole K).
 // Vector path when K % 4 == 0 and N % 4 == 0 (buffers bound as array<vec4<f32>>), else a scalar path
 // with the same tiling. Global loads are bounds-checked (zero fill) and stores guarded: a few integer ops
 // per tile load, so one pipeline serves every shape (fewer shader compiles).
@@ -28,7 +33,7 @@
 //       4-bit group multipliers m − 1 (group g at word 1 + g/8, bits 4·(g % 8))
 //   W[n][k] = s[n] · m[n][k/32] · q[n][k], dequantized in the tile load (4 k of one row share one word and
 //   one group), so the GEMM reads ~1 byte per weight instead of 4; everything after the load is the f32 path.
-import { dispatch } from '../device.js';
+import { dispatch, grid } from '../device.js';
 import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
 import { storage, requireDtype } from './dtype.js';
 
@@ -66,13 +71,26 @@ export function defaultGemmVariant(ctx, M, N) {
   return '64x64';
 }
 
+/**
+ * Splits of K used when none is named (1: none): products whose 64×64 tiles make fewer than 48 workgroups and whose
+ * K is ≥ 1024 (a 128-token input to a 1024-wide model: Qwen3's down projection, 128 × 3072 → 1024, is 32 tiles of
+ * 3072 k) are split into up to 8 parts of ≥ 256 k, so that the product runs in about 128 workgroups. The H200 ran a
+ * 512 × 3072 → 768 product 2.2× faster in 96 workgroups than in 24 (defaultGemmVariant); splitting itself is not yet
+ * timed on a GPU (bench/gpu/bench.mjs times it at the real-size shapes).
+ */
+export function defaultGemmSplit(variant, M, N, K) {
+  const groups = gemmWorkgroups(variant, M, N);
+  if (groups >= 48 || K < 1024) return 1;
+  return Math.max(1, Math.min(8, Math.ceil(128 / groups), Math.floor(K / 256)));
+}
+
 /** Words per row of a q8 weight [N, K]: { q: ceil(K/4), s: 1 + ceil(ceil(K/32)/8) } (the header's layout). */
 export function q8RowWords(K) {
   return { q: Math.ceil(K / 4), s: 1 + Math.ceil(Math.ceil(K / 32) / 8) };
 }
 
 /** WGSL source for one (variant, transB, vector, bias, activation, dtype, weights) combination. */
-export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float' }) {
+export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false }) {
   const cfg = GEMM_VARIANTS[variant];
   if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
   const { BM, BN, BK, TM, TN } = cfg;
@@ -84,22 +102,24 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   const q8 = weights === 'q8';
   if (weights !== 'float' && !q8) throw new Error(`webgpu: gemm: weights '${weights}' (expected 'float' or 'q8')`);
   if (q8 && !transB) throw new Error('webgpu: gemm: q8 weights are nn.Linear rows (transB = true)');
+  if (split && bias) throw new Error('webgpu: gemm: a split product adds its bias in the reduction (splitReduceWgsl)');
   const S = storage(dtype);
   const T = vector ? S.V : S.E;
   const ld = vector ? S.loadV : S.load; // storage → f32 (identity for f32)
   const L = [];
-  L.push(`${S.enable}// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation} dtype=${dtype} weights=${weights}`);
-  L.push('struct Dims { M: u32, N: u32, K: u32, pad: u32 }');
+  L.push(`${S.enable}// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation} dtype=${dtype} weights=${weights}${split ? ' split' : ''}`);
+  L.push('struct Dims { M: u32, N: u32, K: u32, kSplit: u32 }');
   L.push(`@group(0) @binding(0) var<storage, read> A: array<${T}>;`);
   L.push(`@group(0) @binding(1) var<storage, read> B: array<${q8 ? 'u32' : T}>;`);
-  L.push(`@group(0) @binding(2) var<storage, read_write> C: array<${T}>;`);
+  // split: C is the f32 partials [S, M, N]
+  L.push(`@group(0) @binding(2) var<storage, read_write> C: array<${split ? (vector ? 'vec4<f32>' : 'f32') : T}>;`);
   L.push('@group(0) @binding(3) var<uniform> dims: Dims;');
   if (bias) L.push(`@group(0) @binding(4) var<storage, read> bias: array<${T}>;`);
   if (q8) {
     L.push(`@group(0) @binding(${bias ? 5 : 4}) var<storage, read> Bs8: array<u32>;`);
     // W[n][k..k+3] (k a multiple of 4) dequantized; 0 outside [N, K].
-    L.push(`fn wq(n: u32, k: u32) -> vec4<f32> {
-  if (n >= dims.N || k >= dims.K) { return vec4<f32>(0.0); }
+    L.push(`fn wq(n: u32, k: u32, kEnd: u32) -> vec4<f32> {
+  if (n >= dims.N || k >= kEnd) { return vec4<f32>(0.0); }
   let w = bitcast<i32>(B[n * ((dims.K + 3u) / 4u) + k / 4u]);
   let g = k / 32u;
   let sb = n * (1u + (dims.K + 255u) / 256u);
@@ -117,7 +137,7 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   const nA = Math.ceil(slotsA / THREADS), nB = Math.ceil(slotsB / THREADS);
   // load4(buf, rowExpr, colExpr, rows, cols, ld): a vec4 at (row, col..col+3) of a row-major [rows, cols] matrix.
   const load4 = (buf, row, col, rows, cols, ldm) => {
-    if (q8 && buf === 'B') return `wq(${row}, ${col})`;
+    if (q8 && buf === 'B') return `wq(${row}, ${col}, kEnd)`;
     if (vector) {
       const idx = `((${row}) * ${ldm} + (${col})) / 4u`;
       return `select(vec4<f32>(0.0), ${ld(`${buf}[min(${idx}, arrayLength(&${buf}) - 1u)]`)}, (${row}) < ${rows} && (${col}) < ${cols})`;
@@ -132,7 +152,7 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   const store = [];
   for (let l = 0; l < nA; ++l) {
     const guard = slotsA % THREADS !== 0 ? `if (tid + ${l * THREADS}u < ${slotsA}u) ` : '';
-    fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; ra${l} = ${load4('A', `m0 + e / ${BK / 4}u`, `k0 + (e % ${BK / 4}u) * 4u`, 'dims.M', 'dims.K', 'dims.K')}; }`);
+    fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; ra${l} = ${load4('A', `m0 + e / ${BK / 4}u`, `k0 + (e % ${BK / 4}u) * 4u`, 'dims.M', 'kEnd', 'dims.K')}; }`);
     // transposed store: As[buf][k + c][row] (vec4 index (k + c)·BM/4 + row/4, lane row % 4)
     store.push(`${guard}{ let e = tid + ${l * THREADS}u; let row = e / ${BK / 4}u; let k = (e % ${BK / 4}u) * 4u; let at = nb * ${AS}u + row / 4u; let lane = row % 4u;
       As[at + (k + 0u) * ${BM / 4}u][lane] = ra${l}.x; As[at + (k + 1u) * ${BM / 4}u][lane] = ra${l}.y;
@@ -141,13 +161,13 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   for (let l = 0; l < nB; ++l) {
     const guard = slotsB % THREADS !== 0 ? `if (tid + ${l * THREADS}u < ${slotsB}u) ` : '';
     if (transB) {
-      fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; rb${l} = ${load4('B', `n0 + e / ${BK / 4}u`, `k0 + (e % ${BK / 4}u) * 4u`, 'dims.N', 'dims.K', 'dims.K')}; }`);
+      fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; rb${l} = ${load4('B', `n0 + e / ${BK / 4}u`, `k0 + (e % ${BK / 4}u) * 4u`, 'dims.N', 'kEnd', 'dims.K')}; }`);
       store.push(`${guard}{ let e = tid + ${l * THREADS}u; let row = e / ${BK / 4}u; let k = (e % ${BK / 4}u) * 4u; let at = nb * ${BS}u + row / 4u; let lane = row % 4u;
       Bs[at + (k + 0u) * ${BN / 4}u][lane] = rb${l}.x; Bs[at + (k + 1u) * ${BN / 4}u][lane] = rb${l}.y;
       Bs[at + (k + 2u) * ${BN / 4}u][lane] = rb${l}.z; Bs[at + (k + 3u) * ${BN / 4}u][lane] = rb${l}.w; }`);
     } else {
       // B [K, N]: slot e covers k-row e / (BN/4), n-chunk e % (BN/4): copied as is.
-      fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; rb${l} = ${load4('B', `k0 + e / ${BN / 4}u`, `n0 + (e % ${BN / 4}u) * 4u`, 'dims.K', 'dims.N', 'dims.N')}; }`);
+      fetch.push(`${guard}{ let e = tid + ${l * THREADS}u; rb${l} = ${load4('B', `k0 + e / ${BN / 4}u`, `n0 + (e % ${BN / 4}u) * 4u`, 'kEnd', 'dims.N', 'dims.N')}; }`);
       store.push(`${guard}{ let e = tid + ${l * THREADS}u; Bs[nb * ${BS}u + e] = rb${l}; }`);
     }
   }
@@ -157,12 +177,16 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let n0 = wg.x * ${BN}u;
   let m0 = wg.y * ${BM}u;
   let tx = tid % ${TX}u;
-  let ty = tid / ${TX}u;`);
+  let ty = tid / ${TX}u;
+  // the k this workgroup sums: all of K, or split wg.z's range
+  let kBeg = ${split ? 'wg.z * dims.kSplit' : '0u'};
+  let kEnd = ${split ? 'min(dims.K, kBeg + dims.kSplit)' : 'dims.K'};
+  let out0 = ${split ? 'wg.z * dims.M * dims.N' : '0u'};`);
   for (let l = 0; l < nA; ++l) L.push(`  var ra${l} = vec4<f32>(0.0);`);
   for (let l = 0; l < nB; ++l) L.push(`  var rb${l} = vec4<f32>(0.0);`);
   for (let g = 0; g < GM; ++g) for (let r = 0; r < 4; ++r) for (let h = 0; h < GN; ++h) L.push(`  var c${g}_${r}_${h} = vec4<f32>(0.0);`);
-  L.push(`  let tiles = (dims.K + ${BK - 1}u) / ${BK}u;
-  var k0 = 0u;
+  L.push(`  let tiles = (kEnd - kBeg + ${BK - 1}u) / ${BK}u;
+  var k0 = kBeg;
   var nb = 0u;
   ${fetch.join('\n  ')}
   ${store.join('\n  ')}
@@ -170,7 +194,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   for (var t = 0u; t < tiles; t++) {
     let cb = t % 2u;
     nb = 1u - cb;
-    k0 = (t + 1u) * ${BK}u;
+    k0 = kBeg + (t + 1u) * ${BK}u;
     let more = t + 1u < tiles;
     if (more) {
       ${fetch.join('\n      ')}
@@ -201,12 +225,12 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
         if (vector) {
           L.push(`        var v = c${g}_${r}_${h};`);
           if (bias) L.push(`        v = v + ${ld('bias[col / 4u]')};`);
-          L.push(`        C[(row * dims.N + col) / 4u] = ${S.storeV('act_v(v)')};`);
+          L.push(split ? '        C[(out0 + row * dims.N + col) / 4u] = v;' : `        C[(row * dims.N + col) / 4u] = ${S.storeV('act_v(v)')};`);
         } else {
           L.push(`        var v = c${g}_${r}_${h};`);
           if (bias) L.push(`        v = v + vec4<f32>(${['bias[col]', 'bias[min(col + 1u, dims.N - 1u)]', 'bias[min(col + 2u, dims.N - 1u)]', 'bias[min(col + 3u, dims.N - 1u)]'].map(ld).join(', ')});`);
           L.push('        v = act_v(v);');
-          for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[row * dims.N + col + ${c}u] = ${S.store(`v[${c}]`)}; }`);
+          for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[${split ? 'out0 + ' : ''}row * dims.N + col + ${c}u] = ${split ? `v[${c}]` : S.store(`v[${c}]`)}; }`);
         }
         L.push('      }\n    }');
       }
@@ -214,6 +238,28 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
     }
   L.push('}');
   return L.join('\n');
+}
+
+/** WGSL of a split product's second pass: C[i] = act(Σ_{s < S} P[s·M·N + i] + bias[i % N]), s ascending. */
+export function splitReduceWgsl({ vector, bias, activation, dtype = 'f32' }) {
+  const S = storage(dtype);
+  const T = vector ? S.V : S.E, F = vector ? 'vec4<f32>' : 'f32';
+  return `${S.enable}// relpos gemm split reduce vector=${vector} bias=${bias} act=${activation} dtype=${dtype}
+struct Dims { n: u32, N: u32, S: u32, gx: u32 }
+@group(0) @binding(0) var<storage, read> P: array<${F}>;
+@group(0) @binding(1) var<storage, read_write> C: array<${T}>;
+@group(0) @binding(2) var<uniform> dims: Dims;
+${bias ? `@group(0) @binding(3) var<storage, read> bias: array<${T}>;` : ''}
+${activationWgsl(activation, F, 'v')}
+@compute @workgroup_size(${THREADS})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.y * dims.gx * ${THREADS}u + gid.x;  // element (vec4 of elements) of C
+  if (i >= dims.n) { return; }
+  var v = P[i];
+  for (var s = 1u; s < dims.S; s++) { v += P[s * dims.n + i]; }
+  ${bias ? `v += ${(vector ? S.loadV : S.load)(`bias[i % ${vector ? '(dims.N / 4u)' : 'dims.N'}]`)};` : ''}
+  C[i] = ${(vector ? S.storeV : S.store)('act_v(v)')};
+}`;
 }
 
 /**
@@ -224,6 +270,7 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
  */
 export function gemm(ctx, encoder, args) {
   const { a, b, c, M, N, K } = args;
+  // split (defaultGemmSplit when not given): K in this many parts of whole BK tiles, then one reduction pass
   const transB = args.transB ?? true;
   const dtype = args.dtype ?? 'f32';
   requireDtype(ctx, dtype, 'gemm');
@@ -246,13 +293,26 @@ export function gemm(ctx, encoder, args) {
   if (args.bias) need.push(['bias', args.bias, N, eb, dtype]);
   for (const [name, buf, n, bytes, type] of need)
     if (!buf || buf.size < n * bytes) throw new RangeError(`webgpu: gemm: ${name}: expected a GPUBuffer of at least ${n * bytes} bytes (${n} ${type}), got ${buf ? buf.size + ' bytes' : buf}`);
+  const asked = args.split ?? defaultGemmSplit(variant, M, N, K);
+  if (!Number.isInteger(asked) || asked < 1) throw new RangeError(`webgpu: gemm: split: expected a positive integer, got ${asked}`);
+  const kSplit = Math.ceil(Math.ceil(K / asked) / cfg.BK) * cfg.BK, parts = Math.ceil(K / kSplit);
   const vector = K % 4 === 0 && N % 4 === 0;
-  const opts = { variant, transB, vector, bias: !!args.bias, activation, dtype, weights: q8 ? 'q8' : 'float' };
-  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}`;
+  const split = parts > 1;
+  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : ''}`;
   const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
-  const buffers = [a, b, c, ctx.uniforms([M, N, K, 0])];
-  if (args.bias) buffers.push(args.bias);
+  const partials = split ? ctx.splitPartials(parts * M * N * 4) : null;
+  const buffers = [a, b, split ? partials : c, ctx.uniforms([M, N, K, kSplit])];
+  if (opts.bias) buffers.push(args.bias);
   if (q8) buffers.push(args.scales);
   const gx = Math.ceil(N / cfg.BN), gy = Math.ceil(M / cfg.BM);
-  dispatch(ctx, encoder, pipeline, buffers, [gx, gy, 1], key);
+  dispatch(ctx, encoder, pipeline, buffers, [gx, gy, parts], key);
+  if (!split) return;
+  const bias = !!args.bias, n = vector ? (M * N) / 4 : M * N;
+  const rkey = `gemm-split-reduce:${vector ? 'v' : 's'}:${bias ? 'bias' : '-'}:${activation}${dtype === 'f32' ? '' : `:${dtype}`}`;
+  const reduce = ctx.pipeline(rkey, () => splitReduceWgsl({ vector, bias, activation, dtype }));
+  const g = grid(ctx, Math.ceil(n / THREADS));
+  const rb = [partials, c, ctx.uniforms([n, N, parts, g[0]])];
+  if (bias) rb.push(args.bias);
+  dispatch(ctx, encoder, reduce, rb, g, rkey);
 }

@@ -223,6 +223,7 @@ function kernelCases() {
     ['gemm vector, bias + gelu', M * N, (on, dtype, c) => (enc) => W.gemm(on, enc, { a: up(A), b: up(B), c, bias: up(bias), M, N, K, variant: '64x64', activation: 'gelu', dtype })],
     ['gemm scalar (K = 19)', M * N, (on, dtype, c) => (enc) => W.gemm(on, enc, { a: up(A), b: up(B), c, M, N, K: 19, variant: '64x64', dtype })],
     ['gemm q8 weights', M * N, (on, dtype, c) => (enc) => W.gemm(on, enc, { a: up(A36), b: up(q8.q), scales: up(q8.s), c, M, N, K: 36, variant: '64x64', dtype })],
+    ['gemm split K, bias + gelu (f32 partials)', M * N, (on, dtype, c) => (enc) => W.gemm(on, enc, { a: up(A), b: up(B), c, bias: up(bias), M, N, K, variant: '64x64', activation: 'gelu', split: 2, dtype })],
     ['layernorm with residual, sum and beta', rows * dim, (on, dtype, c) => (enc) => W.norm(on, enc, { kind: 'layernorm', x: up(x), residual: up(res), sum: out(rows * dim), y: c, gamma: up(gamma), beta: up(beta), rows, dim, eps: 1e-5, dtype })],
     ['rmsnorm', rows * dim, (on, dtype, c) => (enc) => W.norm(on, enc, { kind: 'rmsnorm', x: up(x), y: c, gamma: up(gamma), rows, dim, eps: 1e-6, dtype })],
     ['activate gelu_tanh', rows * dim, (on, dtype, c) => (enc) => W.activate(on, enc, { x: up(x), y: c, n: rows * dim, activation: 'gelu_tanh', dtype })],

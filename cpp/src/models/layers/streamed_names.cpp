@@ -1,78 +1,77 @@
-// The streaming families' naming rules (streamed_names.h).
+// The streaming families' naming rules (streamed_names.h), as data: one Rule per family.
 #include "models/layers/streamed_names.h"
-
-#include <initializer_list>
 
 namespace relpos::models {
 namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool ends_with(const std::string& s, const char* p) {
-  const std::string suffix(p);
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-std::string without(const std::string& n, std::initializer_list<const char*> prefixes) {
-  for (const char* p : prefixes)
-    if (starts_with(n, p)) return n.substr(std::string(p).size());
-  return n;
-}
-// `encoder.layer.N.<one of suffixes>`
-bool layer_tensor(const std::string& n, std::initializer_list<const char*> suffixes) {
-  if (!starts_with(n, "encoder.layer.")) return false;
-  for (const char* s : suffixes)
-    if (ends_with(n, s)) return true;
-  return false;
+  const std::size_t n = std::char_traits<char>::length(p);
+  return s.size() >= n && s.compare(s.size() - n, n, p) == 0;
 }
 
-StreamForm decoder_or_bert(const std::string& name) {
-  if (name == "embed_tokens.weight" || name == "model.embed_tokens.weight") return StreamForm::Table;
-  if ((starts_with(name, "layers.") || starts_with(name, "model.layers.")) && ends_with(name, "_proj.weight"))
-    return StreamForm::Linear;
-  const std::string n = without(name, {"bert.", "roberta.", "electra."});
-  if (n == "embeddings.word_embeddings.weight" || n == "embeddings.position_embeddings.weight") return StreamForm::Table;
-  if (layer_tensor(n, {".attention.self.query.weight", ".attention.self.key.weight", ".attention.self.value.weight",
-                       ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"}))
-    return StreamForm::Linear;
+// Lists end at the first null (constant data: no static constructors in the WebAssembly module).
+struct Rule {
+  const char* prefixes[4];  // task prefixes, stripped first (at most one)
+  const char* tables[3];    // embedding tables (EmbeddingTable::load)
+  const char* layers;       // the root every linear layer's name starts with
+  const char* linears[7];   // their suffixes (Linear::load)
+  const char* kept[3];      // suffixes of linears that also stay on the CPU with a sink
+};
+
+StreamForm form_of(const Rule& r, const std::string& name) {
+  std::string n = name;
+  for (const char* const* p = r.prefixes; *p; ++p)
+    if (starts_with(n, *p)) {
+      n = n.substr(std::char_traits<char>::length(*p));
+      break;
+    }
+  for (const char* const* t = r.tables; *t; ++t)
+    if (n == *t) return StreamForm::Table;
+  if (!starts_with(n, r.layers)) return StreamForm::Float;
+  for (const char* const* s = r.kept; *s; ++s)
+    if (ends_with(n, *s)) return StreamForm::LinearKept;
+  for (const char* const* s = r.linears; *s; ++s)
+    if (ends_with(n, *s)) return StreamForm::Linear;
   return StreamForm::Float;
 }
 
-StreamForm deberta_v2(const std::string& name) {
-  const std::string n = without(name, {"deberta."});
-  if (n == "embeddings.word_embeddings.weight") return StreamForm::Table;
-  if (layer_tensor(n, {".attention.self.query_proj.weight", ".attention.self.key_proj.weight"})) return StreamForm::LinearKept;
-  if (layer_tensor(n, {".attention.self.value_proj.weight", ".attention.output.dense.weight", ".intermediate.dense.weight",
-                       ".output.dense.weight"}))
-    return StreamForm::Linear;
-  return StreamForm::Float;
-}
+constexpr Rule kDecoder{{"model."}, {"embed_tokens.weight"}, "layers.", {"_proj.weight"}, {}};
+constexpr Rule kBert{{"bert.", "roberta.", "electra."},
+                 {"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight"},
+                 "encoder.layer.",
+                 {".attention.self.query.weight", ".attention.self.key.weight", ".attention.self.value.weight",
+                  ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"},
+                 {}};
+constexpr Rule kDeberta{{"deberta."},
+                    {"embeddings.word_embeddings.weight"},
+                    "encoder.layer.",
+                    {".attention.self.value_proj.weight", ".attention.output.dense.weight", ".intermediate.dense.weight",
+                     ".output.dense.weight"},
+                    {".attention.self.query_proj.weight", ".attention.self.key_proj.weight"}};
+constexpr Rule kMpnet{{"mpnet."},
+                  {"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight"},
+                  "encoder.layer.",
+                  {".attention.attn.q.weight", ".attention.attn.k.weight", ".attention.attn.v.weight",
+                   ".attention.attn.o.weight", ".intermediate.dense.weight", ".output.dense.weight"},
+                  {}};
+constexpr Rule kModernBert{{"model."},
+                       {"embeddings.tok_embeddings.weight"},
+                       "layers.",
+                       {".attn.Wqkv.weight", ".attn.Wo.weight", ".mlp.Wi.weight", ".mlp.Wo.weight"},
+                       {}};
+constexpr Rule kNomicBert{{"bert.", "model."},
+                      {"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight"},
+                      "encoder.layers.",
+                      {".attn.Wqkv.weight", ".attn.out_proj.weight", ".mlp.fc11.weight", ".mlp.fc12.weight",
+                       ".mlp.fc1.weight", ".mlp.fc2.weight"},
+                      {}};
 
-StreamForm mpnet(const std::string& name) {
-  const std::string n = without(name, {"mpnet."});
-  if (n == "embeddings.word_embeddings.weight" || n == "embeddings.position_embeddings.weight") return StreamForm::Table;
-  if (layer_tensor(n, {".attention.attn.q.weight", ".attention.attn.k.weight", ".attention.attn.v.weight",
-                       ".attention.attn.o.weight", ".intermediate.dense.weight", ".output.dense.weight"}))
-    return StreamForm::Linear;
-  return StreamForm::Float;
-}
-
-StreamForm modernbert(const std::string& name) {
-  const std::string n = without(name, {"model."});
-  if (n == "embeddings.tok_embeddings.weight") return StreamForm::Table;
-  if (starts_with(n, "layers.") && (ends_with(n, ".attn.Wqkv.weight") || ends_with(n, ".attn.Wo.weight") ||
-                                    ends_with(n, ".mlp.Wi.weight") || ends_with(n, ".mlp.Wo.weight")))
-    return StreamForm::Linear;
-  return StreamForm::Float;
-}
-
-StreamForm nomic_bert(const std::string& name) {
-  const std::string n = without(name, {"bert.", "model."});
-  if (n == "embeddings.word_embeddings.weight" || n == "embeddings.position_embeddings.weight") return StreamForm::Table;
-  if (!starts_with(n, "encoder.layers.")) return StreamForm::Float;
-  for (const char* s : {".attn.Wqkv.weight", ".attn.out_proj.weight", ".mlp.fc11.weight", ".mlp.fc12.weight", ".mlp.fc1.weight",
-                        ".mlp.fc2.weight"})
-    if (ends_with(n, s)) return StreamForm::Linear;
-  return StreamForm::Float;
-}
+// every list keeps its null end
+constexpr bool ends_in_null(const Rule& r) { return !r.prefixes[3] && !r.tables[2] && !r.linears[6] && !r.kept[2]; }
+static_assert(ends_in_null(kDecoder) && ends_in_null(kBert) && ends_in_null(kDeberta) && ends_in_null(kMpnet) &&
+                  ends_in_null(kModernBert) && ends_in_null(kNomicBert),
+              "a Rule list needs its null end: make the array one longer");
 
 }  // namespace
 
@@ -82,11 +81,12 @@ bool streams_family(const std::string& t) {
 }
 
 StreamForm stream_form(const std::string& model_type, const std::string& name) {
-  if (model_type == "deberta-v2") return deberta_v2(name);
-  if (model_type == "mpnet") return mpnet(name);
-  if (model_type == "modernbert") return modernbert(name);
-  if (model_type == "nomic_bert") return nomic_bert(name);
-  return decoder_or_bert(name);
+  if (model_type == "deberta-v2") return form_of(kDeberta, name);
+  if (model_type == "mpnet") return form_of(kMpnet, name);
+  if (model_type == "modernbert") return form_of(kModernBert, name);
+  if (model_type == "nomic_bert") return form_of(kNomicBert, name);
+  const StreamForm decoder = form_of(kDecoder, name);  // the decoders' and BERT's names together
+  return decoder != StreamForm::Float ? decoder : form_of(kBert, name);
 }
 
 }  // namespace relpos::models

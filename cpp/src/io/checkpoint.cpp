@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json_text.h"
+#include "io/name_match.h"
 #include "io/torch_checkpoint.h"
 #include "relpos/error.h"
 #include "relpos/safetensors.h"
@@ -20,9 +21,7 @@
 namespace relpos {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using io::ends_with;
 
 std::unique_ptr<Weights> open_single(CheckpointFile file) {
   if (ends_with(file.name, ".safetensors"))

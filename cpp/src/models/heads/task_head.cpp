@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "io/json_text.h"
+#include "io/name_match.h"
 #include "models/heads/head_support.h"
 #include "models/layers/load_context.h"
 #include "relpos/error.h"
@@ -17,11 +18,8 @@ namespace relpos {
 namespace models::heads {
 namespace {
 
+using io::ends_with;
 using nlohmann::json;
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string architecture(const json& j) {
   if (!j.contains("architectures") || j["architectures"].is_null()) return "";

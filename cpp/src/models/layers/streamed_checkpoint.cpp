@@ -9,6 +9,7 @@
 #include "io/gguf_blocks.h"
 #include "io/gguf_model.h"
 #include "io/json_text.h"
+#include "io/name_match.h"
 #include "io/safetensors_header.h"
 #include "io/tensor_bytes.h"
 #include "kernels/gemm_f32.h"
@@ -25,9 +26,7 @@ constexpr std::size_t kBlockBytes = std::size_t{1} << 20;  // file bytes convert
 constexpr std::size_t kLinearRows = 64;                    // a multiple of every build's GEMM panel width
 constexpr std::size_t kMaxHeader = 100u << 20;             // the safetensors format's header limit
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using io::ends_with;
 
 // A block of e's rows → float32: GGUF block types through the ggml decoders, else as SafeTensors::to_f32.
 void decode_rows(const StreamedCheckpoint::Entry& e, const std::uint8_t* p, std::size_t n, float* out);
@@ -52,6 +51,8 @@ struct StreamedCheckpoint::Entry {
   std::vector<std::uint8_t> raw;  // Raw
 
   bool done() const { return info.nbytes == 0 || done_rows == rows; }
+  // Its converted form is held here: not a Linear whose rows all went to a sink (kept ones are held too).
+  bool held() const { return gpu < 0 || kept; }
   // Bytes the converted form holds.
   std::size_t bytes(WeightFormat dtype) const {
     const std::size_t n = rows * cols;
@@ -299,7 +300,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
         }
         break;
     }
-    if (e.gpu < 0 || e.kept) converted_bytes_ += e.bytes(dtype);
+    if (e.held()) converted_bytes_ += e.bytes(dtype);
   }
   const std::size_t r0 = e.done_rows, n = rows * e.cols;
   if (e.form == Entry::Raw) {
@@ -311,9 +312,8 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     decode_rows(e, bytes, n, rows_.data());
     const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
     if (e.gpu >= 0) sink_->rows(e.gpu, n0, N, K, rows_.data());
-    const bool held = e.gpu < 0 || e.kept;  // else the sink has them all
-    if (!held) {
-      // nothing kept
+    if (!e.held()) {
+      // the sink has them all
     } else if (e.form == Entry::Table) {
       EmbeddingTable::quantize_rows(N, K, rows_.data(), e.q8.data() + r0 * e.cols, e.scales.data() + r0);
     } else if (dtype == WeightFormat::Q8) {
@@ -446,7 +446,7 @@ std::optional<PreparedLinear> StreamedCheckpoint::take_linear(const std::string&
   if (e.gpu < 0 && options_.dtype == WeightFormat::Q8)
     out.q8 = QuantizedMatrix(static_cast<int>(e.cols), static_cast<int>(e.rows), std::move(e.q8), std::move(e.scales),
                              e.activation_max);
-  else if (e.gpu < 0 || e.kept)
+  else if (e.held())
     out.packed = std::move(e.f32);
   e.q8 = {};
   e.f32 = {};

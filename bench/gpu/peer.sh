@@ -11,8 +11,10 @@
 #      Qwen3-Embedding-0.6B shapes, q8 / fp16 / fp32 at 128 / 512 / 2048 tokens → $OUT/real-size.json
 #   3. bench/gpu/fixtures.mjs with GPU_FIXTURES_DTYPE=fp16 (GPU_FIXTURES_BUDGET_S, default 60): every public fixture
 #      in fp16 (tolerance 2e-2) → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
-# $OUT then holds at most 5 files: peer.json, real-size.json, fixtures-fp16.json, run.log (everything printed),
-# nvidia-smi.csv. bench/gpu/commit-peer-run.sh copies them to bench/results/gpu/<device>-<date>-peer/ and regenerates
+#   4. bench/gpu/bench.mjs with GPU_BENCH_PARTS=shaped (GPU_KERNELS_BUDGET_S, default 60): the encoder-shaped GEMMs
+#      in f32 and f16 at every tile variant, split K at 1–8 parts → $OUT/gpu-bench.json (GPU_PEER_KERNELS=0 skips it)
+# $OUT then holds at most 6 files: peer.json, real-size.json, fixtures-fp16.json, gpu-bench.json, run.log (everything
+# printed), nvidia-smi.csv. bench/gpu/commit-peer-run.sh copies them to bench/results/gpu/<device>-<date>-peer/ and regenerates
 # docs/performance.md (bench/lib/readme.mjs renders the newest run).
 # Dawn flags (RELPOS_DAWN_FLAGS, default enable-dawn-features=vulkan_enable_f16_on_nvidia): Dawn withholds
 # 'shader-f16' on NVIDIA's Vulkan driver without that adapter toggle (a driver bug list; unsafe for browsing, fine
@@ -68,6 +70,11 @@ if [ "${GPU_PEER_FIXTURES:-1}" = 1 ] && [ -z "${GPU_BENCH_SMALL:-}" ]; then
   step "bench/gpu/fixtures.mjs in fp16, budget ${GPU_FIXTURES_BUDGET_S:-60} s"
   OUT="$OUT" GPU_FIXTURES_DTYPE=fp16 timeout -k 10 "${GPU_FIXTURES_BUDGET_S:-60}" "$NODE" --no-experimental-fetch bench/gpu/fixtures.mjs
   echo "== fixtures fp16 exit $?"
+fi
+if [ "${GPU_PEER_KERNELS:-1}" = 1 ]; then
+  step "bench/gpu/bench.mjs, the encoder-shaped GEMMs (f32, f16, split K), budget ${GPU_KERNELS_BUDGET_S:-60} s"
+  OUT="$OUT" GPU_BENCH_PARTS=${GPU_BENCH_PARTS:-shaped} timeout -k 10 "${GPU_KERNELS_BUDGET_S:-60}" "$NODE" bench/gpu/bench.mjs
+  echo "== kernels exit $?"
 fi
 step "done: exit $rc; results in $OUT"
 exit $rc

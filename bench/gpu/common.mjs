@@ -3,6 +3,7 @@
 //   const { dawn, gpu } = await openDawn(flags);   // GPU object for createContext({ gpu }) / loadModel({ gpu });
 //                                                  // loadDawn(): the module only
 //   random(n, seed) → Float32Array in [−1, 1)       median(xs)
+//   clockedGpu(gpu) → { gpu, clock }: clock.waitMs, the time spent in GPUBuffer.mapAsync (a call's GPU part)
 //   await submitTimed(ctx, record, reps) → seconds per dispatch of one submit of `reps` record(encoder) calls
 import { pathToFileURL } from 'node:url';
 
@@ -19,6 +20,55 @@ export async function openDawn(flags = []) {
   const dawn = await loadDawn();
   return { dawn, gpu: dawn.create(flags) };
 }
+
+/**
+ * A GPU object whose queues count their submits (clock.submits), and a clock of the time spent waiting in
+ * GPUBuffer.mapAsync (clock.waitMs: the GPU work and the read-back a call waits for): a call's CPU part is its time
+ * minus the wait (recording, submits, copies out of mapped buffers, JavaScript), told apart without touching the library.
+ */
+export function clockedGpu(gpu) {
+  const clock = { submits: 0, waitMs: 0 };
+  const proto = globalThis.GPUBuffer?.prototype;
+  if (proto && !proto.mapAsync.clocked) {
+    const mapAsync = proto.mapAsync;
+    // waits that overlap (a forward maps several outputs at once) count once: from the first start to the last end
+    let inFlight = 0, since = 0;
+    proto.mapAsync = async function clockedMapAsync(...args) {
+      if (inFlight++ === 0) since = performance.now();
+      try {
+        return await mapAsync.apply(this, args);
+      } finally {
+        if (--inFlight === 0) for (const c of clockedGpu.clocks) c.waitMs += performance.now() - since;
+      }
+    };
+    proto.mapAsync.clocked = true;
+  }
+  clockedGpu.clocks.push(clock);
+  const wrapDevice = (device) => {
+    const queue = device.queue, submit = queue.submit.bind(queue);
+    queue.submit = (buffers) => {
+      clock.submits += buffers.length;
+      return submit(buffers);
+    };
+    return device;
+  };
+  const wrapAdapter = (adapter) => new Proxy(adapter, {
+    get(target, key) {
+      if (key === 'requestDevice') return async (descriptor) => wrapDevice(await target.requestDevice(descriptor));
+      const value = target[key];
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const proxy = new Proxy(gpu, {
+    get(target, key) {
+      if (key === 'requestAdapter') return async (options) => { const a = await target.requestAdapter(options); return a && wrapAdapter(a); };
+      const value = target[key];
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { gpu: proxy, clock };
+}
+clockedGpu.clocks = [];
 
 /** A seeded LCG's n floats in [−1, 1) (the same stream in every script). */
 export function random(n, seed) {

@@ -21,6 +21,10 @@
 // vulkan_enable_f16_on_nvidia); the peer fp32. cosine: smallest cosine of masked mean-pooled rows between relpos and
 // the peer (web/webgpu/compare.js compareHidden); fp32 rows must reach 0.9999 (else exit 1). fp16 rows also carry
 // cosineFp32 (relpos fp16 against relpos fp32, must reach 0.999) and q8 rows are reported, not checked.
+// The peer is timed alternating with relpos's first dtype only; the other dtypes time relpos back to back. Because
+// alternating two WebGPU runtimes on one GPU slows both, each row of the first dtype is also timed alone
+// (relposAloneMs) and the peer alone (peerAloneMs): dtypes compare like for like on those. relposCpuMs: a call's time
+// less its wait in GPUBuffer.mapAsync (bench/gpu/common.mjs clockedGpu): what the CPU spends per call.
 //
 //   OUT=dir node bench/gpu/peer.mjs      → $OUT/peer.json (rewritten after every row). Not with --no-experimental-fetch:
 // Transformers.js needs fetch's Headers even for local files.
@@ -41,7 +45,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { compareHidden } from '../../web/webgpu/compare.js';
-import { captureExecutor, median, openDawn } from './common.mjs';
+import { captureExecutor, clockedGpu, median, openDawn } from './common.mjs';
 
 const SMALL = process.env.GPU_BENCH_SMALL === '1';
 const OUT = process.env.OUT ?? 'bench/results/tmp/gpu-peer';
@@ -93,7 +97,8 @@ const ROWS = [
 const WANT = new Set((process.env.PEER_ROWS ?? (SMALL ? 'minilm,minilm-1by1,pipeline,pipeline-1by1' : ROWS.map((r) => r.id).join(','))).split(','));
 
 // ---- the two libraries ---------------------------------------------------------------------------------------------
-const { gpu } = await openDawn(FLAGS);
+const { gpu: rawGpu } = await openDawn(FLAGS);
+const { gpu, clock } = clockedGpu(rawGpu); // relpos's wait for its GPU work (mapAsync): the rest of a call is CPU
 const { init, pipeline } = await import('../../web/index.js');
 // The executor each relpos model builds (the package's own module instance), for PlanExecutor.profile below.
 const W = await import('../../web/webgpu/index.js');
@@ -272,7 +277,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
     peerPipeline = await T.pipeline('feature-extraction', model, { device: 'webgpu', dtype: 'fp32' });
     result.loads.push({ model, library: 'Transformers.js', dtype: 'fp32', what: 'pipeline', s: +((performance.now() - t0) / 1000).toFixed(2) });
   }
-  const peerOut = new Map(), peerTimes = new Map(), peerError = new Map();
+  const peerOut = new Map(), peerTimes = new Map(), peerError = new Map(), peerAloneTimes = new Map();
   const profileRows = []; // fp32 rows below the target: profiled on both sides
   const relposFp32 = new Map();
   try {
@@ -321,11 +326,13 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           };
           let rOut = await rf(batches); // warm-up: plans, pipelines
           if (!peerOut.has(row.id)) peerOut.set(row.id, await peerTry());
-          const rt = [], pt = peerTimes.get(row.id) ?? [];
+          const rt = [], pt = peerTimes.get(row.id) ?? [], cpu = [];
           for (let r = 0; r < reps; ++r) {
             let t = performance.now();
+            const w = clock.waitMs;
             rOut = await rf(batches);
             rt.push(performance.now() - t);
+            cpu.push(rt[rt.length - 1] - (clock.waitMs - w));
             if (pt.length < reps && !peerError.has(row.id)) { // the peer is timed alongside the first dtype only
               t = performance.now();
               const o = await peerTry();
@@ -336,7 +343,31 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
             }
           }
           peerTimes.set(row.id, pt);
+          // Alternating two WebGPU runtimes on one GPU costs each of them time per call; the dtype rows after the first
+          // time relpos alone. So that dtypes compare like for like, the first dtype's row is also timed alone, and the
+          // peer alone once per row (relposAloneMs, peerAloneMs).
+          let alone = null, peerAlone = peerAloneTimes.get(row.id) ?? null;
+          if (dtype === DTYPES[0]) {
+            alone = [];
+            for (let r = 0; r < reps; ++r) {
+              const t = performance.now();
+              await rf(batches);
+              alone.push(performance.now() - t);
+            }
+            if (!peerAlone && !peerError.has(row.id)) {
+              peerAlone = [];
+              for (let r = 0; r < reps; ++r) {
+                const t = performance.now();
+                if (!(await peerTry())) break;
+                peerAlone.push(performance.now() - t);
+              }
+              peerAloneTimes.set(row.id, peerAlone);
+            }
+          }
           const out = { model, row: row.id, shape: row.shape, dtype, relposMs: +median(rt).toFixed(2), peerMs: pt.length ? +median(pt).toFixed(2) : null };
+          out.relposCpuMs = +median(cpu).toFixed(2); // the call less its wait for the GPU (mapAsync): recording, submits, copies, JavaScript
+          if (alone) out.relposAloneMs = +median(alone).toFixed(2);
+          if (peerAlone?.length) out.peerAloneMs = +median(peerAlone).toFixed(2);
           if (peerError.has(row.id)) out.peerError = peerError.get(row.id);
           else Object.assign(out, agree(rOut, peerOut.get(row.id)));
           if (row.peerWrong) { // out of the speed target; a disagreement is the peer's (relpos WebGPU = relpos WASM there)

@@ -2,30 +2,32 @@
 // Qwen3-Embedding-0.6B shapes (bench/lib/big_models.mjs BIG_CONFIGS 'gemma3-300m' / 'qwen3-0.6b', random BF16
 // checkpoints from tests/support/random-checkpoint.mjs, written once to $REAL_SIZE_WORK), per dtype (q8, fp16, fp32):
 // load seconds, then per input length (128 / 512 / 2048 tokens, one sequence) the median ms of repeated forwards
-// after a warm-up (the last hidden state back on the CPU) and the rate in TFLOP/s (forwardFlops). A row that fails
+// after a warm-up (the last hidden state back on the CPU), cpuMs: that time less its wait in mapAsync (the CPU part:
+// ids in, the forward recorded and submitted, the output copied out; the rest is GPU work and the read-back), and the rate in TFLOP/s (forwardFlops). A row that fails
 // (fp32 Qwen3 passes its weights through the 2 GB WASM heap) records its error; the others still run.
 //   OUT=dir node bench/gpu/real_size.mjs   → $OUT/real-size.json (rewritten after every row)
 // env: REAL_SIZE_DTYPES (default q8,fp16,fp32), REAL_SIZE_MODELS (default gemma3-300m,qwen3-0.6b),
-// REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: two
+// REAL_SIZE_LENGTHS (default 128,512,2048), REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: two
 // layers, vocabulary 1024, 8 and 16 tokens, one timed call (the plumbing on SwiftShader, not speed).
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { BIG_CONFIGS, forwardFlops } from '../lib/big_models.mjs';
 import { writeRandomCheckpoint } from '../../tests/support/random-checkpoint.mjs';
-import { median, openDawn } from './common.mjs';
+import { clockedGpu, median, openDawn } from './common.mjs';
 
 const SMALL = process.env.GPU_BENCH_SMALL === '1';
 const OUT = process.env.OUT ?? 'bench/results/tmp/gpu-peer';
 const WORK = process.env.REAL_SIZE_WORK ?? '/tmp/relpos-real-size';
 const DTYPES = (process.env.REAL_SIZE_DTYPES ?? 'q8,fp16,fp32').split(',');
 const MODELS = (process.env.REAL_SIZE_MODELS ?? 'gemma3-300m,qwen3-0.6b').split(',');
-const LENGTHS = SMALL ? [8, 16] : [128, 512, 2048];
+const LENGTHS = SMALL ? [8, 16] : (process.env.REAL_SIZE_LENGTHS ?? '128,512,2048').split(',').map(Number);
 const REPS = SMALL ? 1 : 5;
 const FLAGS = (process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const log = (...a) => console.error('[real-size]', ...a);
 
-const { gpu } = await openDawn(FLAGS);
+const { gpu: rawGpu } = await openDawn(FLAGS);
+const { gpu, clock } = clockedGpu(rawGpu); // a call's CPU part: its time less its wait in mapAsync (cpuMs{L})
 const { init } = await import('../../web/index.js');
 const rp = await init({ simd: true });
 const result = { small: SMALL, node: process.version, dawnFlags: FLAGS, date: new Date().toISOString(), device: null, rows: [] };
@@ -63,14 +65,16 @@ for (const name of MODELS) {
         const r = ids(L, 7 + L, config.vocab_size);
         const batch = { inputIds: [r], attentionMask: [r.map(() => 1)] };
         await m.forward(batch);
-        const ts = [];
+        const ts = [], cpu = [];
         for (let i = 0; i < REPS; ++i) {
-          const t = performance.now();
+          const t = performance.now(), w = clock.waitMs;
           await m.forward(batch);
           ts.push(performance.now() - t);
+          cpu.push(ts[ts.length - 1] - (clock.waitMs - w));
         }
         const ms = median(ts);
         row[`ms${L}`] = +ms.toFixed(2);
+        row[`cpuMs${L}`] = +median(cpu).toFixed(2); // the call less its wait for the GPU: ids in, recording, read-back copy
         row[`tflops${L}`] = +(forwardFlops(config, L) / ms / 1e9).toFixed(2);
       }
     } catch (e) {

@@ -72,20 +72,32 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
     'model.safetensors (the graphs of ../shared/gpu-peer-models at their published shapes, weights from seed 0); ms per call with the',
     'last hidden state back on the CPU, median of alternating calls after a warm-up. cosine: smallest cosine of masked mean-pooled',
     `rows between relpos and the peer (fp32 rows are checked ≥ 0.9999). Target: relpos ≥ ${TARGET}× faster on every fp32 row — met on ${met} of ${fp32.length}.`, '');
-  L.push('| model | input | relpos dtype | relpos ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | cosine to peer | fp16 cosine to relpos fp32 | run |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  const timedAlone = p.rows.some((r) => r.relposAloneMs != null);
+  if (timedAlone)
+    L.push('The peer is timed alternating with relpos fp32; q8 and fp16 calls run back to back. Alternating two WebGPU runtimes on one',
+      'GPU slows both, so fp32 is also timed alone: "alone" is relpos with nothing between its calls (the q8 / fp16 ms themselves),',
+      '"peer alone" likewise, "÷ fp32 alone" a dtype against fp32 under the same conditions, "CPU" the part of a call that is not',
+      'waiting for the GPU (recording, submits, copies).', '');
+  L.push('| model | input | relpos dtype | relpos ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | relpos alone ms | peer alone ms | ÷ fp32 alone | relpos CPU ms | cosine to peer | fp16 cosine to relpos fp32 | run |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  const fp32Alone = (r) => p.rows.find((x) => x.model === r.model && x.row === r.row && x.dtype === 'fp32' && x.from === r.from)?.relposAloneMs;
+  const aloneCols = (r) => {
+    const alone = r.dtype === 'fp32' ? r.relposAloneMs : r.relposMs, base = fp32Alone(r);
+    return [alone != null ? f(alone, 1) : '–', r.peerAloneMs != null ? f(r.peerAloneMs, 1) : '–',
+      r.dtype !== 'fp32' && base != null ? `${f(base / r.relposMs)}×` : '–', r.relposCpuMs != null ? f(r.relposCpuMs, 1) : '–'].join(' | ');
+  };
   for (const r of p.rows) {
     if (r.error) {
-      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|')}\` | | | | | ${r.from ?? ''} |`);
+      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|')}\` | | | | | | | | | ${r.from ?? ''} |`);
       continue;
     }
     if (r.peerError) {
-      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | failed: \`${r.peerError.replace(/\|/g, '\\|').slice(0, 200)}\` | – | – | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
+      L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | failed: \`${r.peerError.replace(/\|/g, '\\|').slice(0, 200)}\` | – | ${aloneCols(r)} | – | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
       continue;
     }
     const cosine = r.peerWrong ? `peer wrong: ${f(r.peerWrong.cosine, 3)}` : f(r.cosine, 6);
     const below = r.dtype === 'fp32' && !outOfTarget(r) && r.speedup < TARGET ? ' (below target)' : outOfTarget(r) ? ' (out of target)' : '';
-    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${below} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
+    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${below} | ${aloneCols(r)} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
   }
   L.push('');
   if (p.loads?.length) {

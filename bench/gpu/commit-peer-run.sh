@@ -19,7 +19,7 @@ fi
 DEST=bench/results/gpu/$NAME
 [ -e "$DEST" ] && { echo "commit-peer-run: $DEST exists (pass another name)" >&2; exit 1; }
 mkdir -p "$DEST"
-for f in peer.json real-size.json fixtures-fp16.json gpu-bench.json run.log nvidia-smi.csv; do [ -f "$SRC/$f" ] && cp "$SRC/$f" "$DEST/"; done
+for f in peer.json real-size.json fixtures-fp16.json gpu-bench.json gemm-probe.json run.log nvidia-smi.csv; do [ -f "$SRC/$f" ] && cp "$SRC/$f" "$DEST/"; done
 chmod u+w "$DEST"/*
 node bench/lib/readme.mjs
 echo "commit-peer-run: $DEST ($(ls "$DEST" | tr '\n' ' ')); docs/performance.md regenerated"

@@ -354,7 +354,8 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
               await rf(batches);
               alone.push(performance.now() - t);
             }
-            if (!peerAlone && !peerError.has(row.id)) {
+            // the peer alone where its calls are short (not the long-sequence rows, where one call takes seconds)
+            if (!peerAlone && !peerError.has(row.id) && !row.peerWrong && pt.length && median(pt) < 1000) {
               peerAlone = [];
               for (let r = 0; r < reps; ++r) {
                 const t = performance.now();

@@ -13,7 +13,9 @@
 #      in fp16 (tolerance 2e-2) → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
 #   4. bench/gpu/bench.mjs with GPU_BENCH_PARTS=shaped (GPU_KERNELS_BUDGET_S, default 60): the encoder-shaped GEMMs
 #      in f32 and f16 at every tile variant, split K at 1–8 parts → $OUT/gpu-bench.json (GPU_PEER_KERNELS=0 skips it)
-# $OUT then holds at most 6 files: peer.json, real-size.json, fixtures-fp16.json, gpu-bench.json, run.log (everything
+#   0. (GPU_GEMM_PROBE=1, before step 1) bench/gpu/gemm_probe.mjs (GPU_PROBE_BUDGET_S, default 90): GPU-side GEMM
+#      times by timestamp queries and the subgroup-matrix probe → $OUT/gemm-probe.json
+# $OUT then holds at most 6 files (7 with the probe): peer.json, real-size.json, fixtures-fp16.json, gpu-bench.json, run.log (everything
 # printed), nvidia-smi.csv. bench/gpu/commit-peer-run.sh copies them to bench/results/gpu/<device>-<date>-peer/ and regenerates
 # docs/performance.md (bench/lib/readme.mjs renders the newest run).
 # Dawn flags (RELPOS_DAWN_FLAGS, default enable-dawn-features=vulkan_enable_f16_on_nvidia): Dawn withholds
@@ -56,6 +58,11 @@ echo "== RELPOS_DAWN_FLAGS=$RELPOS_DAWN_FLAGS"
 [ -f web/dist/relpos-simd.wasm ] || { echo "== web/dist/relpos-simd.wasm is missing: carry web/dist"; exit 1; }
 
 step() { echo "== $1 ($(date -u +%T), ${SECONDS} s in)"; }
+if [ "${GPU_GEMM_PROBE:-0}" = 1 ]; then
+  step "bench/gpu/gemm_probe.mjs (GPU-side GEMM times, subgroup matrices), budget ${GPU_PROBE_BUDGET_S:-90} s"
+  OUT="$OUT" timeout -k 10 "${GPU_PROBE_BUDGET_S:-90}" "$NODE" bench/gpu/gemm_probe.mjs
+  echo "== gemm probe exit $?"
+fi
 step "bench/gpu/peer.mjs, budget ${GPU_PEER_BUDGET_S:-290} s"
 OUT="$OUT" PEER_WORK="$WORK/models" timeout -k 10 "${GPU_PEER_BUDGET_S:-290}" "$NODE" bench/gpu/peer.mjs
 rc=$?

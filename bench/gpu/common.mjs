@@ -22,12 +22,13 @@ export async function openDawn(flags = []) {
 }
 
 /**
- * A GPU object whose queues count their submits (clock.submits), and a clock of the time spent waiting in
+ * A GPU object whose queues count their submits (clock.submits) and note the last one's time (clock.lastSubmit,
+ * performance.now() ms), and a clock of the time spent waiting in
  * GPUBuffer.mapAsync (clock.waitMs: the GPU work and the read-back a call waits for): a call's CPU part is its time
  * minus the wait (recording, submits, copies out of mapped buffers, JavaScript), told apart without touching the library.
  */
 export function clockedGpu(gpu) {
-  const clock = { submits: 0, waitMs: 0 };
+  const clock = { submits: 0, waitMs: 0, lastSubmit: 0 };
   const proto = globalThis.GPUBuffer?.prototype;
   if (proto && !proto.mapAsync.clocked) {
     const mapAsync = proto.mapAsync;
@@ -48,6 +49,7 @@ export function clockedGpu(gpu) {
     const queue = device.queue, submit = queue.submit.bind(queue);
     queue.submit = (buffers) => {
       clock.submits += buffers.length;
+      clock.lastSubmit = performance.now();
       return submit(buffers);
     };
     return device;

@@ -19,7 +19,7 @@ import { test } from 'node:test';
 import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { countingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { captureExecutor, countingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
 import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
@@ -186,13 +186,18 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute']]) {
     // 16 shapes: seq 3..18, batch 1 or 2 (the second row padded); the largest is 2 × 18
     const shapes = Array.from({ length: 16 }, (_, i) => [1 + (i % 2), 3 + ((i * 7) % 16)]);
     const input = ([b, l], i) => seededBatch(b, l, vocab, 100 + i);
+    const captured = captureExecutor(W);
     const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
     const outs = [];
     try {
       await model.forward(seededBatch(2, 18, vocab, 1));
       gpu.reset();
+      const replayed = captured.get().replays, seen = new Set(['2x18']);
+      let again = 0; // forwards at a shape already run: each replays its recorded commands
       for (let r = 0; r < 2; ++r)
         for (const [i, shape] of shapes.entries()) {
+          if (seen.has(shape.join('x'))) ++again;
+          seen.add(shape.join('x'));
           const mapped = gpu.counts.mappedBytes;
           const out = await model.forward(input(shape, i));
           outs.push(out.lastHiddenState);
@@ -201,6 +206,9 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute']]) {
         }
       const { buffers, bindGroups, pipelines, shaderModules } = gpu.counts;
       assert.deepEqual({ buffers, bindGroups, pipelines, shaderModules }, { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0 });
+      // a shape run before replays its recorded commands (DispatchTape): no kernel's JavaScript runs again
+      assert.ok(again >= 16);
+      assert.equal(captured.get().replays - replayed, again, 'forwards replayed from their tape');
     } finally {
       model.dispose();
     }
@@ -221,6 +229,38 @@ for (const [set, name] of [[FIXTURES, 'bert-absolute']]) {
     }
   });
 }
+
+// A forward of a shape recorded before replays its commands (DispatchTape) only while what they bound holds: after the
+// arena grows (a larger shape) the next call records again; a pooled and a plain call of one shape keep a tape each.
+test('webgpu: bert-absolute: replayed forwards equal recorded ones across arena growth and pooled / plain calls', { skip: skip || (!have(FIXTURES, 'bert-absolute') && 'no fixture bert-absolute') }, async () => {
+  const dir = join(FIXTURES, 'bert-absolute');
+  const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
+  const W = await import('../../web/webgpu/index.js');
+  const captured = captureExecutor(W);
+  const model = await rp.loadModel(dir, { device: 'webgpu' });
+  try {
+    const small = seededBatch(1, 5, vocab, 7), large = seededBatch(2, 17, vocab, 8);
+    const first = await model.forward(small); // recorded
+    const firstPooled = await model.forward(small, { pooling: 'mean', normalize: true }); // recorded: another tape
+    // the pooled call grew the arena (its pooled rows): the plain tape is stale and this call records again
+    assert.deepEqual((await model.forward(small)).lastHiddenState.data, first.lastHiddenState.data, 'recorded again');
+    const ex = captured.get(), replays = ex.replays;
+    assert.deepEqual((await model.forward(small)).lastHiddenState.data, first.lastHiddenState.data, 'replayed');
+    assert.deepEqual((await model.forward(small, { pooling: 'mean', normalize: true })).pooled.data, firstPooled.pooled.data, 'pooled, replayed');
+    assert.equal(ex.replays - replays, 2);
+    const epoch = ex.epoch;
+    const big = await model.forward(large); // the arena grows
+    assert.ok(ex.epoch > epoch, 'the larger shape grew the arena');
+    const again = ex.replays;
+    assert.deepEqual((await model.forward(small)).lastHiddenState.data, first.lastHiddenState.data, 'after growth: recorded again');
+    assert.equal(ex.replays, again, 'a tape made before the arena grew is not replayed');
+    assert.deepEqual((await model.forward(small)).lastHiddenState.data, first.lastHiddenState.data, 'replayed from the new tape');
+    assert.deepEqual((await model.forward(large)).lastHiddenState.data, big.lastHiddenState.data, 'the large shape, replayed');
+    assert.equal(ex.replays, again + 2);
+  } finally {
+    model.dispose();
+  }
+});
 
 // One submit, one small read-back: forward(…, { pooling, normalize }) pools on the GPU and maps [B, H] floats alone
 // (not [B, L, H], nor BERT's pooler output); equal to WASM's forward + the pipelines' pool() within 1e-5 for every

@@ -252,6 +252,7 @@ export class GpuContext {
       key = words.map((w) => (w.f !== undefined ? `f${w.f}` : w.i !== undefined ? `i${w.i}` : w)).join(',');
       const hit = cache.uniforms[cache.u];
       if (hit && hit.key === key) {
+        cache.tape?.uniform(cache.u, hit, key, words);
         cache.u++;
         return hit.buffer;
       }
@@ -261,13 +262,16 @@ export class GpuContext {
       // same dispatch, other sizes (another shape of the plan): new words into the same buffer, in queue order
       this.device.queue.writeBuffer(old.buffer, 0, packWords(words));
       old.key = key;
+      cache.tape?.uniform(cache.u, old, key, words);
       cache.u++;
       return old.buffer;
     }
     const buffer = newUniforms(this.device, words);
     if (cache) {
       if (cache.uniforms[cache.u]) cache.retired.push(cache.uniforms[cache.u].buffer);
-      cache.uniforms[cache.u++] = { key, buffer, words: words.length };
+      const entry = { key, buffer, words: words.length };
+      cache.tape?.uniform(cache.u, entry, key, words);
+      cache.uniforms[cache.u++] = entry;
     }
     return buffer;
   }
@@ -485,6 +489,73 @@ function sameBinding(a, b) {
  * bound buffers), so a forward after the first allocates no GPU objects. rewind() before each recording;
  * destroy() with the plan.
  */
+/**
+ * A recorded forward as the commands it encoded (a flat list), so that the next forward of the same
+ * prepared shape replays them instead of running every kernel's JavaScript again (PlanExecutor). While a recording
+ * captures (cache.tape set, commands through tape.encoder(real)), it notes each uniform buffer it used with its words,
+ * each pass, pipeline, bind group, dispatch and copy. replay(encoder, queue, staging) re-encodes the same commands,
+ * first writing back the uniform words that another shape overwrote since; copies into read-back buffers go to the
+ * `staging` buffers given for that call. valid(cache) says whether every uniform buffer it used is still the cache's.
+ */
+export class DispatchTape {
+  constructor() {
+    this.uniforms = []; // { at, entry, key, bytes }
+    this.commands = []; // [op, …args]: 0 begin pass, 1 pipeline, 2 bind group, 3 dispatch, 4 end, 5 copy
+    this.targets = new Map(); // read-back buffer → its index among the recording's outputs (copies into it)
+  }
+
+  uniform(at, entry, key, words) {
+    this.uniforms.push({ at, entry, key, bytes: packWords(words) });
+  }
+
+  /** An encoder that forwards to `real` and notes what it encoded. */
+  encoder(real) {
+    const cmds = this.commands;
+    return {
+      beginComputePass(descriptor) {
+        const pass = real.beginComputePass(descriptor);
+        cmds.push([0, descriptor]);
+        return {
+          setPipeline(p) { cmds.push([1, p]); pass.setPipeline(p); },
+          setBindGroup(i, g) { cmds.push([2, i, g]); pass.setBindGroup(i, g); },
+          dispatchWorkgroups(x, y = 1, z = 1) { cmds.push([3, x, y, z]); pass.dispatchWorkgroups(x, y, z); },
+          end() { cmds.push([4]); pass.end(); },
+        };
+      },
+      copyBufferToBuffer(src, srcOffset, dst, dstOffset, size) {
+        cmds.push([5, src, srcOffset, dst, dstOffset, size]);
+        real.copyBufferToBuffer(src, srcOffset, dst, dstOffset, size);
+      },
+    };
+  }
+
+  valid(cache) {
+    return this.uniforms.every((u) => cache.uniforms[u.at] === u.entry);
+  }
+
+  replay(encoder, queue, staging) {
+    for (const u of this.uniforms)
+      if (u.entry.key !== u.key) {
+        queue.writeBuffer(u.entry.buffer, 0, u.bytes);
+        u.entry.key = u.key;
+      }
+    let pass = null;
+    for (const c of this.commands) {
+      switch (c[0]) {
+        case 0: pass = encoder.beginComputePass(c[1]); break;
+        case 1: pass.setPipeline(c[1]); break;
+        case 2: pass.setBindGroup(c[1], c[2]); break;
+        case 3: pass.dispatchWorkgroups(c[1], c[2], c[3]); break;
+        case 4: pass.end(); pass = null; break;
+        default: {
+          const out = this.targets.get(c[3]);
+          encoder.copyBufferToBuffer(c[1], c[2], out === undefined ? c[3] : staging[out], c[4], c[5]);
+        }
+      }
+    }
+  }
+}
+
 export class DispatchCache {
   /** rewrite: a cache shared by several shapes of one plan: the n-th uniform buffer with other words of the same count is rewritten in place (queue.writeBuffer) instead of replaced. */
   constructor({ rewrite = false } = {}) {

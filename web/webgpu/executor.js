@@ -7,6 +7,8 @@
 // DispatchCache with rewrite: a new shape writes its sizes into the same uniform buffers), so after one forward at
 // the largest shape, forwards at any smaller shape create no GPU object (views at shape-dependent offsets, e.g. a
 // gated FFN's halves, still make a bind group per new shape). Recorded plans: PlanExecutor.KEEP most recent shapes.
+// A shape's later forwards replay the commands its first one encoded (device.js DispatchTape: no kernel JavaScript
+// per call), until what they bound changes (the arena or the split-K partials grow, a uniform buffer is replaced).
 //
 //   const ex = new PlanExecutor(ctx, { plan: (b, l, hs) => plan, weightValues: (i) => Float32Array });
 //   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
@@ -39,7 +41,7 @@
 // (else refused). An output whose GPU buffer is also
 // an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
 // read-write binding of one buffer in a dispatch).
-import { DispatchCache, endSharedPass, sharePasses, stopSharing } from './device.js';
+import { DispatchCache, DispatchTape, endSharedPass, sharePasses, stopSharing } from './device.js';
 import { gemm } from './kernels/gemm.js';
 import { rope } from './kernels/rope.js';
 import { norm } from './kernels/norm.js';
@@ -75,10 +77,14 @@ export class PlanExecutor {
     this.caches = new Map(); // dispatch structure → DispatchCache (uniform buffers and bind groups, shared by shapes)
     this.free = []; // read-back buffers not in use
     this.written = null; // the prepared plan whose shape-dependent contents the arena holds
+    this.replays = 0; // forwards replayed from a tape (#record)
   }
 
   /** Recorded plans kept per shape (CPU objects only: the GPU buffers are shared by every shape); least recently used goes first. */
   static KEEP = 64;
+
+  /** Whether a shape's later forwards replay the commands its first one encoded (#record; false: record every call). */
+  static replay = true;
 
   /**
    * The GPU buffer `name` of at least `bytes` bytes from the executor's arena: one buffer per name for the model's
@@ -353,14 +359,35 @@ export class PlanExecutor {
       p.outputFloats ??= Math.max(1, ...p.plan.ops.filter((op) => op.op === 'output').map((op) => op.rows * op.width));
       this.#arena('widened', 4 * p.outputFloats);
     }
+    // A forward of a shape recorded before replays its commands (DispatchTape): no kernel's JavaScript runs again.
+    // The tape holds while the arena has not grown, the split partials are the same buffer and every uniform
+    // buffer it used is still the cache's; pooling's options are part of what it recorded.
+    const taped = !onOp && !onEnd && PlanExecutor.replay;
+    const how = pool ? `${pool.mode}:${!!pool.normalize}:${!!pool.lastHiddenState}` : '-';
+    const tape = taped ? p.tapes?.get(how) : null;
+    if (tape && tape.epoch === this.epoch && tape.partials === this.ctx.partials && tape.valid(p.cache)) {
+      const outputs = tape.outputs.map((o) => ({ ...o, staging: this.#staging(o.bytes) }));
+      tape.replay(encoder, this.ctx.device.queue, outputs.map((o) => o.staging));
+      this.replays++;
+      return outputs;
+    }
     // The plan's uniform buffers and bind groups are made on its first recording and reused after.
     p.cache.rewind();
     this.ctx.cache = p.cache;
+    const capture = taped ? new DispatchTape() : null;
+    p.cache.tape = capture;
     sharePasses(this.ctx); // consecutive dispatches share a compute pass; copies end it (copy below)
     try {
-      return this.#recordOps(p, encoder, onOp, onEnd, pool);
+      const outputs = this.#recordOps(p, capture ? capture.encoder(encoder) : encoder, onOp, onEnd, pool);
+      if (capture) {
+        outputs.forEach((o, i) => capture.targets.set(o.staging, i));
+        Object.assign(capture, { epoch: this.epoch, partials: this.ctx.partials, outputs: outputs.map(({ staging, ...o }) => o) });
+        (p.tapes ??= new Map()).set(how, capture);
+      }
+      return outputs;
     } finally {
       stopSharing(this.ctx);
+      p.cache.tape = null;
       this.ctx.cache = null;
     }
   }

@@ -147,6 +147,24 @@ export function measured(root) {
     const s = (rows) => (med(rows.map((r) => r.ms)) / 1000).toFixed(2), mib = (rows) => mibOf(med(rows.map((r) => r.heap)));
     return { text: `${s(before)} → ${s(after)} s, ${model === 'mpnet-base' ? '' : 'heap '}${mib(before)} → ${mib(after)} MiB` };
   }
+  // split K on the H200: wall time per dispatch of bench/gpu/bench.mjs's shaped rows (GPU_BENCH_PARTS=shaped)
+  const streamedDir = 'bench/results/gpu/h200-2026-11-28-streamed';
+  const shaped = json(`${streamedDir}/gpu-bench.json`).gemm.filter((r) => r.split);
+  const split = (shape, dtype, parts) => shaped.find((r) => r.shape === shape && (r.dtype ?? 'f32') === dtype && r.split === parts).ms.toFixed(3);
+  const smallMs = shaped.filter((r) => /sentence|128/.test(r.shape)).map((r) => r.ms);
+  add('docs/webgpu.md', `${streamedDir}/gpu-bench.json`,
+    `Qwen3's 128 × 3072 → 1024 product took ${split('qwen3-0.6b down 128', 'f32', 1)} ms whole and ${split('qwen3-0.6b down 128', 'f32', 4)} ms in 4 parts (f16: ${split('qwen3-0.6b down 128', 'f16', 1)} → ${split('qwen3-0.6b down 128', 'f16', 8)} ms in 8),\n` +
+    `MiniLM's one-sentence FFN down ${split('minilm ffn down 1 sentence', 'f32', 1)} → ${split('minilm ffn down 1 sentence', 'f32', 4)} ms: every small product took ${range(smallMs, 2)} ms whatever its split`);
+  // a forward's CPU part to its submit, recorded against replayed (bench/lib/record_cost.mjs), and the H200's one-sentence call
+  const rc = json('bench/results/record-cost.json').rows;
+  const [same, cycling] = [rc.find((r) => /one length/.test(r.case)), rc.find((r) => /cycling/.test(r.case))];
+  const oneByOne = json(`${streamedDir}/peer.json`).rows.find((r) => r.row === 'minilm-1by1' && r.dtype === 'fp32');
+  add('docs/webgpu.md', `bench/results/record-cost.json, ${streamedDir}/peer.json`,
+    `MiniLM's plan (63 dispatches) took ${same.recordMs.toFixed(1)} ms from the\n` +
+    `call to its submit on this project's 2-core Xeon, where a whole one-sentence call takes ${(oneByOne.relposMs / 16).toFixed(1)} ms on the H200`);
+  add('docs/webgpu.md', 'bench/results/record-cost.json',
+    `one length repeated ${same.recordMs.toFixed(2)} → ${same.replayMs.toFixed(2)} ms to\n` +
+    `the submit (${same.ratio.toFixed(1)}×), 16 lengths cycling ${cycling.recordMs.toFixed(2)} → ${cycling.replayMs.toFixed(2)} ms (${cycling.ratio.toFixed(1)}×`);
   // how long the whole benchmark ran
   add('docs/development.md', 'bench/results/latest.json (meta)', `the benchmarks (bench/; about ${Math.round(latest.meta.duration_s / 60)} minutes)`);
   return out;

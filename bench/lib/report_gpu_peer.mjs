@@ -118,11 +118,12 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
   const rs = p.realSize;
   if (rs?.rows?.length && !rs.small) {
     const lengths = [...new Set(rs.rows.flatMap((r) => Object.keys(r).filter((k) => /^ms\d+$/.test(k)).map((k) => +k.slice(2))))].sort((x, y) => x - y);
-    L.push(`relpos alone at the real sizes of the 2026 embedders (\`bench/gpu/real_size.mjs\`, run \`${p.realSizeFrom}\`, random BF16 checkpoints of the published shapes, one sequence, ms per call with the last hidden state back; TFLOP/s in brackets):`, '',
+    const cpu = rs.rows.some((r) => Object.keys(r).some((k) => /^cpuMs\d+$/.test(k)));
+    L.push(`relpos alone at the real sizes of the 2026 embedders (\`bench/gpu/real_size.mjs\`, run \`${p.realSizeFrom}\`, random BF16 checkpoints of the published shapes, one sequence, ms per call with the last hidden state back; TFLOP/s in brackets${cpu ? '; then the CPU part of the call, ms: its time less its wait for the GPU' : ''}):`, '',
       `| model | dtype | load s | ${lengths.map((l) => `${l} tokens`).join(' | ')} |`, `| --- | --- | ---: |${lengths.map(() => ' ---: |').join('')}`);
     for (const r of rs.rows) {
       if (r.error) L.push(`| ${r.model} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|').slice(0, 160)}\` |${lengths.map(() => ' |').join('')}`);
-      else L.push(`| ${r.model} | ${r.dtype} | ${f(r.loadS, 1)} | ${lengths.map((l) => (r[`ms${l}`] == null ? '–' : `${f(r[`ms${l}`], 1)} (${f(r[`tflops${l}`], 1)})`)).join(' | ')} |`);
+      else L.push(`| ${r.model} | ${r.dtype} | ${f(r.loadS, 1)} | ${lengths.map((l) => (r[`ms${l}`] == null ? '–' : `${f(r[`ms${l}`], 1)} (${f(r[`tflops${l}`], 1)})${r[`cpuMs${l}`] != null ? `, CPU ${f(r[`cpuMs${l}`], 1)}` : ''}`)).join(' | ')} |`);
     }
     L.push('');
   }

@@ -114,17 +114,3 @@ export function countingGpu(real) {
   });
   return overDevices(real, { counts, reset: () => { for (const k in counts) counts[k] = 0; } }, device);
 }
-
-/**
- * The PlanExecutor that ran the last forward of any model loaded after this call (W: web/webgpu/index.js): wraps
- * PlanExecutor.prototype.prepare for the rest of the process. get() → that executor (its replays counter).
- */
-export function captureExecutor(W) {
-  let executor = null;
-  const prepare = W.PlanExecutor.prototype.prepare;
-  W.PlanExecutor.prototype.prepare = function (...args) {
-    executor = this;
-    return prepare.apply(this, args);
-  };
-  return { get: () => executor };
-}

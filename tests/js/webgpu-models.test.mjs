@@ -19,7 +19,8 @@ import { test } from 'node:test';
 import { ROOT } from './helpers.mjs';
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { captureExecutor, countingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { countingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { captureExecutor } from '../../bench/gpu/common.mjs';
 import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');

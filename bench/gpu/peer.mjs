@@ -23,7 +23,8 @@
 // cosineFp32 (relpos fp16 against relpos fp32, must reach 0.999) and q8 rows are reported, not checked.
 // The peer is timed alternating with relpos's first dtype only; the other dtypes time relpos back to back. Because
 // alternating two WebGPU runtimes on one GPU slows both, each row of the first dtype is also timed alone
-// (relposAloneMs) and the peer alone (peerAloneMs): dtypes compare like for like on those. relposCpuMs: a call's time
+// (relposAloneMs) and the peer alone (peerAloneMs): dtypes compare like for like on those, and the later dtypes'
+// speedup is against the peer alone (speedupAgainst: 'peerAloneMs') where it was timed. relposCpuMs: a call's time
 // less its wait in GPUBuffer.mapAsync (bench/gpu/common.mjs clockedGpu): what the CPU spends per call.
 //
 //   OUT=dir node bench/gpu/peer.mjs      → $OUT/peer.json (rewritten after every row). Not with --no-experimental-fetch:
@@ -355,7 +356,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
               alone.push(performance.now() - t);
             }
             // the peer alone where its calls are short (not the long-sequence rows, where one call takes seconds)
-            if (!peerAlone && !peerError.has(row.id) && !row.peerWrong && pt.length && median(pt) < 1000) {
+            if (!peerAlone && !peerError.has(row.id) && !row.peerWrong && pt.length && (SMALL || median(pt) < 1000)) {
               peerAlone = [];
               for (let r = 0; r < reps; ++r) {
                 const t = performance.now();
@@ -379,6 +380,11 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
             }
           }
           out.speedup = out.peerMs ? +(out.peerMs / out.relposMs).toFixed(2) : null;
+          // a later dtype ran alone: against the peer alone (like for like) where that was timed
+          if (dtype !== DTYPES[0] && out.peerAloneMs) {
+            out.speedup = +(out.peerAloneMs / out.relposMs).toFixed(2);
+            out.speedupAgainst = 'peerAloneMs';
+          }
           out.relposTimesMs = rt.map((x) => +x.toFixed(2));
           out.peerTimesMs = pt.map((x) => +x.toFixed(2));
           if (dtype === 'fp32' && PROFILE && !row.pipeline && !row.peerWrong && !(out.speedup >= TARGET)) {

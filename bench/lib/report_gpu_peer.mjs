@@ -77,7 +77,7 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
     L.push('The peer is timed alternating with relpos fp32; q8 and fp16 calls run back to back. Alternating two WebGPU runtimes on one',
       'GPU slows both, so fp32 is also timed alone: "alone" is relpos with nothing between its calls (the q8 / fp16 ms themselves),',
       '"peer alone" likewise, "÷ fp32 alone" a dtype against fp32 under the same conditions, "CPU" the part of a call that is not',
-      'waiting for the GPU (recording, submits, copies).', '');
+      'waiting for the GPU (recording, submits, copies); "(both alone)": a q8 / fp16 row against the peer alone.', '');
   L.push('| model | input | relpos dtype | relpos ms | Transformers.js fp32 ms | Transformers.js ÷ relpos | relpos alone ms | peer alone ms | ÷ fp32 alone | relpos CPU ms | cosine to peer | fp16 cosine to relpos fp32 | run |',
     '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   const fp32Alone = (r) => p.rows.find((x) => x.model === r.model && x.row === r.row && x.dtype === 'fp32' && x.from === r.from)?.relposAloneMs;
@@ -97,7 +97,8 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
     }
     const cosine = r.peerWrong ? `peer wrong: ${f(r.peerWrong.cosine, 3)}` : f(r.cosine, 6);
     const below = r.dtype === 'fp32' && !outOfTarget(r) && r.speedup < TARGET ? ' (below target)' : outOfTarget(r) ? ' (out of target)' : '';
-    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${below} | ${aloneCols(r)} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
+    const against = r.speedupAgainst === 'peerAloneMs' ? ' (both alone)' : '';
+    L.push(`| ${r.model} | ${r.shape} | ${r.dtype} | ${f(r.relposMs, 1)} | ${f(r.peerMs, 1)} | ${f(r.speedup)}×${against}${below} | ${aloneCols(r)} | ${cosine} | ${r.cosineFp32 != null ? f(r.cosineFp32, 6) : '–'} | ${r.from ?? ''} |`);
   }
   L.push('');
   if (p.loads?.length) {

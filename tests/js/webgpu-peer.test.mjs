@@ -47,6 +47,10 @@ test('webgpu peer bench (small, SwiftShader): relpos and Transformers.js read th
       const min = row.dtype === 'fp32' ? 0.9999 : 0.99;
       assert.ok(row.cosine >= min, `${key(row)}: cosine ${row.cosine} < ${min}`);
       assert.equal(row.failed, undefined);
+      // like-for-like timings: the first dtype alone too, the peer alone, and the CPU part of relpos's calls
+      assert.ok(row.peerAloneMs > 0 && row.relposCpuMs > 0 && row.relposCpuMs <= row.relposMs * 1.5, `${key(row)}: peerAloneMs ${row.peerAloneMs}, relposCpuMs ${row.relposCpuMs}`);
+      if (row.dtype === 'fp32') assert.ok(row.relposAloneMs > 0, `${key(row)}: relposAloneMs`);
+      else assert.equal(row.speedupAgainst, 'peerAloneMs', `${key(row)}: a later dtype's speedup is against the peer alone`);
     }
     // Both read one file: the weights were written once, into the folder Transformers.js opened through onnx/.
     assert.ok(existsSync(join(work, 'models', 'minilm-l6', 'onnx', 'model.onnx')));

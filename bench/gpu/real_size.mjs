@@ -2,13 +2,14 @@
 // Qwen3-Embedding-0.6B shapes (bench/lib/big_models.mjs BIG_CONFIGS 'gemma3-300m' / 'qwen3-0.6b', random BF16
 // checkpoints from tests/support/random-checkpoint.mjs, written once to $REAL_SIZE_WORK), per dtype (q8, fp16, fp32):
 // load seconds, then per input length (128 / 512 / 2048 tokens, one sequence) the median ms of repeated forwards
-// after a warm-up (the last hidden state back on the CPU), cpuMs: that time less its wait in mapAsync (the CPU part:
-// ids in, the forward recorded and submitted, the output copied out; the rest is GPU work and the read-back), and the rate in TFLOP/s (forwardFlops). A row that fails
+// after a warm-up (the last hidden state back on the CPU); cpuMs: that time less its wait in mapAsync (the CPU part:
+// ids in, the forward recorded and submitted, the output copied out; the rest is GPU work and the read-back); and the
+// rate in TFLOP/s (forwardFlops). A row that fails
 // (fp32 Qwen3 passes its weights through the 2 GB WASM heap) records its error; the others still run.
 //   OUT=dir node bench/gpu/real_size.mjs   → $OUT/real-size.json (rewritten after every row)
 // env: REAL_SIZE_DTYPES (default q8,fp16,fp32), REAL_SIZE_MODELS (default gemma3-300m,qwen3-0.6b),
-// REAL_SIZE_LENGTHS (default 128,512,2048), REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: two
-// layers, vocabulary 1024, 8 and 16 tokens, one timed call (the plumbing on SwiftShader, not speed).
+// REAL_SIZE_LENGTHS (default 128,512,2048), REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS
+// (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: two layers, vocabulary 1024, 8 and 16 tokens, one timed call (the plumbing on SwiftShader, not speed).
 import fs from 'node:fs';
 import path from 'node:path';
 

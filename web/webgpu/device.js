@@ -483,13 +483,6 @@ function sameBinding(a, b) {
 }
 
 /**
- * The uniform buffers and bind groups of one recorded sequence of dispatches (a prepared plan's forward,
- * web/webgpu/executor.js): while `ctx.cache` is set to it, the n-th ctx.uniforms() and the n-th dispatch()
- * of a recording reuse those of the previous recording when they are equal (same words; same pipeline and
- * bound buffers), so a forward after the first allocates no GPU objects. rewind() before each recording;
- * destroy() with the plan.
- */
-/**
  * A recorded forward as the commands it encoded (a flat list), so that the next forward of the same
  * prepared shape replays them instead of running every kernel's JavaScript again (PlanExecutor). While a recording
  * captures (cache.tape set, commands through tape.encoder(real)), it notes each uniform buffer it used with its words,
@@ -556,6 +549,13 @@ export class DispatchTape {
   }
 }
 
+/**
+ * The uniform buffers and bind groups of one recorded sequence of dispatches (a prepared plan's forward,
+ * web/webgpu/executor.js): while `ctx.cache` is set to it, the n-th ctx.uniforms() and the n-th dispatch()
+ * of a recording reuse those of the previous recording when they are equal (same words; same pipeline and
+ * bound buffers), so a forward after the first allocates no GPU objects. rewind() before each recording;
+ * destroy() with the plan.
+ */
 export class DispatchCache {
   /** rewrite: a cache shared by several shapes of one plan: the n-th uniform buffer with other words of the same count is rewritten in place (queue.writeBuffer) instead of replaced. */
   constructor({ rewrite = false } = {}) {

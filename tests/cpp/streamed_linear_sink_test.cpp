@@ -1,11 +1,13 @@
-// A StreamedCheckpoint with a LinearRowSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's
-// float32 rows go to the sink, block by block, bit for bit the checkpoint's values; nothing of them is converted
-// into memory here, so the cannot-fit check counts only what stays (an fp32 model larger than the heap loads); the
-// loaded model's linear layers carry the sink's ids for the plan, and its CPU forward is an Error.
+// A StreamedCheckpoint with a LinearRowSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's and
+// embedding table's float32 rows go to the sink, block by block, bit for bit the checkpoint's values; nothing of them
+// is converted into memory here, so the cannot-fit check counts only what stays (an fp32 model larger than the heap
+// loads); the loaded model's linear layers and tables carry the sink's ids for the plan, and its CPU forward is an
+// Error. Gemma3's table, which the family scales at load, stays here.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "gguf_support.h"
 #include "models/layers/streamed_checkpoint.h"
@@ -52,7 +54,7 @@ void stream(relpos::models::StreamedCheckpoint& s, const std::vector<std::uint8_
 
 }  // namespace
 
-TEST_CASE("a linear row sink receives every linear layer's rows as the checkpoint holds them, and nothing stays") {
+TEST_CASE("a linear row sink receives every linear layer's and the embedding table's rows as the checkpoint holds them, and nothing stays") {
   const auto bytes = read_bytes(kCase + "model.safetensors");
   const std::string config = read_text(kCase + "config.json");
   const auto whole = relpos::SafeTensors::parse(bytes, "model.safetensors");
@@ -63,10 +65,11 @@ TEST_CASE("a linear row sink receives every linear layer's rows as the checkpoin
   stream(plain, bytes);
   stream(sunk, bytes);
 
+  const auto sunk_name = [](const std::string& n) { return n.find("_proj.weight") != std::string::npos || n == "embed_tokens.weight"; };
   std::size_t linear_bytes = 0;
   for (const auto& l : sink.layers) {
     INFO(l.name);
-    CHECK(l.name.find("_proj.weight") != std::string::npos);
+    CHECK(sunk_name(l.name));
     CHECK(l.received == l.rows);
     const auto expected = whole.to_f32(l.name);
     REQUIRE(expected.size() == l.values.size());
@@ -74,10 +77,11 @@ TEST_CASE("a linear row sink receives every linear layer's rows as the checkpoin
     linear_bytes += 4 * expected.size();
   }
   std::size_t projections = 0;
-  for (const auto& n : whole.names()) projections += n.find("_proj.weight") != std::string::npos;
+  for (const auto& n : whole.names()) projections += sunk_name(n);
   CHECK(sink.layers.size() == projections);
-  REQUIRE(projections > 0);
-  // the plain stream converted them (as GEMM panels, at least their floats); the sunk one did not
+  REQUIRE(projections > 1);
+  CHECK(sink.layers.front().name == "embed_tokens.weight");  // the table too
+  // the plain stream converted them (as GEMM panels or table rows, at least their floats); the sunk one did not
   CHECK(plain.converted_bytes() >= sunk.converted_bytes() + linear_bytes);
 
   auto model = relpos::load_model(config, sunk, options);
@@ -122,9 +126,9 @@ TEST_CASE("with a linear row sink, the cannot-fit check counts only what stays i
 
 namespace {
 
-// The plan of `streamed` (loaded through `sink`) holds the weights of `whole`, bit for bit, and `linears` of them are
-// the sink's.
-void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std::unique_ptr<relpos::Model>& whole, const RecordingSink& sink, int linears) {
+// The plan of `streamed` (loaded through `sink`) holds the weights of `whole`, bit for bit, and `sunk_weights` of them
+// (linear layers and tables) are the sink's.
+void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std::unique_ptr<relpos::Model>& whole, const RecordingSink& sink, int sunk_weights) {
   const auto a = relpos::plan::build(*streamed, 1, 6, false, nullptr, 0);
   const auto b = relpos::plan::build(*whole, 1, 6, false, nullptr, 0);
   REQUIRE(a.weights.size() == b.weights.size());
@@ -138,22 +142,23 @@ void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std
     REQUIRE(got.size() == expected.size());
     CHECK(std::memcmp(got.data(), expected.data(), 4 * got.size()) == 0);
   }
-  CHECK(sunk == linears);
+  CHECK(sunk == sunk_weights);
   CHECK(sink.layers.size() == static_cast<std::size_t>(sunk));
   for (const auto& l : sink.layers) CHECK(l.received == l.rows);
 }
 
 }  // namespace
 
-TEST_CASE("DeBERTa, MPNet, ModernBERT and NomicBERT checkpoints stream to a linear row sink: the plan's weights are the "
-          "whole-file load's, DeBERTa's query/key projections also stay packed for the relative-embedding projection") {
+TEST_CASE("DeBERTa, MPNet, ModernBERT, NomicBERT and Gemma3 checkpoints stream to a linear row sink: the plan's weights "
+          "are the whole-file load's, DeBERTa's query/key projections also stay packed for the relative-embedding "
+          "projection, Gemma3's scaled table stays") {
   const std::string shared = std::string(RELPOS_SHARED_DIR) + "/fixtures/";
-  // fixture, linear layers per encoder layer (DeBERTa's relative projections are float tables)
-  for (const auto& [dir, per_layer] : std::vector<std::pair<const char*, int>>{
-           {"hf/deberta-v2-a-v2like", 6}, {"hf/deberta-v2-b-v3like", 6}, {"hf/deberta-v2-c-c2p-only", 6},
-           {"hf-tasks/deberta-v2-fill-mask", 6}, {"hf-families/mpnet-a", 6}, {"hf-families/mpnet-b", 6},
-           {"hf-families/modernbert-a", 4}, {"hf-families/modernbert-b", 4}, {"hf-families/nomic-bert-a", 5},
-           {"hf-families/nomic-bert-b", 5}}) {
+  // fixture, linear layers per encoder layer (DeBERTa's relative projections are float tables), embedding tables sunk
+  for (const auto& [dir, per_layer, tables] : std::vector<std::tuple<const char*, int, int>>{
+           {"hf/deberta-v2-a-v2like", 6, 1}, {"hf/deberta-v2-b-v3like", 6, 1}, {"hf/deberta-v2-c-c2p-only", 6, 1},
+           {"hf-tasks/deberta-v2-fill-mask", 6, 1}, {"hf-families/mpnet-a", 6, 2}, {"hf-families/mpnet-b", 6, 2},
+           {"hf-families/modernbert-a", 4, 1}, {"hf-families/modernbert-b", 4, 1}, {"hf-families/nomic-bert-a", 5, 1},
+           {"hf-families/nomic-bert-b", 5, 1}, {"hf-llm-embedders/gemma3-bidir-a", 7, 0}}) {
     INFO(dir);
     const std::string c = shared + dir + "/";
     const auto bytes = read_bytes(c + "model.safetensors");
@@ -169,7 +174,7 @@ TEST_CASE("DeBERTa, MPNet, ModernBERT and NomicBERT checkpoints stream to a line
     files.push_back({"model.safetensors", bytes});
     const auto weights = relpos::open_checkpoint(std::move(files));
     same_plan_weights(relpos::load_model(config, sunk, options), relpos::load_model(config, *weights, options), sink,
-                      per_layer * relpos::parse_model_config(config).num_layers);
+                      per_layer * relpos::parse_model_config(config).num_layers + tables);
   }
 }
 
@@ -186,6 +191,6 @@ TEST_CASE("GGUF NomicBERT and ModernBERT files stream their linear layers to a s
     stream(sunk, bytes, "model.gguf");
     const std::string config = sunk.gguf_config();
     same_plan_weights(relpos::load_model(config, sunk, options), relpos::load_model(config, plain, options), sink,
-                      per_layer * relpos::parse_model_config(config).num_layers);
+                      per_layer * relpos::parse_model_config(config).num_layers + 1);  // + token_embd
   }
 }

@@ -1,13 +1,15 @@
 // Device 'webgpu' loads of GGUF files and the streaming families (bert, qwen3, llama, gemma3_text, roberta, xlm-roberta,
 // deberta-v2, mpnet, …):
-// the linear layers go from the safetensors stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp
-// StreamLoad.setLinearSink), so the WebAssembly heap never holds them:
+// the linear layers and the embedding tables (but EmbeddingGemma's, which the load scales) go from the safetensors
+// stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp StreamLoad.setLinearSink), so the WebAssembly heap
+// never holds them:
 //   - a fresh module's heap after a WebGPU fp32 load stays below the size of the linear layers (the heap only grows:
 //     its size after the load is the load's peak), while a WASM load of the same file needs more than them;
 //   - the streamed model's outputs equal those of the same checkpoint on WASM (fp32), for a decoder (qwen3) and an
 //     encoder (xlm-roberta, deberta-v2 — whose query/key projections also stay in the heap until the load projects its
 //     relative embeddings —, mpnet), and fp16 stays within cosine 0.999 of them;
-//   - weightValues hands the executor { gpuBuffer } for those layers, and nothing of them is left to release.
+//   - weightValues hands the executor { gpuBuffer } for those layers, and nothing of them is left to release;
+//   - a 41 MB embedding table does not enter the heap either, and the GPU gathers the rows WASM gathers.
 // No adapter: the suite fails under CI (process.env.CI), else skips (webgpu-adapter.mjs).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -138,6 +140,35 @@ for (const [name, config, prefix, pad] of [['qwen3', QWEN3, '', 0], ['xlm-robert
     }
   });
 }
+
+// The embedding tables go the same way (XLM-R's 250,002 × 768 float32 table is 768 MB): a 40,000-token vocabulary
+// (41 MB next to 6 MB of linear layers) never enters the heap of a WebGPU load, and the rows gathered on the GPU —
+// ids across the whole table, positions after the padding offset — are the rows WASM gathers.
+test('webgpu: a streamed xlm-roberta load sends its embedding table to the GPU too, not the heap', { skip }, async (t) => {
+  const config = { ...XLMR, hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 1024, vocab_size: 40000 };
+  const dir = checkpoint('xlm-roberta-vocab', config, '');
+  const table = 4 * config.vocab_size * config.hidden_size;
+  const row = (b, i) => 3 + ((b * 15013 + i * 7919) % (config.vocab_size - 3));
+  const batch = { inputIds: [Array.from({ length: 12 }, (_, i) => row(0, i)), [...Array.from({ length: 9 }, (_, i) => row(1, i)), 1, 1, 1]],
+                  attentionMask: [Array(12).fill(1), [...Array(9).fill(1), 0, 0, 0]] };
+  const rpGpu = await init({ simd: true, threads: 1 });
+  const gpu = await rpGpu.loadModel(dir, { device: 'webgpu', dtype: 'fp32' });
+  const gpuPeak = rpGpu.heapBytes;
+  const rpCpu = await init({ simd: true, threads: 1 });
+  const cpu = await rpCpu.loadModel(dir, { dtype: 'fp32' });
+  try {
+    assert.ok(rpCpu.heapBytes >= table, `the WASM load holds the table (${table} bytes): its heap is ${rpCpu.heapBytes}`);
+    assert.ok(gpuPeak < table / 2, `the heap reached ${gpuPeak} bytes during the WebGPU load; the table is ${table}`);
+    assert.ok(gpu.info.wasmWeightBytes < 1 << 20, `the WASM copies left after the upload: ${gpu.info.wasmWeightBytes} bytes`);
+    assert.ok(gpu.info.gpuWeightBytes >= table, `the GPU holds the table: ${gpu.info.gpuWeightBytes} bytes`);
+    const r = compare((await gpu.forward(batch)).lastHiddenState, cpu.forward(batch).lastHiddenState, batch.attentionMask, 'fp32');
+    t.diagnostic(`table ${table} B; heap peak: WebGPU load ${gpuPeak} B, WASM load ${rpCpu.heapBytes} B; max abs diff ${r.worst}`);
+    assert.ok(r.worst <= 1e-4 * Math.max(1, r.scale), `max abs difference ${r.worst} (largest value ${r.scale})`);
+  } finally {
+    gpu.dispose();
+    cpu.dispose();
+  }
+});
 
 // GGUF files stream the same way (web/io/gguf.js loadGguf's linearSink): Q8_0 / Q4_K blocks decode to float32 rows
 // that go to the GPU; EmbeddingGemma's scaled table and Dense modules, a K-quant Qwen3 and the real MiniLM.

@@ -35,7 +35,9 @@ FloatSpan weight_data(const Weight& w) {
 }
 
 int gpu_buffer(const Weight& w) {
-  return w.kind == Weight::Kind::Linear ? static_cast<const models::Linear*>(w.source)->gpu_buffer() : -1;
+  if (w.kind == Weight::Kind::Linear) return static_cast<const models::Linear*>(w.source)->gpu_buffer();
+  if (w.kind == Weight::Kind::Table) return static_cast<const models::EmbeddingTable*>(w.source)->gpu_buffer();
+  return -1;
 }
 
 bool is_q8(const Weight& w, int* rows, int* cols) {

@@ -38,6 +38,8 @@ EmbeddingTable EmbeddingTable::load(const Weights& weights, const std::string& n
   if (const StreamedCheckpoint* streamed = streamed_of(weights)) {
     check_tensor_shape(weights, name, {rows, dim});
     if (std::optional<PreparedTable> p = streamed->take_table(name)) {
+      t.gpu_ = p->gpu;
+      t.released_ = p->gpu >= 0;  // on the GPU already: gather, project or values here are an Error
       t.f32_ = std::move(p->f32);
       t.q8_ = std::move(p->q8);
       t.scales_ = std::move(p->scales);

@@ -44,13 +44,16 @@ class EmbeddingTable {
   // q8-ness stay, so plans still record; gather, project or values on the CPU are then an Error. Returns bytes freed.
   std::size_t release_weights();
   bool released() const { return released_; }
+  // ≥ 0: its rows went to a GPU sink while the checkpoint streamed in (streamed_checkpoint.h), which named them this
+  // id; the table was never held here (released from the start).
+  int gpu_buffer() const { return gpu_; }
   const std::vector<std::int8_t>& q8() const { return q8_; }
   const std::vector<float>& scales() const { return scales_; }
   int rows() const { return rows_; }
   int dim() const { return dim_; }
 
  private:
-  int rows_ = 0, dim_ = 0;
+  int rows_ = 0, dim_ = 0, gpu_ = -1;
   bool released_ = false, was_q8_ = false;
   void check_held(const char* what) const;
   std::vector<float> f32_;

@@ -43,7 +43,7 @@ struct StreamedCheckpoint::Entry {
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
   bool allocated = false, taken = false;
   bool kept = false;              // Linear also packed here when its rows go to a sink (StreamForm::LinearKept)
-  int gpu = -1;                   // Linear sent to a LinearRowSink: its id
+  int gpu = -1;                   // Linear or Table sent to a LinearRowSink: its id
   std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
   std::vector<std::int8_t> q8;    // Table, Linear (q8)
   std::vector<float> scales;      // q8 forms
@@ -51,7 +51,7 @@ struct StreamedCheckpoint::Entry {
   std::vector<std::uint8_t> raw;  // Raw
 
   bool done() const { return info.nbytes == 0 || done_rows == rows; }
-  // Its converted form is held here: not a Linear whose rows all went to a sink (kept ones are held too).
+  // Its converted form is held here: not a Linear or Table whose rows all went to a sink (kept ones are held too).
   bool held() const { return gpu < 0 || kept; }
   // Bytes the converted form holds.
   std::size_t bytes(WeightFormat dtype) const {
@@ -179,8 +179,7 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
     const std::size_t per_block = e.row_bytes ? std::max<std::size_t>(1, kBlockBytes / e.row_bytes) : 1;
     e.block_rows = e.form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
     e.block_rows = std::min(e.block_rows, std::max<std::size_t>(e.rows, 1));
-    const bool to_sink = sink_ && options_.dtype != WeightFormat::Q8 && e.form == Entry::Linear && !e.kept;  // never held here
-    if (!to_sink) need += e.bytes(options_.dtype);
+    if (!sends_to_sink(e) || e.kept) need += e.bytes(options_.dtype);  // else never held here
     need_q8 += e.bytes(WeightFormat::Q8);
     block = std::max(block, e.block_rows * (e.row_bytes + 4 * e.cols));
   }
@@ -280,7 +279,9 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
       case Entry::Raw: e.raw.reserve(e.info.nbytes); break;
       case Entry::Float: e.f32.resize(n); break;
       case Entry::Table:
-        if (dtype == WeightFormat::Q8) {
+        if (sends_to_sink(e)) {
+          e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
+        } else if (dtype == WeightFormat::Q8) {
           e.q8.resize(n);
           e.scales.resize(e.rows);
         } else {
@@ -288,7 +289,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
         }
         break;
       case Entry::Linear:
-        if (sink_ && dtype != WeightFormat::Q8) {
+        if (sends_to_sink(e)) {
           e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
           if (!e.kept) break;
         }
@@ -305,7 +306,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
   const std::size_t r0 = e.done_rows, n = rows * e.cols;
   if (e.form == Entry::Raw) {
     e.raw.insert(e.raw.end(), bytes, bytes + rows * e.row_bytes);
-  } else if (e.form == Entry::Float || (e.form == Entry::Table && dtype != WeightFormat::Q8)) {
+  } else if (e.form == Entry::Float || (e.form == Entry::Table && dtype != WeightFormat::Q8 && e.gpu < 0)) {
     decode_rows(e, bytes, n, e.f32.data() + r0 * e.cols);
   } else {
     if (rows_.size() < n) rows_.resize(n);
@@ -325,6 +326,13 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     }
   }
   e.done_rows += rows;
+}
+
+// fp32 / fp16 loads with a sink: every linear layer, and the embedding tables of the families that take them as
+// they are (streamed_names.h tables_stream_to_sink); q8 forms are made here.
+bool StreamedCheckpoint::sends_to_sink(const Entry& e) const {
+  if (!sink_ || options_.dtype == WeightFormat::Q8) return false;
+  return e.form == Entry::Linear || (e.form == Entry::Table && tables_stream_to_sink(model_type_));
 }
 
 void StreamedCheckpoint::end_file() {
@@ -460,6 +468,7 @@ std::optional<PreparedTable> StreamedCheckpoint::take_table(const std::string& n
   if (e.taken) fail_value(e.file + ": tensor '" + name + "' was read twice as an embedding table");
   e.taken = true;
   PreparedTable out;
+  out.gpu = e.gpu;  // ≥ 0: its rows are in the sink, nothing held here
   out.f32 = std::move(e.f32);
   out.q8 = std::move(e.q8);
   out.scales = std::move(e.scales);

@@ -20,7 +20,10 @@
 //           query/key projections, through which the family projects its relative embeddings at load), which
 //           goes to the sink and is packed too.
 //   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
-//           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table)
+//           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a LinearRowSink
+//           (fp32, fp16) its rows go to the sink as a linear layer's do and nothing is kept — but in a family that
+//           changes its table at load (tables_stream_to_sink: EmbeddingGemma folds sqrt(hidden) into it), which
+//           stays here. XLM-R's 250,002 × 768 table is 768 MB of float32: the heap never holds it on a WebGPU load.
 //   float   every other F32/F16/BF16 tensor, as float32 (to_f32 returns a copy)
 //   raw     I64/I32 tensors as their bytes (to_i64)
 // Reading a linear or table tensor any other way (to_f32) is an Error: the family broke the rule.
@@ -66,6 +69,7 @@ class LinearRowSink {
   virtual void rows(int id, int first, int count, int cols, const float* values) = 0;
 };
 struct PreparedTable {
+  int gpu = -1;            // ≥ 0: its rows went to a LinearRowSink, which named them this id (nothing held here)
   std::vector<float> f32;  // fp32 [rows · dim]
   std::vector<std::int8_t> q8;
   std::vector<float> scales;
@@ -110,8 +114,8 @@ class StreamedCheckpoint final : public Weights {
   const io::GgufHeader* gguf_header() const { return gguf_header_.get(); }
   const std::string& gguf_config() const { return gguf_config_; }
 
-  // From now on, fp32 linear tensors go to `sink` block by block (set before the first file; not for q8, whose
-  // int8 panels the GPU takes in another layout): the heap never holds them, the peak is one block.
+  // From now on, fp32 linear tensors and embedding tables go to `sink` block by block (set before the first file;
+  // not for q8, whose int8 forms the GPU takes in another layout): the heap never holds them, the peak is one block.
   void set_linear_sink(LinearRowSink* sink) { sink_ = sink; }
 
   // The prepared forms (moved out: each can be taken once); nullopt when `name` is not one.
@@ -127,6 +131,7 @@ class StreamedCheckpoint final : public Weights {
   void add_entries(std::vector<std::unique_ptr<Entry>> fresh);
   void consume(const std::uint8_t* p, std::size_t n);
   void convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows);
+  bool sends_to_sink(const Entry& e) const;
   const Entry& entry(const std::string& name) const;
 
   LoadOptions options_;

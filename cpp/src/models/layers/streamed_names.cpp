@@ -79,6 +79,8 @@ bool streams_family(const std::string& t) {
          t == "camembert" || t == "electra" || t == "deberta-v2" || t == "mpnet" || t == "modernbert" || t == "nomic_bert";
 }
 
+bool tables_stream_to_sink(const std::string& model_type) { return model_type != "gemma3_text"; }  // EmbeddingTable::scale
+
 StreamForm stream_form(const std::string& model_type, const std::string& name) {
   if (model_type == "deberta-v2") return form_of(kDeberta, name);
   if (model_type == "mpnet") return form_of(kMpnet, name);

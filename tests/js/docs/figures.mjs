@@ -139,13 +139,19 @@ export function measured(root) {
     `XLM-R-base ${load('xlm-roberta-base').s.toFixed(2)} s and MPNet-base ${load('mpnet-base').s.toFixed(2)} s — DeBERTa and MPNet then still read whole files; since they stream, the CPU\n` +
     `part of their WebGPU loads has halved (on SwiftShader here: DeBERTa-v3-base ${ab('deberta-v3-base').text};\n` +
     `MPNet-base ${ab('mpnet-base').text}; \`bench/results/loads/\`), not yet measured on a GPU.`);
+  // the embedding tables streamed to the GPU too, on SwiftShader (bench/lib/load_ab.mjs --webgpu)
+  const tables = (model) => ab(model, 'd7c76d4-vs-tables-streamed');
+  add('docs/webgpu.md', 'bench/results/loads/webgpu-swiftshader-*-d7c76d4-vs-tables-streamed.json',
+    `Since the tables stream\ntoo (same method, SwiftShader): XLM-R-base ${tables('xlm-roberta-base').s} s with the heap's peak ${tables('xlm-roberta-base').mib} MiB (its 250,002 × 768 table\n` +
+    `is 768 MB of float32), DeBERTa-v3-base ${tables('deberta-v3-base').s} s, ${tables('deberta-v3-base').mib} MiB;`);
   // WebGPU loads before / after DeBERTa and MPNet streamed, on SwiftShader (bench/lib/load_ab.mjs --webgpu)
-  function ab(model) {
-    const file = `bench/results/loads/webgpu-swiftshader-${model}-c40b9a3-vs-streamed.json`;
+  function ab(model, change = 'c40b9a3-vs-streamed') {
+    const file = `bench/results/loads/webgpu-swiftshader-${model}-${change}.json`;
     const [before, after] = Object.values(json(file).runs);
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const s = (rows) => (med(rows.map((r) => r.ms)) / 1000).toFixed(2), mib = (rows) => mibOf(med(rows.map((r) => r.heap)));
-    return { text: `${s(before)} → ${s(after)} s, ${model === 'mpnet-base' ? '' : 'heap '}${mib(before)} → ${mib(after)} MiB` };
+    return { text: `${s(before)} → ${s(after)} s, ${model === 'mpnet-base' ? '' : 'heap '}${mib(before)} → ${mib(after)} MiB`,
+             s: `${s(before)} → ${s(after)}`, mib: `${mib(before)} → ${mib(after)}` };
   }
   // split K on the H200: wall time per dispatch of bench/gpu/bench.mjs's shaped rows (GPU_BENCH_PARTS=shaped)
   const streamedDir = 'bench/results/gpu/h200-2026-11-28-streamed';

@@ -140,10 +140,10 @@ export function measured(root) {
     `part of their WebGPU loads has halved (on SwiftShader here: DeBERTa-v3-base ${ab('deberta-v3-base').text};\n` +
     `MPNet-base ${ab('mpnet-base').text}; \`bench/results/loads/\`), not yet measured on a GPU.`);
   // the embedding tables streamed to the GPU too, on SwiftShader (bench/lib/load_ab.mjs --webgpu)
-  const tables = (model) => ab(model, 'd7c76d4-vs-tables-streamed');
+  const [xlmrTables, debertaTables] = ['xlm-roberta-base', 'deberta-v3-base'].map((model) => ab(model, 'd7c76d4-vs-tables-streamed'));
   add('docs/webgpu.md', 'bench/results/loads/webgpu-swiftshader-*-d7c76d4-vs-tables-streamed.json',
-    `Since the tables stream\ntoo (same method, SwiftShader): XLM-R-base ${tables('xlm-roberta-base').s} s with the heap's peak ${tables('xlm-roberta-base').mib} MiB (its 250,002 × 768 table\n` +
-    `is 768 MB of float32), DeBERTa-v3-base ${tables('deberta-v3-base').s} s, ${tables('deberta-v3-base').mib} MiB;`);
+    `Since the tables stream\ntoo (same method, SwiftShader): XLM-R-base ${xlmrTables.s} s with the heap's peak ${xlmrTables.mib} MiB (its 250,002 × 768 table\n` +
+    `is 768 MB of float32), DeBERTa-v3-base ${debertaTables.s} s, ${debertaTables.mib} MiB;`);
   // WebGPU loads before / after DeBERTa and MPNet streamed, on SwiftShader (bench/lib/load_ab.mjs --webgpu)
   function ab(model, change = 'c40b9a3-vs-streamed') {
     const file = `bench/results/loads/webgpu-swiftshader-${model}-${change}.json`;

@@ -28,6 +28,8 @@ const bool registered = ts::register_variants({
     {"deberta", "p2c only, buckets 16, max 128", deberta(false, true, 16, 128)},
     {"deberta", "c2p + p2c, no buckets, max 16", deberta(true, true, -1, 16)},
     {"deberta", "p2c only, no buckets, max 16", deberta(false, true, 0, 16)},
+    // log buckets that jump 12 rows at |δ| = 129: the gathers fall back from quads to runs
+    {"deberta", "c2p + p2c, buckets 256, max 140", deberta(true, true, 256, 140)},
 });
 
 const bool invalid = ts::register_invalid({
@@ -55,6 +57,7 @@ TEST_CASE("DeBERTa matches the reference, c2p and p2c with log buckets", "[deber
   ts::check_matches_reference("deberta", "c2p + p2c, buckets 256, max 512", ts::covering_grid());
   ts::check_matches_reference("deberta", "c2p + p2c, buckets 8, max 32", ts::small_grid());
   ts::check_matches_reference("deberta", "c2p + p2c, buckets 8, max 32", {{1000, 8, 3, false}});
+  ts::check_matches_reference("deberta", "c2p + p2c, buckets 256, max 140", {{300, 16, 2, false}, {300, 16, 1, true}});
 }
 
 TEST_CASE("DeBERTa matches the reference with c2p only and p2c only", "[deberta][reference]") {

@@ -1,5 +1,6 @@
-// Relative inner kernels over simd::vf: contiguous slices and splats for the row gather, contiguous
-// rows and scalar diagonals for the column gather, a 4-row register-blocked dot for key-side terms.
+// Relative inner kernels over simd::vf: contiguous slices and splats for the row gather over runs, one
+// unaligned load and a byte shuffle per four outputs for the gather over quads, a 4-row register-blocked
+// dot for key-side terms.
 // Contracts in relative_logits_gather.h.
 #include "kernels/relative_logits_gather.h"
 
@@ -7,59 +8,70 @@
 
 #include "kernels/simd.h"
 
+#if defined(RELPOS_SCALAR)
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define RELPOS_QUADS_SHUFFLE 1
+#elif defined(__SSSE3__)
+#include <immintrin.h>
+#define RELPOS_QUADS_SHUFFLE 1
+#endif
+
 namespace relpos::kernels {
 namespace {
 
 constexpr int W = static_cast<int>(simd::width);
 
-// y[j] += x[j] (term[j] = x[j]) for j in [0, n).
-template <bool kTerm>
+// The three ways a gathered value v reaches y[j]: y[j] += v; y[j] += v and term[j] = v; y[j] = v.
+enum class Put { Add, AddTerm, Store };
+
+template <Put kPut>
+inline void put(float* y, float* term, int j, const simd::vf& v) {
+  if constexpr (kPut == Put::Store) {
+    simd::store(y + j, v);
+  } else {
+    simd::store(y + j, simd::load(y + j) + v);
+    if constexpr (kPut == Put::AddTerm) simd::store(term + j, v);
+  }
+}
+
+template <Put kPut>
+inline void put1(float* y, float* term, int j, float v) {
+  if constexpr (kPut == Put::Store) {
+    y[j] = v;
+  } else {
+    y[j] += v;
+    if constexpr (kPut == Put::AddTerm) term[j] = v;
+  }
+}
+
+// y[j] ⊕= x[j] for j in [0, n).
+template <Put kPut>
 inline void add_slice(int n, const float* x, float* y, float* term) {
   int j = 0;
   for (; j + 2 * W <= n; j += 2 * W) {
     const simd::vf a = simd::load(x + j), b = simd::load(x + j + W);
-    simd::store(y + j, simd::load(y + j) + a);
-    simd::store(y + j + W, simd::load(y + j + W) + b);
-    if (kTerm) {
-      simd::store(term + j, a);
-      simd::store(term + j + W, b);
-    }
+    put<kPut>(y, term, j, a);
+    put<kPut>(y, term, j + W, b);
   }
-  for (; j + W <= n; j += W) {
-    const simd::vf a = simd::load(x + j);
-    simd::store(y + j, simd::load(y + j) + a);
-    if (kTerm) simd::store(term + j, a);
-  }
-  for (; j < n; ++j) {
-    y[j] += x[j];
-    if (kTerm) term[j] = x[j];
-  }
+  for (; j + W <= n; j += W) put<kPut>(y, term, j, simd::load(x + j));
+  for (; j < n; ++j) put1<kPut>(y, term, j, x[j]);
 }
 
-// y[j] += c (term[j] = c) for j in [0, n).
-template <bool kTerm>
+// y[j] ⊕= c for j in [0, n).
+template <Put kPut>
 inline void add_splat(int n, float c, float* y, float* term) {
   const simd::vf v = simd::splat(c);
   int j = 0;
   for (; j + 2 * W <= n; j += 2 * W) {
-    simd::store(y + j, simd::load(y + j) + v);
-    simd::store(y + j + W, simd::load(y + j + W) + v);
-    if (kTerm) {
-      simd::store(term + j, v);
-      simd::store(term + j + W, v);
-    }
+    put<kPut>(y, term, j, v);
+    put<kPut>(y, term, j + W, v);
   }
-  for (; j + W <= n; j += W) {
-    simd::store(y + j, simd::load(y + j) + v);
-    if (kTerm) simd::store(term + j, v);
-  }
-  for (; j < n; ++j) {
-    y[j] += c;
-    if (kTerm) term[j] = c;
-  }
+  for (; j + W <= n; j += W) put<kPut>(y, term, j, v);
+  for (; j < n; ++j) put1<kPut>(y, term, j, c);
 }
 
-template <bool kTerm>
+template <Put kPut>
 void row_gather(int i, int n, const RelativeRun* runs, int n_runs, const float* x, int index_base, float* y,
                 float* term) {
   int j = 0;
@@ -69,35 +81,45 @@ void row_gather(int i, int n, const RelativeRun* runs, int n_runs, const float* 
     if (j_end <= j) continue;
     if (run.step) {
       const float* src = x + (run.index_begin - index_base + (j - i - run.delta_begin));
-      add_slice<kTerm>(j_end - j, src, y + j, kTerm ? term + j : nullptr);
+      add_slice<kPut>(j_end - j, src, y + j, term ? term + j : nullptr);
     } else {
-      add_splat<kTerm>(j_end - j, x[run.index_begin - index_base], y + j, kTerm ? term + j : nullptr);
+      add_splat<kPut>(j_end - j, x[run.index_begin - index_base], y + j, term ? term + j : nullptr);
     }
     j = j_end;
   }
 }
 
-template <bool kTerm>
-void column_gather(int i, int n, const RelativeRun* runs, int n_runs, const float* X, std::size_t ldx,
-                   int index_base, float* y, float* term) {
+template <Put kPut>
+void quads_gather(int i, int n, const RelativeQuads& q, const float* x, int index_base, float* y, float* term) {
+  const std::int32_t* first = q.first + (-i - q.delta_begin);  // first[j] = index(j − i)
   int j = 0;
-  for (int r = first_run_after(runs, n_runs, -i); r < n_runs && j < n; ++r) {
-    const RelativeRun& run = runs[r];
-    const int j_end = std::min(n, run.delta_end + i);
-    if (j_end <= j) continue;
-    if (run.step) {
-      // index − index_base = c0 + (j − j_start) while j advances: one diagonal of X.
-      const float* p = X + static_cast<std::size_t>(run.index_begin - index_base + (j - i - run.delta_begin)) * ldx + j;
-      for (int jj = j; jj < j_end; ++jj, p += ldx + 1) {
-        y[jj] += *p;
-        if (kTerm) term[jj] = *p;
-      }
+#if defined(RELPOS_QUADS_SHUFFLE)
+  const std::uint8_t(*pattern)[16] = q.pattern + (-i - q.delta_begin);
+  for (; j + 4 <= n; j += 4) {
+    const float* src = x + (first[j] - index_base);
+#if defined(__wasm_simd128__)
+    const v128_t v = wasm_i8x16_swizzle(wasm_v128_load(src), wasm_v128_load(pattern[j]));
+    float* yj = y + j;
+    if constexpr (kPut == Put::Store) {
+      wasm_v128_store(yj, v);
     } else {
-      const float* row = X + static_cast<std::size_t>(run.index_begin - index_base) * ldx;
-      add_slice<kTerm>(j_end - j, row + j, y + j, kTerm ? term + j : nullptr);
+      wasm_v128_store(yj, wasm_f32x4_add(wasm_v128_load(yj), v));
+      if constexpr (kPut == Put::AddTerm) wasm_v128_store(term + j, v);
     }
-    j = j_end;
+#else
+    const __m128 v = _mm_castsi128_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)),
+                                                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(pattern[j]))));
+    float* yj = y + j;
+    if constexpr (kPut == Put::Store) {
+      _mm_storeu_ps(yj, v);
+    } else {
+      _mm_storeu_ps(yj, _mm_add_ps(_mm_loadu_ps(yj), v));
+      if constexpr (kPut == Put::AddTerm) _mm_storeu_ps(term + j, v);
+    }
+#endif
   }
+#endif
+  for (; j < n; ++j) put1<kPut>(y, term, j, x[first[j] - index_base]);
 }
 
 template <int R, bool kTerm>
@@ -143,17 +165,26 @@ void key_dot(int rows, int i0, int n, int d, float alpha, const float* K, std::s
 void relative_logits_gather_f32(int i, int n, const RelativeRun* runs, int n_runs, const float* x, int index_base,
                                 float* y, float* term) {
   if (term)
-    row_gather<true>(i, n, runs, n_runs, x, index_base, y, term);
+    row_gather<Put::AddTerm>(i, n, runs, n_runs, x, index_base, y, term);
   else
-    row_gather<false>(i, n, runs, n_runs, x, index_base, y, nullptr);
+    row_gather<Put::Add>(i, n, runs, n_runs, x, index_base, y, nullptr);
 }
 
-void relative_logits_gather_columns_f32(int i, int n, const RelativeRun* runs, int n_runs, const float* X,
-                                        std::size_t ldx, int index_base, float* y, float* term) {
+void relative_rows_gather_f32(int i, int n, const RelativeRun* runs, int n_runs, const float* x, int index_base,
+                              float* y) {
+  row_gather<Put::Store>(i, n, runs, n_runs, x, index_base, y, nullptr);
+}
+
+void relative_logits_gather_quads_f32(int i, int n, const RelativeQuads& quads, const float* x, int index_base,
+                                      float* y, float* term) {
   if (term)
-    column_gather<true>(i, n, runs, n_runs, X, ldx, index_base, y, term);
+    quads_gather<Put::AddTerm>(i, n, quads, x, index_base, y, term);
   else
-    column_gather<false>(i, n, runs, n_runs, X, ldx, index_base, y, nullptr);
+    quads_gather<Put::Add>(i, n, quads, x, index_base, y, nullptr);
+}
+
+void relative_rows_gather_quads_f32(int i, int n, const RelativeQuads& quads, const float* x, int index_base, float* y) {
+  quads_gather<Put::Store>(i, n, quads, x, index_base, y, nullptr);
 }
 
 void relative_key_dot_f32(int rows, int i0, int n, int d, float alpha, const float* K, std::size_t ldk,
@@ -166,9 +197,9 @@ void relative_key_dot_f32(int rows, int i0, int n, int d, float alpha, const flo
 
 void vadd_bias_f32(int n, const float* b, float* y, float* term) {
   if (term)
-    add_slice<true>(n, b, y, term);
+    add_slice<Put::AddTerm>(n, b, y, term);
   else
-    add_slice<false>(n, b, y, nullptr);
+    add_slice<Put::Add>(n, b, y, nullptr);
 }
 
 }  // namespace relpos::kernels

@@ -16,11 +16,20 @@ namespace relpos::kernels {
 void relative_logits_gather_f32(int i, int n, const RelativeRun* runs, int n_runs, const float* x, int index_base,
                                 float* y, float* term);
 
-// Column gather (key-side terms: k_j·E[index], projected into X = E·Kᵀ, row c holds all keys):
-//   for j in [0, n):  v = X[(index(j − i) − index_base)·ldx + j];  y[j] += v;  if term: term[j] = v.
-// step-0 runs are contiguous slices of one X row (vector adds); step-1 runs walk a diagonal (scalar).
-void relative_logits_gather_columns_f32(int i, int n, const RelativeRun* runs, int n_runs, const float* X,
-                                        std::size_t ldx, int index_base, float* y, float* term);
+// The row gather's values stored instead of added: y[j] = x[index(j − i) − index_base] for j in [0, n).
+// With the roles of queries and keys swapped (i a key, j a query), it lays a key-side term out key-major
+// from a row of K·Eᵀ (DeBERTa p2c), for vtranspose_add_f32 to add query-major.
+void relative_rows_gather_f32(int i, int n, const RelativeRun* runs, int n_runs, const float* x, int index_base,
+                              float* y);
+
+// The row gather over a run list expanded per δ (RelativeQuads): four outputs per step from one
+// unaligned load of x and a byte shuffle, whatever the runs' lengths (log buckets make runs of 1–5).
+//   for j in [0, n):  v = x[index(j − i) − index_base];  y[j] += v;  if term: term[j] = v
+// (relative_rows_gather_quads_f32: y[j] = v). The quads cover every δ in [−i, n − i + 3); x is read up
+// to 3 floats past the last index touched. Shuffles on SIMD128 and SSSE3; a scalar loop elsewhere.
+void relative_logits_gather_quads_f32(int i, int n, const RelativeQuads& quads, const float* x, int index_base,
+                                      float* y, float* term);
+void relative_rows_gather_quads_f32(int i, int n, const RelativeQuads& quads, const float* x, int index_base, float* y);
 
 // Key-side term computed directly (tables too long to project per head, e.g. BERT relative_key_query):
 //   for r in [0, rows), j in [0, n):  v = alpha · K[j]·E[j − (i0 + r) + e_zero];

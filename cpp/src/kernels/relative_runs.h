@@ -8,6 +8,7 @@
 // log buckets). Runs are sorted by delta_begin, disjoint, and together cover every δ a row touches.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace relpos::kernels {
@@ -36,6 +37,46 @@ inline int first_run_after(const RelativeRun* runs, int n_runs, int delta) {
 inline int run_index(const RelativeRun* runs, int n_runs, int delta) {
   const RelativeRun& r = runs[first_run_after(runs, n_runs, delta)];
   return r.index_begin + r.step * (delta - r.delta_begin);
+}
+
+// The same map expanded per δ for four-at-a-time gathers (relative_logits_gather_quads_f32): for
+// e = δ − delta_begin in [0, count), first[e] = index(δ) and pattern[e] holds, for k = 0..3, the byte
+// offsets 4·(index(δ + k) − index(δ)) + 0..3 — a 16-byte shuffle that takes x[index(δ) .. + 3] to
+// x[index(δ)], …, x[index(δ + 3)]. Exists only where every step of four δ moves the index by ≤ 3
+// (build_relative_quads says); δ past the runs repeat the last index.
+struct RelativeQuads {
+  std::int32_t delta_begin = 0;
+  std::int32_t count = 0;
+  const std::int32_t* first = nullptr;
+  const std::uint8_t (*pattern)[16] = nullptr;
+};
+
+// Floats of scratch build_relative_quads needs for `count` δ (first + patterns, float-aligned).
+inline std::size_t relative_quads_floats(int count) { return static_cast<std::size_t>(count) * 5; }
+
+// Expands runs over δ in [delta_begin, delta_begin + count) into `quads`, its arrays in `storage`
+// (relative_quads_floats(count) floats). False when some four consecutive δ span more than 4 rows
+// (a jump over a table row: the gather then uses the runs).
+inline bool build_relative_quads(const RelativeRun* runs, int n_runs, int delta_begin, int count, float* storage,
+                                 RelativeQuads& quads) {
+  auto* first = reinterpret_cast<std::int32_t*>(storage);
+  auto* pattern = reinterpret_cast<std::uint8_t(*)[16]>(storage + count);
+  int r = first_run_after(runs, n_runs, delta_begin);
+  for (int e = 0; e < count; ++e) {
+    const int delta = delta_begin + e;
+    while (r + 1 < n_runs && runs[r].delta_end <= delta) ++r;
+    const RelativeRun& run = runs[r];
+    const int clamped = delta < run.delta_end ? delta : run.delta_end - 1;
+    first[e] = run.index_begin + run.step * (clamped - run.delta_begin);
+  }
+  for (int e = 0; e < count; ++e)
+    for (int k = 0; k < 4; ++k) {
+      const int step = first[e + k < count ? e + k : count - 1] - first[e];
+      if (step < 0 || step > 3) return false;
+      for (int b = 0; b < 4; ++b) pattern[e][4 * k + b] = static_cast<std::uint8_t>(4 * step + b);
+    }
+  quads = {delta_begin, count, first, pattern};
+  return true;
 }
 
 }  // namespace relpos::kernels

@@ -7,14 +7,17 @@
 //   scale. Terms: the enabled subset of {"c2p", "p2c"}, in that order.
 // Shapes: pos_key, pos_query [heads, 2s, head_dim] (Kr/Qr already projected per head).
 //
-// Index map: with δ = j − i, idx is non-increasing in δ, so tables are held reversed
-// (c' = 2s − 1 − idx, non-decreasing) and restricted to the rows |δ| ≤ seq − 1 reach (T rows);
-// c'(δ) is compressed into runs (slices where buckets are linear, constants for log buckets and
-// clamped tails), O(seq) runs, in scratch.
+// Index maps: c2p reads Kr at idx as a function of δ = j − i, non-increasing, so Kr is held reversed
+// (c' = 2s − 1 − idx, non-decreasing in δ); p2c reads Qr at idx as a function of δ' = i − j,
+// non-decreasing, so Qr is read in its own order. Each map is restricted to the rows |δ| ≤ seq − 1
+// reach (T, T2 rows), compressed into runs (slices where buckets are linear, constants for log
+// buckets and clamped tails) and expanded per δ into shuffle quads (kernels/relative_runs.h), once
+// per call in the shared state; the gathers read the quads (runs where a step of 4 jumps a row).
 //   c2p: per head Kr' packed; per block Q_block·Kr'ᵀ over the rows the block touches, row gather.
-//   p2c: per head X = Qr'·Kᵀ  [T, seq], per panel of 64 keys only the rows those keys reach
-//        (index(j − seq + 1) … index(j)); per row a column gather: constant runs read contiguous X
-//        rows, slice runs walk a diagonal.
+//   p2c: the same with queries and keys swapped: per head XT = K·Qrᵀ [seq, T2], per panel of 64 keys
+//        only the rows those keys reach; per block and key panel, a row gather over the block's
+//        queries per key (key-major, Z [64 keys, rows]) and a transposed add into the logits.
+//        (Gathering X = Qr·Kᵀ per query instead reads a diagonal of X for linear buckets: 2× slower.)
 // GPU description (relpos/scheme.h): kind "relative_vectors", ints idx(δ) at [δ + seq − 1], table Kr
 // (c2p), table2 Qr (p2c), head stride 2s·head_dim, term_scale = content_scale.
 #include <cmath>
@@ -23,6 +26,7 @@
 
 #include "kernels/gemm_f32.h"
 #include "kernels/relative_logits_gather.h"
+#include "kernels/vtranspose_add_f32.h"
 #include "relpos/error.h"
 #include "relpos/positions.h"
 #include "relpos/schemes.h"
@@ -33,6 +37,7 @@ namespace {
 
 using detail::round16;
 using detail::ScratchCursor;
+using kernels::RelativeQuads;
 using kernels::RelativeRun;
 
 class DebertaScheme final : public Scheme {
@@ -83,20 +88,40 @@ class DebertaScheme final : public Scheme {
     return true;
   }
 
+  // The call's index maps, the same for every head: c2p's runs over δ = j − i then p2c's over δ' = i − j,
+  // each [header: count, quads built][runs][quads].
+  std::size_t shared_floats(const AttentionDims& dims, bool) const override {
+    return (p_.c2p ? map_floats(dims.seq) : 0) + (p_.p2c ? map_floats(dims.seq) : 0);
+  }
+
+  void begin_call(const AttentionDims& dims, bool, float* shared) const override {
+    const int seq = dims.seq;
+    const Layout l = layout(seq);
+    float* at = shared;
+    if (p_.c2p) {
+      build_map(seq, l.g_lo, &DebertaScheme::reversed_index, at);
+      at += map_floats(seq);
+    }
+    if (p_.p2c) build_map(seq, l.g2_lo, &DebertaScheme::forward_index, at);
+  }
+
   std::size_t scratch_floats(const AttentionDims& dims, int block_rows) const override {
     const Layout l = layout(dims.seq);
     const int d = dims.head_dim;
-    std::size_t n = round16(static_cast<std::size_t>(l.max_runs) * 4 + 4) + round16(static_cast<std::size_t>(l.T) * d);
-    if (p_.c2p) n += round16(kernels::packed_b_floats(d, l.T)) + round16(block_rows * l.ldp);
-    if (p_.p2c) n += round16(kernels::packed_b_floats(d, dims.seq)) + round16(static_cast<std::size_t>(l.T) * dims.seq);
+    std::size_t n = 0;
+    if (p_.c2p)
+      n += round16(static_cast<std::size_t>(l.T) * d) + round16(kernels::packed_b_floats(d, l.T)) +
+           round16(static_cast<std::size_t>(block_rows) * l.ldp);
+    if (p_.p2c)
+      n += round16(kernels::packed_b_floats(d, l.T2)) + round16(static_cast<std::size_t>(dims.seq) * l.ldx) +
+           round16(panels(dims.seq)) + round16(static_cast<std::size_t>(kKeyPanel) * round16(block_rows));
     return n + 64;
   }
 
   void begin_head(const HeadView& head, float* scratch) const override {
     const int seq = head.seq(), d = head.head_dim();
     const Layout l = layout(seq);
-    Buffers b = carve(scratch, l, seq, d, 0);
-    *b.n_runs = build_runs(seq, l.g_lo, b.runs);
+    const Buffers b = carve(scratch, l, seq, d, 0);
     const std::size_t table = static_cast<std::size_t>(head.head_index) * 2 * span_;
     const float scale = content_scale(d);
     if (p_.c2p) {
@@ -104,16 +129,15 @@ class DebertaScheme final : public Scheme {
       kernels::pack_b_nk(d, l.T, b.staging, d, b.packed_kr);
     }
     if (p_.p2c) {
-      copy_reversed(p_.pos_query + table * d, l, d, b.staging);
-      kernels::pack_b_nk(d, seq, head.k, d, b.packed_k);
-      // X[c][j] only for the rows key j can read, c ∈ [index(j − (seq − 1)), index(j)], by key panels.
-      for (int j0 = 0; j0 < seq; j0 += kKeyPanel) {
-        const int j1 = std::min(seq, j0 + kKeyPanel);
-        const int c_lo = kernels::run_index(b.runs, *b.n_runs, j0 - (seq - 1));
-        const int c_hi = kernels::run_index(b.runs, *b.n_runs, j1 - 1);
-        kernels::gemm_f32_packed(c_hi + 1 - c_lo, j1 - j0, d, scale, b.staging + static_cast<std::size_t>(c_lo) * d, d,
-                                 b.packed_k + static_cast<std::size_t>(j0) * d, b.X + static_cast<std::size_t>(c_lo) * seq + j0,
-                                 seq, false);
+      const Map m = map(head.shared, seq, p_.c2p ? 1 : 0);
+      kernels::pack_b_nk(d, l.T2, p_.pos_query + (table + l.g2_lo) * d, d, b.packed_qr);
+      // XT[j][c] = scale · k_j · Qr[c], per panel of keys only the rows its keys reach (δ' = i − j over all i).
+      for (int p = 0; p * kKeyPanel < seq; ++p) {
+        const int j0 = p * kKeyPanel, j1 = std::min(seq, j0 + kKeyPanel);
+        const int c_lo = kernels::run_index(m.runs, m.n_runs, -(j1 - 1));
+        const int c_hi = kernels::run_index(m.runs, m.n_runs, seq - 1 - j0);
+        b.bases[p] = detail::project_window(j1 - j0, head.k + static_cast<std::size_t>(j0) * d, d, d, scale, b.packed_qr,
+                                            c_lo, c_hi, b.XT + static_cast<std::size_t>(j0) * l.ldx, l.ldx);
       }
     }
   }
@@ -121,25 +145,42 @@ class DebertaScheme final : public Scheme {
   void add_logit_terms(const HeadView& head, float* scratch, int i0, int i1, int j0, int j1, float* logits,
                        std::size_t ld, float* const* term_rows) const override {
     const int seq = head.seq(), d = head.head_dim(), rows = i1 - i0;
-    const Layout l = layout(seq);
-    Buffers b = carve(scratch, l, seq, d, rows);
-    const int n_runs = *b.n_runs;
     if (j1 <= j0) return;
+    const Layout l = layout(seq);
+    const Buffers b = carve(scratch, l, seq, d, rows);
     const int n = j1 - j0;  // keys from j0: row gathers see query index i − j0
     if (p_.c2p) {
-      const int c_lo = kernels::run_index(b.runs, n_runs, j0 - (i1 - 1));
-      const int c_hi = kernels::run_index(b.runs, n_runs, j1 - 1 - i0);
+      const Map m = map(head.shared, seq, 0);
+      const int c_lo = kernels::run_index(m.runs, m.n_runs, j0 - (i1 - 1));
+      const int c_hi = kernels::run_index(m.runs, m.n_runs, j1 - 1 - i0);
       const int base = detail::project_window(rows, head.q + static_cast<std::size_t>(i0) * d, d, d, content_scale(d),
                                               b.packed_kr, c_lo, c_hi, b.P, l.ldp);
-      for (int r = 0; r < rows; ++r)
-        kernels::relative_logits_gather_f32(i0 + r - j0, n, b.runs, n_runs, b.P + r * l.ldp, base, logits + r * ld,
-                                            term_rows ? term_rows[0] + r * ld : nullptr);
+      for (int r = 0; r < rows; ++r) {
+        float* term = term_rows ? term_rows[0] + r * ld : nullptr;
+        const float* x = b.P + r * l.ldp;
+        if (m.has_quads)
+          kernels::relative_logits_gather_quads_f32(i0 + r - j0, n, m.quads, x, base, logits + r * ld, term);
+        else
+          kernels::relative_logits_gather_f32(i0 + r - j0, n, m.runs, m.n_runs, x, base, logits + r * ld, term);
+      }
     }
     if (p_.p2c) {
+      const Map m = map(head.shared, seq, p_.c2p ? 1 : 0);
       float* term = term_rows ? term_rows[p_.c2p ? 1 : 0] : nullptr;
-      for (int r = 0; r < rows; ++r)
-        kernels::relative_logits_gather_columns_f32(i0 + r - j0, n, b.runs, n_runs, b.X + j0, seq, 0, logits + r * ld,
-                                                    term ? term + r * ld : nullptr);
+      const std::size_t ldz = round16(rows);
+      // Per key panel: Z[j − ja][r] = XT[j][idx(i0 + r − j)] (queries along Z's rows), then added transposed.
+      for (int p = j0 / kKeyPanel; p * kKeyPanel < j1; ++p) {
+        const int ja = std::max(j0, p * kKeyPanel), jb = std::min(j1, (p + 1) * kKeyPanel);
+        for (int j = ja; j < jb; ++j) {
+          const float* xt = b.XT + static_cast<std::size_t>(j) * l.ldx;
+          float* z = b.Z + (j - ja) * ldz;
+          if (m.has_quads)
+            kernels::relative_rows_gather_quads_f32(j - i0, rows, m.quads, xt, b.bases[p], z);
+          else
+            kernels::relative_rows_gather_f32(j - i0, rows, m.runs, m.n_runs, xt, b.bases[p], z);
+        }
+        kernels::vtranspose_add_f32(rows, jb - ja, b.Z, ldz, logits + (ja - j0), ld, term ? term + (ja - j0) : nullptr);
+      }
     }
   }
 
@@ -149,71 +190,115 @@ class DebertaScheme final : public Scheme {
   static_assert(kKeyPanel % simd::gemm_nr == 0, "key panels must start on packed-panel boundaries");
 
   struct Layout {
-    int g_lo, T, max_runs;
-    std::size_t ldp;
+    int g_lo, T;    // c2p: the reversed Kr rows held, from g_lo
+    int g2_lo, T2;  // p2c: the Qr rows held, from g2_lo
+    std::size_t ldp, ldx;
+  };
+  // One index map in the shared state: runs, and (has_quads) the same expanded per δ.
+  struct Map {
+    const RelativeRun* runs;
+    int n_runs;
+    bool has_quads;
+    RelativeQuads quads;
   };
   struct Buffers {
-    RelativeRun* runs;
-    int* n_runs;
-    float* staging;
-    float* packed_kr;
-    float* P;
-    float* packed_k;
-    float* X;
+    float* staging;    // c2p: Kr' rows
+    float* packed_kr;  // c2p
+    float* packed_qr;  // p2c
+    float* XT;         // p2c: [seq, ldx]
+    int* bases;        // p2c, per key panel: the Qr row held in XT's column 0
+    float* P;          // c2p, per block: [rows, ldp]
+    float* Z;          // p2c, per block: [64 keys, round16(rows)]
   };
 
-  // Reversed table row c' = 2s − 1 − clamp(s + bucket(i − j), 0, 2s − 1), δ = j − i.
-  int reversed_index(int delta) const {
-    const int idx = span_ + deberta_relative_position(-delta, p_.position_buckets, p_.max_relative_positions);
-    return 2 * span_ - 1 - std::min(2 * span_ - 1, std::max(0, idx));
+  // Reversed table row c' = 2s − 1 − clamp(s + bucket(i − j), 0, 2s − 1), δ = j − i (c2p).
+  int reversed_index(int delta) const { return 2 * span_ - 1 - forward_index(-delta); }
+  // Table row idx = clamp(s + bucket(δ'), 0, 2s − 1), δ' = i − j (p2c).
+  int forward_index(int delta) const {
+    const int idx = span_ + deberta_relative_position(delta, p_.position_buckets, p_.max_relative_positions);
+    return std::min(2 * span_ - 1, std::max(0, idx));
+  }
+
+  static int panels(int seq) { return (seq + kKeyPanel - 1) / kKeyPanel; }
+  // Runs are at most one per δ; quads cover δ in [−(seq − 1), seq + 2] (every four-wide step of a gather).
+  static int max_runs(int seq) { return 2 * seq; }
+  static int quads_count(int seq) { return 2 * seq + 2; }
+  static std::size_t map_floats(int seq) {
+    return round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4) + round16(kernels::relative_quads_floats(quads_count(seq)));
+  }
+  // Map k (0 the first the call holds) of the shared state.
+  static Map map(const float* shared, int seq, int k) {
+    const float* at = shared + k * map_floats(seq);
+    const auto* header = reinterpret_cast<const int*>(at);
+    Map m;
+    m.runs = reinterpret_cast<const RelativeRun*>(at + 4);
+    m.n_runs = header[0];
+    m.has_quads = header[1] != 0;
+    const float* q = at + round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4);
+    m.quads.delta_begin = -(seq - 1);
+    m.quads.count = quads_count(seq);
+    m.quads.first = reinterpret_cast<const std::int32_t*>(q);
+    m.quads.pattern = reinterpret_cast<const std::uint8_t(*)[16]>(q + m.quads.count);
+    return m;
+  }
+  // Writes one map (runs of index − g_lo, then its quads) at `at`; ints stored in the float state.
+  void build_map(int seq, int g_lo, int (DebertaScheme::*index)(int) const, float* at) const {
+    auto* header = reinterpret_cast<int*>(at);
+    auto* runs = reinterpret_cast<RelativeRun*>(at + 4);
+    header[0] = build_runs(seq, g_lo, index, runs);
+    RelativeQuads quads;
+    header[1] = kernels::build_relative_quads(runs, header[0], -(seq - 1), quads_count(seq),
+                                              at + round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4), quads);
   }
 
   Layout layout(int seq) const {
     Layout l;
     l.g_lo = reversed_index(-(seq - 1));
     l.T = reversed_index(seq - 1) - l.g_lo + 1;
-    l.max_runs = 2 * seq;
+    l.g2_lo = forward_index(-(seq - 1));
+    l.T2 = forward_index(seq - 1) - l.g2_lo + 1;
     l.ldp = round16(l.T + simd::gemm_nr);
+    l.ldx = round16(l.T2 + simd::gemm_nr);
     return l;
   }
 
-  // Layout: [n_runs + runs][staging T·d][packed Kr' | P][packed K | X]. Runs are int32 records
-  // stored in the float scratch (never read as floats).
+  // Layout: c2p [staging T·d][packed Kr'], p2c [packed Qr][XT][bases], then the per-block [P][Z] (sized by the
+  // block's rows: last, so the head's buffers sit at the same offsets for every block).
   Buffers carve(float* scratch, const Layout& l, int seq, int d, int rows) const {
     ScratchCursor s(scratch);
     Buffers b{};
-    float* run_area = s.take(static_cast<std::size_t>(l.max_runs) * 4 + 4);
-    b.n_runs = reinterpret_cast<int*>(run_area);
-    b.runs = reinterpret_cast<RelativeRun*>(run_area + 4);
-    b.staging = s.take(static_cast<std::size_t>(l.T) * d);
-    if (p_.p2c) {
-      b.packed_k = s.take(kernels::packed_b_floats(d, seq));
-      b.X = s.take(static_cast<std::size_t>(l.T) * seq);
-    }
     if (p_.c2p) {
+      b.staging = s.take(static_cast<std::size_t>(l.T) * d);
       b.packed_kr = s.take(kernels::packed_b_floats(d, l.T));
-      b.P = s.take(static_cast<std::size_t>(rows) * l.ldp);
     }
+    if (p_.p2c) {
+      b.packed_qr = s.take(kernels::packed_b_floats(d, l.T2));
+      b.XT = s.take(static_cast<std::size_t>(seq) * l.ldx);
+      b.bases = reinterpret_cast<int*>(s.take(panels(seq)));
+    }
+    if (p_.c2p) b.P = s.take(static_cast<std::size_t>(rows) * l.ldp);
+    if (p_.p2c) b.Z = s.take(static_cast<std::size_t>(kKeyPanel) * round16(rows));
     return b;
   }
 
-  // Greedy compression of δ ↦ c'(δ) − g_lo, δ in [−(seq − 1), seq − 1], into step-0/step-1 runs.
-  int build_runs(int seq, int g_lo, RelativeRun* runs) const {
+  // Greedy compression of δ ↦ index(δ) − g_lo, δ in [−(seq − 1), seq − 1], into step-0/step-1 runs
+  // (index non-decreasing in δ).
+  int build_runs(int seq, int g_lo, int (DebertaScheme::*index)(int) const, RelativeRun* runs) const {
     int n = 0;
     int delta = -(seq - 1);
-    int cur = reversed_index(delta);
+    int cur = (this->*index)(delta);
     while (delta <= seq - 1) {
       const int begin = delta, c0 = cur;
       int step = 0;
       int e = delta + 1;
-      int next = e <= seq - 1 ? reversed_index(e) : 0;
+      int next = e <= seq - 1 ? (this->*index)(e) : 0;
       if (e <= seq - 1 && next == c0 + 1) step = 1;
       if (e <= seq - 1 && next != c0 && next != c0 + 1) {
         // jump of more than one row: a single-δ run
       } else {
         while (e <= seq - 1 && next == c0 + step * (e - begin)) {
           ++e;
-          if (e <= seq - 1) next = reversed_index(e);
+          if (e <= seq - 1) next = (this->*index)(e);
         }
       }
       runs[n++] = {begin, e, c0 - g_lo, step};

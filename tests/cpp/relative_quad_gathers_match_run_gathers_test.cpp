@@ -1,6 +1,7 @@
 // kernels::relative_logits_gather_quads_f32 / relative_rows_gather_quads_f32 (a run list expanded per δ,
 // four outputs per byte shuffle) against the run gathers they replace, for index maps made of every kind
-// of run (slices, constants of 1–7 δ, jumps of 2 and 3 rows), every query offset and lengths with and
+// of run (long slices and constants, which stream; slices and constants of 1–7 δ and jumps of 2 and 3 rows,
+// which are shuffled), every query offset and lengths with and
 // without a tail; build_relative_quads refuses a map that jumps 4 rows inside four δ. Issue #41 (DeBERTa's
 // log buckets make runs of 1–5 δ); vtranspose_add_f32 against its definition.
 #include <catch2/catch.hpp>
@@ -29,7 +30,7 @@ std::vector<RelativeRun> runs_of(const std::vector<int>& idx, int lo) {
   return runs;
 }
 
-// A log-bucket-like map over δ in [−(seq − 1), seq − 1]: clamped ends, constants of 1–7 δ, slices,
+// A log-bucket-like map over δ in [−(seq − 1), seq − 1]: clamped ends, a long slice, constants of 1–7 δ, slices,
 // and jumps of up to max_jump rows, never more than 3 rows over four consecutive δ (what quads hold).
 std::vector<int> mixed_map(int seq, int max_jump, unsigned seed) {
   std::vector<int> idx;
@@ -41,6 +42,7 @@ std::vector<int> mixed_map(int seq, int max_jump, unsigned seed) {
     const int r = static_cast<int>((s >> 24) % 8);
     if (d > -(seq - 1) / 2 && d < (seq - 1) / 2) {  // middle: slices, constants, jumps
       int step = r < 4 ? 1 : r < 6 ? 0 : 1 + static_cast<int>((s >> 16) % max_jump);
+      if (2 * d > seq / 4 && 2 * d < seq / 2) step = 1;  // a long slice (streamed, not shuffled)
       if (idx.size() >= 3) step = std::min(step, 3 - (v - idx[idx.size() - 3]));
       v += std::max(0, step);
     }
@@ -56,7 +58,7 @@ TEST_CASE("quad gathers equal run gathers for slices, constants and jumps of up 
       const std::vector<int> idx = mixed_map(seq, 3, seed);
       const std::vector<RelativeRun> runs = runs_of(idx, -(seq - 1));
       const int count = 2 * seq + 2;
-      std::vector<float> storage(relative_quads_floats(count));
+      std::vector<float> storage(relative_quads_floats(count, static_cast<int>(runs.size())));
       RelativeQuads quads;
       REQUIRE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), count, storage.data(), quads));
       const int rows_needed = idx.back() + 1;
@@ -85,7 +87,7 @@ TEST_CASE("quad gathers read from negative query offsets as key-major gathers do
   const std::vector<int> idx = mixed_map(seq, 2, 9u);
   const std::vector<RelativeRun> runs = runs_of(idx, -(seq - 1));
   const int count = 2 * seq + 2;
-  std::vector<float> storage(relative_quads_floats(count));
+  std::vector<float> storage(relative_quads_floats(count, static_cast<int>(runs.size())));
   RelativeQuads quads;
   REQUIRE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), count, storage.data(), quads));
   std::vector<float> x(idx.back() + 9);
@@ -105,7 +107,7 @@ TEST_CASE("quads are refused where four distances jump four rows", "[kernels][re
   std::vector<int> idx;
   for (int d = -(seq - 1); d <= seq - 1; ++d) idx.push_back(d < 0 ? 0 : 4 + d);  // a jump of 4 at δ = 0
   const std::vector<RelativeRun> runs = runs_of(idx, -(seq - 1));
-  std::vector<float> storage(relative_quads_floats(2 * seq + 2));
+  std::vector<float> storage(relative_quads_floats(2 * seq + 2, static_cast<int>(runs.size())));
   RelativeQuads quads;
   CHECK_FALSE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), 2 * seq + 2, storage.data(), quads));
 }

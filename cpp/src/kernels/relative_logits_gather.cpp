@@ -89,17 +89,17 @@ void row_gather(int i, int n, const RelativeRun* runs, int n_runs, const float* 
   }
 }
 
+// Outputs [j, j_stop) from the quads, four per step (a step may pass j_stop by up to 3: the quads are exact
+// there too); a step that would pass n is done one output at a time. Returns where it stopped (≥ j_stop).
 template <Put kPut>
-void quads_gather(int i, int n, const RelativeQuads& q, const float* x, int index_base, float* y, float* term) {
-  const std::int32_t* first = q.first + (-i - q.delta_begin);  // first[j] = index(j − i)
-  int j = 0;
+inline int quad_steps(int j, int j_stop, int n, const std::int32_t* first, const std::uint8_t (*pattern)[16],
+                      const float* x, int index_base, float* y, float* term) {
 #if defined(RELPOS_QUADS_SHUFFLE)
-  const std::uint8_t(*pattern)[16] = q.pattern + (-i - q.delta_begin);
-  for (; j + 4 <= n; j += 4) {
+  for (; j < j_stop && j + 4 <= n; j += 4) {
     const float* src = x + (first[j] - index_base);
+    float* yj = y + j;
 #if defined(__wasm_simd128__)
     const v128_t v = wasm_i8x16_swizzle(wasm_v128_load(src), wasm_v128_load(pattern[j]));
-    float* yj = y + j;
     if constexpr (kPut == Put::Store) {
       wasm_v128_store(yj, v);
     } else {
@@ -109,7 +109,6 @@ void quads_gather(int i, int n, const RelativeQuads& q, const float* x, int inde
 #else
     const __m128 v = _mm_castsi128_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)),
                                                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(pattern[j]))));
-    float* yj = y + j;
     if constexpr (kPut == Put::Store) {
       _mm_storeu_ps(yj, v);
     } else {
@@ -118,8 +117,41 @@ void quads_gather(int i, int n, const RelativeQuads& q, const float* x, int inde
     }
 #endif
   }
+#else
+  (void)pattern;
+  (void)n;
 #endif
-  for (; j < n; ++j) put1<kPut>(y, term, j, x[first[j] - index_base]);
+  for (; j < j_stop; ++j) put1<kPut>(y, term, j, x[first[j] - index_base]);
+  return j;
+}
+
+template <Put kPut>
+void quads_gather(int i, int n, const RelativeQuads& q, const float* x, int index_base, float* y, float* term) {
+  const std::int32_t* first = q.first + (-i - q.delta_begin);  // first[j] = index(j − i)
+  const std::uint8_t(*pattern)[16] = q.pattern + (-i - q.delta_begin);
+  const RelativeRun* runs = q.runs;
+  int r = first_run_after(runs, q.n_runs, -i);
+  int j = 0;
+  // Runs at least kLongRun δ long stream as slices or splats; the stretches of shorter ones between them
+  // go through the quads (a shuffled step of four costs about what one run's set-up does).
+  while (j < n) {
+    while (r + 1 < q.n_runs && runs[r].delta_end + i <= j) ++r;
+    const RelativeRun& run = runs[r];
+    if (q.next_long[r] == r) {
+      const int j_end = std::min(n, run.delta_end + i);
+      if (run.step)
+        add_slice<kPut>(j_end - j, x + (run.index_begin - index_base + (j - i - run.delta_begin)), y + j,
+                        term ? term + j : nullptr);
+      else
+        add_splat<kPut>(j_end - j, x[run.index_begin - index_base], y + j, term ? term + j : nullptr);
+      j = j_end;
+    } else {
+      const int s = q.next_long[r];
+      const int j_stop = s < q.n_runs ? std::min(n, runs[s].delta_begin + i) : n;
+      j = quad_steps<kPut>(j, j_stop, n, first, pattern, x, index_base, y, term);
+      if (s < q.n_runs) r = s;
+    }
+  }
 }
 
 template <int R, bool kTerm>
@@ -184,7 +216,9 @@ void relative_logits_gather_quads_f32(int i, int n, const RelativeQuads& quads, 
 }
 
 void relative_rows_gather_quads_f32(int i, int n, const RelativeQuads& quads, const float* x, int index_base, float* y) {
-  quads_gather<Put::Store>(i, n, quads, x, index_base, y, nullptr);
+  // short rows (a block's queries): every step shuffled, no run walking
+  const int e = -i - quads.delta_begin;
+  quad_steps<Put::Store>(0, n, n, quads.first + e, quads.pattern + e, x, index_base, y, nullptr);
 }
 
 void relative_key_dot_f32(int rows, int i0, int n, int d, float alpha, const float* K, std::size_t ldk,

@@ -39,23 +39,30 @@ inline int run_index(const RelativeRun* runs, int n_runs, int delta) {
   return r.index_begin + r.step * (delta - r.delta_begin);
 }
 
-// The same map expanded per δ for four-at-a-time gathers (relative_logits_gather_quads_f32): for
-// e = δ − delta_begin in [0, count), first[e] = index(δ) and pattern[e] holds, for k = 0..3, the byte
+// A run list with the same map expanded per δ for four-at-a-time gathers (relative_logits_gather_quads_f32):
+// for e = δ − delta_begin in [0, count), first[e] = index(δ) and pattern[e] holds, for k = 0..3, the byte
 // offsets 4·(index(δ + k) − index(δ)) + 0..3 — a 16-byte shuffle that takes x[index(δ) .. + 3] to
 // x[index(δ)], …, x[index(δ + 3)]. Exists only where every step of four δ moves the index by ≤ 3
-// (build_relative_quads says); δ past the runs repeat the last index.
+// (build_relative_quads says); δ past the runs repeat the last index. The runs stay: long ones stream,
+// next_long[r] = the first run at or after r at least kLongRun δ long (n_runs if none).
+constexpr int kLongRun = 16;
 struct RelativeQuads {
+  const RelativeRun* runs = nullptr;
+  std::int32_t n_runs = 0;
+  const std::int32_t* next_long = nullptr;
   std::int32_t delta_begin = 0;
   std::int32_t count = 0;
   const std::int32_t* first = nullptr;
   const std::uint8_t (*pattern)[16] = nullptr;
 };
 
-// Floats of scratch build_relative_quads needs for `count` δ (first + patterns, float-aligned).
-inline std::size_t relative_quads_floats(int count) { return static_cast<std::size_t>(count) * 5; }
+// Floats of scratch build_relative_quads needs for `count` δ and up to max_runs runs (first, patterns, next_long).
+inline std::size_t relative_quads_floats(int count, int max_runs) {
+  return static_cast<std::size_t>(count) * 5 + static_cast<std::size_t>(max_runs);
+}
 
 // Expands runs over δ in [delta_begin, delta_begin + count) into `quads`, its arrays in `storage`
-// (relative_quads_floats(count) floats). False when some four consecutive δ span more than 4 rows
+// (relative_quads_floats(count, n_runs) floats). False when some four consecutive δ span more than 4 rows
 // (a jump over a table row: the gather then uses the runs).
 inline bool build_relative_quads(const RelativeRun* runs, int n_runs, int delta_begin, int count, float* storage,
                                  RelativeQuads& quads) {
@@ -75,7 +82,13 @@ inline bool build_relative_quads(const RelativeRun* runs, int n_runs, int delta_
       if (step < 0 || step > 3) return false;
       for (int b = 0; b < 4; ++b) pattern[e][4 * k + b] = static_cast<std::uint8_t>(4 * step + b);
     }
-  quads = {delta_begin, count, first, pattern};
+  auto* next_long = reinterpret_cast<std::int32_t*>(storage + static_cast<std::size_t>(count) * 5);
+  int next = n_runs;
+  for (int k = n_runs - 1; k >= 0; --k) {
+    if (runs[k].delta_end - runs[k].delta_begin >= kLongRun) next = k;
+    next_long[k] = next;
+  }
+  quads = {runs, n_runs, next_long, delta_begin, count, first, pattern};
   return true;
 }
 

@@ -13,10 +13,12 @@
 // reach (T, T2 rows), compressed into runs (slices where buckets are linear, constants for log
 // buckets and clamped tails) and expanded per δ into shuffle quads (kernels/relative_runs.h), once
 // per call in the shared state; the gathers read the quads (runs where a step of 4 jumps a row).
-//   c2p: per head Kr' packed; per block Q_block·Kr'ᵀ over the rows the block touches, row gather.
+//   c2p: per head Kr' packed; per block Q_block·Kr'ᵀ over the rows the block touches, row gather
+//        (runs ≥ 16 δ stream as slices / splats, the stretches between them are shuffled).
 //   p2c: the same with queries and keys swapped: per head XT = K·Qrᵀ [seq, T2], per panel of 64 keys
-//        only the rows those keys reach; per block and key panel, a row gather over the block's
-//        queries per key (key-major, Z [64 keys, rows]) and a transposed add into the logits.
+//        only the rows those keys reach; per block and key panel, a shuffled row gather over the
+//        block's queries per key (key-major, Z [64 keys, rows]) and a transposed add into the logits;
+//        a panel whose every pair reads a clamped end adds that end's row over keys (E) to each row.
 //        (Gathering X = Qr·Kᵀ per query instead reads a diagonal of X for linear buckets: 2× slower.)
 // GPU description (relpos/scheme.h): kind "relative_vectors", ints idx(δ) at [δ + seq − 1], table Kr
 // (c2p), table2 Qr (p2c), head stride 2s·head_dim, term_scale = content_scale.
@@ -114,7 +116,8 @@ class DebertaScheme final : public Scheme {
            round16(static_cast<std::size_t>(block_rows) * l.ldp);
     if (p_.p2c)
       n += round16(kernels::packed_b_floats(d, l.T2)) + round16(static_cast<std::size_t>(dims.seq) * l.ldx) +
-           round16(panels(dims.seq)) + round16(static_cast<std::size_t>(kKeyPanel) * round16(block_rows));
+           round16(panels(dims.seq)) + round16(2 * static_cast<std::size_t>(dims.seq)) +
+           round16(static_cast<std::size_t>(kKeyPanel) * round16(block_rows));
     return n + 64;
   }
 
@@ -136,8 +139,15 @@ class DebertaScheme final : public Scheme {
         const int j0 = p * kKeyPanel, j1 = std::min(seq, j0 + kKeyPanel);
         const int c_lo = kernels::run_index(m.runs, m.n_runs, -(j1 - 1));
         const int c_hi = kernels::run_index(m.runs, m.n_runs, seq - 1 - j0);
-        b.bases[p] = detail::project_window(j1 - j0, head.k + static_cast<std::size_t>(j0) * d, d, d, scale, b.packed_qr,
-                                            c_lo, c_hi, b.XT + static_cast<std::size_t>(j0) * l.ldx, l.ldx);
+        const int base = detail::project_window(j1 - j0, head.k + static_cast<std::size_t>(j0) * d, d, d, scale,
+                                                b.packed_qr, c_lo, c_hi, b.XT + static_cast<std::size_t>(j0) * l.ldx, l.ldx);
+        b.bases[p] = base;
+        // the clamped ends as contiguous rows over keys, where this panel reaches them (add_logit_terms)
+        for (int e = 0; e < 2; ++e) {
+          const int c = e == 0 ? 0 : l.T2 - 1;
+          for (int j = j0; j < j1; ++j)
+            b.E[e * seq + j] = c >= c_lo && c <= c_hi ? b.XT[static_cast<std::size_t>(j) * l.ldx + (c - base)] : 0.0f;
+        }
       }
     }
   }
@@ -168,9 +178,17 @@ class DebertaScheme final : public Scheme {
       const Map m = map(head.shared, seq, p_.c2p ? 1 : 0);
       float* term = term_rows ? term_rows[p_.c2p ? 1 : 0] : nullptr;
       const std::size_t ldz = round16(rows);
-      // Per key panel: Z[j − ja][r] = XT[j][idx(i0 + r − j)] (queries along Z's rows), then added transposed.
+      // Per key panel: Z[j − ja][r] = XT[j][idx(i0 + r − j)] (queries along Z's rows), then added transposed —
+      // or, where every (query, key) of the panel reads one clamped end, that end's row over keys to every row.
       for (int p = j0 / kKeyPanel; p * kKeyPanel < j1; ++p) {
         const int ja = std::max(j0, p * kKeyPanel), jb = std::min(j1, (p + 1) * kKeyPanel);
+        const int end = clamped_end(m, i0 - (jb - 1), i1 - 1 - ja);
+        if (end >= 0) {
+          const float* e = b.E + static_cast<std::size_t>(end) * seq + ja;
+          for (int r = 0; r < rows; ++r)
+            kernels::vadd_bias_f32(jb - ja, e, logits + r * ld + (ja - j0), term ? term + r * ld + (ja - j0) : nullptr);
+          continue;
+        }
         for (int j = ja; j < jb; ++j) {
           const float* xt = b.XT + static_cast<std::size_t>(j) * l.ldx;
           float* z = b.Z + (j - ja) * ldz;
@@ -207,6 +225,7 @@ class DebertaScheme final : public Scheme {
     float* packed_qr;  // p2c
     float* XT;         // p2c: [seq, ldx]
     int* bases;        // p2c, per key panel: the Qr row held in XT's column 0
+    float* E;          // p2c: [2, seq], XT's columns of the first and the last Qr row held (the clamped ends)
     float* P;          // c2p, per block: [rows, ldp]
     float* Z;          // p2c, per block: [64 keys, round16(rows)]
   };
@@ -220,11 +239,18 @@ class DebertaScheme final : public Scheme {
   }
 
   static int panels(int seq) { return (seq + kKeyPanel - 1) / kKeyPanel; }
+  // 0 or 1 when every δ in [lo, hi] reads the map's first or last row through its first or last run (a
+  // constant: the clamped end), −1 otherwise.
+  static int clamped_end(const Map& m, int lo, int hi) {
+    const int r = kernels::first_run_after(m.runs, m.n_runs, lo);
+    if (m.runs[r].step != 0 || m.runs[r].delta_end <= hi) return -1;
+    return r == 0 ? 0 : r == m.n_runs - 1 ? 1 : -1;
+  }
   // Runs are at most one per δ; quads cover δ in [−(seq − 1), seq + 2] (every four-wide step of a gather).
   static int max_runs(int seq) { return 2 * seq; }
   static int quads_count(int seq) { return 2 * seq + 2; }
   static std::size_t map_floats(int seq) {
-    return round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4) + round16(kernels::relative_quads_floats(quads_count(seq)));
+    return round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4) + round16(kernels::relative_quads_floats(quads_count(seq), max_runs(seq)));
   }
   // Map k (0 the first the call holds) of the shared state.
   static Map map(const float* shared, int seq, int k) {
@@ -235,6 +261,9 @@ class DebertaScheme final : public Scheme {
     m.n_runs = header[0];
     m.has_quads = header[1] != 0;
     const float* q = at + round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4);
+    m.quads.runs = m.runs;
+    m.quads.n_runs = m.n_runs;
+    m.quads.next_long = reinterpret_cast<const std::int32_t*>(q + static_cast<std::size_t>(quads_count(seq)) * 5);
     m.quads.delta_begin = -(seq - 1);
     m.quads.count = quads_count(seq);
     m.quads.first = reinterpret_cast<const std::int32_t*>(q);
@@ -275,6 +304,7 @@ class DebertaScheme final : public Scheme {
       b.packed_qr = s.take(kernels::packed_b_floats(d, l.T2));
       b.XT = s.take(static_cast<std::size_t>(seq) * l.ldx);
       b.bases = reinterpret_cast<int*>(s.take(panels(seq)));
+      b.E = s.take(2 * static_cast<std::size_t>(seq));
     }
     if (p_.c2p) b.P = s.take(static_cast<std::size_t>(rows) * l.ldp);
     if (p_.p2c) b.Z = s.take(static_cast<std::size_t>(kKeyPanel) * round16(rows));

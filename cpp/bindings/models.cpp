@@ -26,7 +26,9 @@
 //     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life;
 //     logits: the task head follows (an output op of kind 3), positions > 0: a masked-LM head at that many rows;
 //     a q8 Linear's entry is { key, kind: 'q8', rows, cols } (rows = out features, cols = in features), a q8
-//     embedding table's the same with rows, cols = its rows, dim
+//     embedding table's the same with rows, cols = its rows, dim; a table the executor computes (plan.h Recorder::derive:
+//     DeBERTa's projected relative embeddings on a WebGPU load) { key, kind: 'derived', from, linear, bias, rows, heads, in,
+//     out }: [heads, rows, out / heads] = weight `from` [rows, in] · weight `linear` [out, in]ᵀ + weight `bias` (−1: none)
 //   LoadedModel.releaseWeights() → bytes freed | Error      after a WebGPU upload: frees the WASM copies of the plan's
 //     Linear and table weights (plan::release_weights); the CPU forward is an Error from then on
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32 (a view of the
@@ -165,6 +167,13 @@ class LoadedModel {
           o.set("kind", std::string("q8"));
           o.set("rows", rows);
           o.set("cols", cols);
+        } else if (w.kind == plan::Weight::Kind::Derived) {
+          o.set("kind", std::string("derived"));
+          const std::size_t rows = static_cast<std::size_t>(w.rows), in = p.weights[static_cast<std::size_t>(w.from)].elements / rows;
+          for (const auto& [key, value] : {std::pair<const char*, double>{"from", w.from}, {"linear", w.linear}, {"bias", w.bias},
+                                           {"rows", w.rows}, {"heads", w.heads}, {"in", static_cast<double>(in)},
+                                           {"out", static_cast<double>(w.elements / rows)}})
+            o.set(key, value);
         }
         weights.call<void>("push", o);
       }

@@ -7,7 +7,7 @@
 //     reference that also covers causal, tiled windows and fully masked rows;
 //   - LayerNorm / RMSNorm, activations and GLUs, embedding gather, RoPE tables, t5Buckets / alibiSlopes
 //     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool(),
-//     maskRows against a JS twin;
+//     maskRows and splitHeads against JS twins;
 //   - the reductions of norms and pooling with subgroups (where the adapter has them: SwiftShader, size 4) and with
 //     subgroups: false, at dims 1 … 1000, against the same twins and each other; the WGSL each path compiles; the
 //     silent fallback on an adapter without the feature.
@@ -725,6 +725,18 @@ describe('webgpu attention', { skip }, () => {
     const want = Float32Array.from(x, (value, i) => (m[Math.floor(i / width)] ? value : 0));
     assert.deepEqual(got, want);
     assert.throws(() => W.maskRows(ctx, ctx.device.createCommandEncoder(), { x: xb, mask: xb, rows: 0, width }), /rows: expected a positive integer/);
+  });
+
+  test('splitHeads lays token-major rows out per head (a derived table: DeBERTa\'s projected relative embeddings)', async () => {
+    const rows = 7, heads = 3, d = 5;
+    const x = randomArray(rows * heads * d, 85);
+    const y = ctx.empty(4 * x.length);
+    const got = await runRead((enc) => W.splitHeads(ctx, enc, { x: up(x), y, rows, heads, d }), y, x.length);
+    const want = new Float32Array(x.length); // the per-head copy of cpp/src/models/deberta_v2.cpp
+    for (let h = 0; h < heads; ++h) for (let r = 0; r < rows; ++r) want.set(x.subarray(r * heads * d + h * d, r * heads * d + (h + 1) * d), (h * rows + r) * d);
+    assert.deepEqual(got, want);
+    assert.throws(() => W.splitHeads(ctx, ctx.device.createCommandEncoder(), { x: y, y, rows, heads: 0, d }), /heads: expected a positive integer/);
+    assert.throws(() => W.splitHeads(ctx, ctx.device.createCommandEncoder(), { x: ctx.empty(8), y, rows, heads, d }), /x: expected a GPUBuffer of at least 420 bytes/);
   });
 
   test('RoPE pre-pass equals the CPU rotation formula in float64 (both layouts, partial rotaryDim)', async () => {

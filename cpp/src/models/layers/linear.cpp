@@ -94,6 +94,10 @@ void Linear::forward(int rows, const float* x, float* y) const {
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());
 }
 
+void Linear::derive_per_head(const float* key, int rows, const float* x, int heads) const {
+  if (plan::Recorder* rec = plan::active()) rec->derive(key, x, rows, *this, heads);
+}
+
 void Linear::forward_group(int rows, const float* x, const Linear* const* layers, float* const* ys, int count) {
   constexpr int kMaxGroup = 4;
   bool fused = count <= kMaxGroup && plan::active() == nullptr;

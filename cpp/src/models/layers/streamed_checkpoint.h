@@ -16,9 +16,8 @@
 //   linear  2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
 //           bits of the whole matrix); Linear::load takes it (take_linear). With a LinearRowSink (fp32):
-//           each block's float32 rows go to the sink and nothing is kept — but for a "kept" linear (DeBERTa's
-//           query/key projections, through which the family projects its relative embeddings at load), which
-//           goes to the sink and is packed too.
+//           each block's float32 rows go to the sink and nothing is kept (DeBERTa projects its relative
+//           embeddings through its query/key projections on the GPU then: deberta_v2.cpp).
 //   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
 //           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a LinearRowSink
 //           (fp32, fp16) its rows go to the sink as a linear layer's do and nothing is kept — but in a family that
@@ -55,8 +54,7 @@ namespace relpos::models {
 struct PreparedLinear {
   std::vector<float> packed;  // fp32: pack_b_nk panels
   QuantizedMatrix q8;         // q8
-  int gpu = -1;               // ≥ 0: its rows went to a LinearRowSink, which named them this id (and, unless the
-                              // linear is "kept", nothing is held here)
+  int gpu = -1;               // ≥ 0: its rows went to a LinearRowSink, which named them this id (nothing held here)
 };
 
 // Where a linear layer's float32 rows go as they are decoded, instead of the heap (device 'webgpu', fp32 and fp16

@@ -596,10 +596,16 @@ describe('webgpu attention', { skip }, () => {
     assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'relative_vectors', rows: x, table: x, tableHead: 6, termScale: 1 } }), /tableHead: expected a non-negative multiple of 4/);
   });
 
-  test('checkPlan accepts relative_vectors attention and mask_rows; an unknown scheme kind is refused by name', () => {
+  test('checkPlan accepts relative_vectors attention, mask_rows and derived weights; an unknown scheme kind and a derived weight without its sources are refused', () => {
     const attention = { op: 'attention', heads: 2, kv_heads: 2, head_dim: 8, q_row: 48, k_row: 48, v_row: 48, q_head: 8, k_head: 8, v_head: 8 };
     W.checkPlan({ ops: [{ op: 'mask_rows', x: 0, x_off: 0, rows: 4, width: 16 }, { ...attention, kind: 'relative_vectors' }] });
     assert.throws(() => W.checkPlan({ ops: [{ ...attention, kind: 'shaw' }] }), /attention scheme 'shaw' has no WebGPU kernel yet/);
+    // a derived table (DeBERTa's projected relative embeddings) reads earlier float weights
+    const derived = { key: 9, kind: 'derived', from: 0, linear: 1, bias: 2, rows: 4, heads: 2, in: 8, out: 16 };
+    W.checkPlan({ weights: [{ key: 1 }, { key: 2 }, { key: 3 }, derived], ops: [] });
+    for (const bad of [{ from: 3 }, { linear: 0, from: 5 }, { heads: 3 }, { bias: -2 }])
+      assert.throws(() => W.checkPlan({ weights: [{ key: 1 }, { key: 2 }, { key: 3 }, { ...derived, ...bad }], ops: [] }), /derived weight 3 needs earlier float weights/);
+    assert.throws(() => W.checkPlan({ weights: [{ key: 1 }, { key: 2, kind: 'q8', rows: 16, cols: 8 }, { key: 3 }, derived], ops: [] }), /derived weight 3/);
   });
 
   test('t5Buckets and alibiSlopes equal rp.positions (bucket edges at exact powers, bloom/mpt extra heads)', { skip: skipRp }, () => {

@@ -14,7 +14,7 @@
 //               c2p = q_i·Kr[clamp(r(i,j) + span)], p2c = k_j·Qr[clamp(−r(j,i) + span)], r = bucket(i − j).
 // The encoder's conv layer (conv_kernel_size > 0) is not supported.
 #include <cstring>
-#include <deque>
+#include <memory>
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -80,7 +80,9 @@ class DebertaV2 final : public ModelBase {
     // share_att_key false: pos_key_proj / pos_query_proj, kept only when the table is derived from them
     auto own_table = [&](const std::string& name, std::vector<float>& out, const float* key) -> const float* {
       Linear proj = Linear::load(w, name, H, H, true);
-      return proj.gpu_buffer() >= 0 ? table(pos_proj_.emplace_back(std::move(proj)), out, key) : table(proj, out, key);
+      if (proj.gpu_buffer() < 0) return table(proj, out, key);
+      pos_proj_.push_back(std::make_unique<Linear>(std::move(proj)));
+      return table(*pos_proj_.back(), out, key);
     };
     keys_.assign(2 * static_cast<std::size_t>(c.num_layers), 0.0f);  // the derived tables' keys: never read
     pos_key_.resize(c.num_layers);
@@ -160,7 +162,7 @@ class DebertaV2 final : public ModelBase {
   std::vector<Derived> derived_;
   std::vector<float> keys_, rel_;
   int rel_rows_ = 0;
-  std::deque<Linear> pos_proj_;
+  std::vector<std::unique_ptr<Linear>> pos_proj_;
   std::vector<std::unique_ptr<Scheme>> schemes_;
   std::vector<float> e_, h_;
   PostLnScratch scratch_;

@@ -122,12 +122,13 @@ class Recorder {
   std::map<std::uintptr_t, Range> ranges_;
   std::map<const void*, int> weight_ids_;
   struct Derivation {
+    const float* key;
     const float* rel;
     int rows;
     const models::Linear* proj;
     int heads;
   };
-  std::map<const float*, Derivation> derived_;
+  std::vector<Derivation> derived_;  // a few per layer
   Plan plan_;
 };
 

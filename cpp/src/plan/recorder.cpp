@@ -115,8 +115,8 @@ int Recorder::weight(const float* p, std::size_t n) {
   auto it = weight_ids_.find(p);
   if (it != weight_ids_.end()) return it->second;
   Weight w{Weight::Kind::Floats, p, n};
-  if (auto d = derived_.find(p); d != derived_.end()) {  // its sources first: an executor computes it from them
-    const Derivation& from = d->second;
+  for (const Derivation& from : derived_) {
+    if (from.key != p) continue;  // else its sources first: an executor computes it from them
     const models::Linear& proj = *from.proj;
     if (n != static_cast<std::size_t>(from.rows) * proj.out())
       fail_value("plan: a derived table of " + std::to_string(from.rows) + " × " + std::to_string(proj.out()) +
@@ -127,6 +127,7 @@ int Recorder::weight(const float* p, std::size_t n) {
     w.bias = weight(proj.bias().empty() ? nullptr : proj.bias().data(), proj.bias().size());
     w.rows = from.rows;
     w.heads = from.heads;
+    break;
   }
   const int id = static_cast<int>(plan_.weights.size());
   plan_.weights.push_back(w);
@@ -137,7 +138,7 @@ int Recorder::weight(const float* p, std::size_t n) {
 void Recorder::derive(const float* key, const float* rel, int rows, const models::Linear& proj, int heads) {
   if (heads < 1 || proj.out() % heads != 0)
     fail_value("plan: a derived table needs heads dividing the projection's " + std::to_string(proj.out()) + " outputs");
-  derived_[key] = {rel, rows, &proj, heads};
+  derived_.push_back({key, rel, rows, &proj, heads});
 }
 
 int Recorder::weight(const models::Linear& linear) {

@@ -1,4 +1,4 @@
-// A StreamedCheckpoint with a LinearRowSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's and
+// A StreamedCheckpoint with a WeightSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's and
 // embedding table's float32 rows go to the sink, block by block, bit for bit the checkpoint's values; nothing of them
 // is converted into memory here, so the cannot-fit check counts only what stays (an fp32 model larger than the heap
 // loads); the loaded model's linear layers and tables carry the sink's ids for the plan, and its CPU forward is an
@@ -24,7 +24,7 @@ using namespace relpos_test;
 
 namespace {
 
-struct RecordingSink final : relpos::models::LinearRowSink {
+struct RecordingSink final : relpos::models::WeightSink {
   struct Layer {
     std::string name;
     int rows = 0, cols = 0, received = 0;
@@ -63,7 +63,7 @@ TEST_CASE("a linear row sink receives every linear layer's and the embedding tab
   relpos::LoadOptions options;
   relpos::models::StreamedCheckpoint plain(options), sunk(options);
   RecordingSink sink;
-  sunk.set_linear_sink(&sink);
+  sunk.set_weight_sink(&sink);
   stream(plain, bytes);
   stream(sunk, bytes);
 
@@ -104,7 +104,7 @@ TEST_CASE("with a linear row sink, the cannot-fit check counts only what stays i
   const auto fits = [&](std::size_t available, bool with_sink) {
     relpos::models::StreamedCheckpoint s(options);
     RecordingSink sink;
-    if (with_sink) s.set_linear_sink(&sink);
+    if (with_sink) s.set_weight_sink(&sink);
     s.set_memory_available(available);
     try {
       stream(s, bytes);
@@ -215,7 +215,7 @@ TEST_CASE("DeBERTa, MPNet, ModernBERT, NomicBERT and Gemma3 checkpoints stream t
     REQUIRE(relpos::models::streams_family(type));
     relpos::models::StreamedCheckpoint sunk(options, type);
     RecordingSink sink;
-    sunk.set_linear_sink(&sink);
+    sunk.set_weight_sink(&sink);
     stream(sunk, bytes);
     std::vector<relpos::CheckpointFile> files;
     files.push_back({"model.safetensors", bytes});
@@ -240,7 +240,7 @@ TEST_CASE("GGUF NomicBERT and ModernBERT files stream their linear layers to a s
     const relpos::LoadOptions options;
     relpos::models::StreamedCheckpoint plain(options), sunk(options);
     RecordingSink sink;
-    sunk.set_linear_sink(&sink);
+    sunk.set_weight_sink(&sink);
     stream(plain, bytes, "model.gguf");
     stream(sunk, bytes, "model.gguf");
     const std::string config = sunk.gguf_config();

@@ -1,7 +1,7 @@
 // Device 'webgpu' loads of GGUF files and the streaming families (bert, qwen3, llama, gemma3_text, roberta, xlm-roberta,
 // deberta-v2, mpnet, …):
 // the linear layers and the embedding tables (but EmbeddingGemma's, which the load scales) go from the safetensors
-// stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp StreamLoad.setLinearSink), so the WebAssembly heap
+// stream straight into GPU buffers (web/webgpu/weight-sink.js; cpp StreamLoad.setWeightSink), so the WebAssembly heap
 // never holds them:
 //   - a fresh module's heap after a WebGPU fp32 load stays below the size of the linear layers (the heap only grows:
 //     its size after the load is the load's peak), while a WASM load of the same file needs more than them;
@@ -176,7 +176,7 @@ test('webgpu: a streamed xlm-roberta load sends its embedding table to the GPU t
   }
 });
 
-// GGUF files stream the same way (web/io/gguf.js loadGguf's linearSink): Q8_0 / Q4_K blocks decode to float32 rows
+// GGUF files stream the same way (web/io/gguf.js loadGguf's weightSink): Q8_0 / Q4_K blocks decode to float32 rows
 // that go to the GPU; EmbeddingGemma's scaled table and Dense modules, a K-quant Qwen3 and the real MiniLM.
 const GGUF = new URL('../../../shared/fixtures/gguf/', import.meta.url).pathname;
 for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['gemma3-st-embed', 'model-dense-q8_0.gguf'], ['real-minilm', 'model-q8_0.gguf'],

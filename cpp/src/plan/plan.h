@@ -165,7 +165,7 @@ struct FloatSpan {
 };
 FloatSpan weight_data(const Weight& weight);
 // ≥ 0 for a Linear or an EmbeddingTable whose rows went straight to the GPU while the checkpoint streamed in
-// (Linear::gpu_buffer, EmbeddingTable::gpu_buffer): the id its LinearRowSink gave; −1 otherwise.
+// (Linear::gpu_buffer, EmbeddingTable::gpu_buffer): the id its WeightSink gave; −1 otherwise.
 int gpu_buffer(const Weight& weight);
 
 // A q8 Linear's weights in the WebGPU q8 GEMM's layout (web/webgpu/kernels/gemm.js, quant 'q8'), for

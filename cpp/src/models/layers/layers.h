@@ -51,7 +51,7 @@ class Linear {
   // bytes freed.
   std::size_t release_weights();
   bool released() const { return released_; }
-  // ≥ 0: loaded straight to the GPU (streamed_checkpoint.h, LinearRowSink) under this id; it was never held here.
+  // ≥ 0: loaded straight to the GPU (streamed_checkpoint.h, WeightSink) under this id; it was never held here.
   int gpu_buffer() const { return gpu_; }
   // While a plan is recorded: the float table a scheme names by `key` is this layer applied to x [rows, in], laid out
   // per head ([heads, rows, out / heads]), for the plan's executor to compute (plan::Recorder::derive); a no-op

@@ -28,7 +28,7 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
       l.in_ = in;
       l.out_ = out;
       l.gpu_ = p->gpu;
-      l.released_ = p->gpu >= 0 && p->packed.empty();  // its rows went straight to the GPU (LinearRowSink), none kept
+      l.released_ = p->gpu >= 0 && p->packed.empty();  // its rows went straight to the GPU (WeightSink), none kept
       l.packed_ = std::move(p->packed);
       l.q8_ = std::move(p->q8);
       if (with_bias) l.bias_ = load_tensor(weights, prefix + ".bias", {out});

@@ -42,7 +42,7 @@ struct StreamedCheckpoint::Entry {
   Form form = Float;
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
   bool allocated = false, taken = false;
-  int gpu = -1;                   // Linear or Table sent to a LinearRowSink: its id
+  int gpu = -1;                   // Linear or Table sent to a WeightSink: its id
   std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
   std::vector<std::int8_t> q8;    // Table, Linear (q8)
   std::vector<float> scales;      // q8 forms

@@ -1,5 +1,5 @@
 // Which tensors of a checkpoint StreamedCheckpoint (streamed_checkpoint.h) converts as they arrive, per family: the
-// names a family loads with Linear::load (→ GEMM panels, int8, or a LinearRowSink) and EmbeddingTable::load. Every
+// names a family loads with Linear::load (→ GEMM panels, int8, or a WeightSink) and EmbeddingTable::load. Every
 // other tensor stays float32 (or raw integers) for the family to read with to_f32 / to_i64.
 //
 //   model_type "" (not named),    the decoder and BERT rules together:

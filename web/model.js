@@ -188,7 +188,7 @@ export async function loadModel(mod, source, options = {}) {
     const t = performance.now();
     let g;
     try {
-      g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers, linearSink: streamed?.sink });
+      g = await loadGguf(mod, src, gguf.file, { dtype: dtype === 'fp16' ? 'fp32' : dtype, onProgress, tokenizers: options.tokenizers, weightSink: streamed?.sink });
       streamed?.sink.finish();
     } catch (e) {
       failStreamed(streamed);
@@ -232,7 +232,7 @@ export async function loadModel(mod, source, options = {}) {
   try {
     if (toGpu) {
       streamed = await streamToGpu(options, dtype).catch((e) => Promise.reject(webGpuError(e)));
-      unwrap(stream.setLinearSink(streamed.sink));
+      unwrap(stream.setWeightSink(streamed.sink));
       t = performance.now(); // its context is loadMs.gpu.context; 'weights' is then reading, converting and writing to the GPU
     }
     const files = await readCheckpoint(mod, src, onProgress, variant, stream);

@@ -26,19 +26,21 @@
 //     (cpp/src/plan/plan.h) for the WebGPU executor; key: a number naming the weight for the model's life;
 //     logits: the task head follows (an output op of kind 3), positions > 0: a masked-LM head at that many rows;
 //     a q8 Linear's entry is { key, kind: 'q8', rows, cols } (rows = out features, cols = in features), a q8
-//     embedding table's the same with rows, cols = its rows, dim
+//     embedding table's the same with rows, cols = its rows, dim; a table the executor computes (plan.h Recorder::derive:
+//     DeBERTa's projected relative embeddings on a WebGPU load) { key, kind: 'derived', from, linear, bias, rows, heads, in,
+//     out }: [heads, rows, out / heads] = weight `from` [rows, in] · weight `linear` [out, in]ᵀ + weight `bias` (−1: none)
 //   LoadedModel.releaseWeights() → bytes freed | Error      after a WebGPU upload: frees the WASM copies of the plan's
 //     Linear and table weights (plan::release_weights); the CPU forward is an Error from then on
 //   LoadedModel.weightValues(index) → Float32Array | Error   weight `index` of the latest plan, float32 (a view of the
 //     heap: copy it out before the next call); for a q8 entry { q: Uint32Array,
 //     scales: Uint32Array } in the WebGPU q8 layout (plan.h Q8Values); { gpuBuffer: id } for a Linear whose rows
-//     went to the GPU as they streamed in (StreamLoad.setLinearSink)
+//     went to the GPU as they streamed in (StreamLoad.setWeightSink)
 //   openStream(configText, options) → StreamLoad | null | Error   null: the family loads from whole files
 //     (loadModel above); else the safetensors files stream through it, each converted as its bytes
 //     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
 //     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
 //     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit),
-//     .setLinearSink({ begin(name, rows, cols) → id, rows(id, first, count, Float32Array) }) before the first file:
+//     .setWeightSink({ begin(name, rows, cols) → id, rows(id, first, count, Float32Array) }) before the first file:
 //     fp32 linear layers go to it block by block (the view is valid during the call) instead of the heap
 //   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
 //     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
@@ -165,6 +167,13 @@ class LoadedModel {
           o.set("kind", std::string("q8"));
           o.set("rows", rows);
           o.set("cols", cols);
+        } else if (w.kind == plan::Weight::Kind::Derived) {
+          o.set("kind", std::string("derived"));
+          const std::size_t rows = static_cast<std::size_t>(w.rows), in = p.weights[static_cast<std::size_t>(w.from)].elements / rows;
+          for (const auto& [key, value] : {std::pair<const char*, double>{"from", w.from}, {"linear", w.linear}, {"bias", w.bias},
+                                           {"rows", w.rows}, {"heads", w.heads}, {"in", static_cast<double>(in)},
+                                           {"out", static_cast<double>(w.elements / rows)}})
+            o.set(key, value);
         }
         weights.call<void>("push", o);
       }
@@ -203,7 +212,7 @@ class LoadedModel {
       if (index < 0 || static_cast<std::size_t>(index) >= weights_.size())
         fail_range("weightValues: index " + std::to_string(index) + " is outside the latest plan's " +
                    std::to_string(weights_.size()) + " weights");
-      if (const int id = plan::gpu_buffer(weights_[index]); id >= 0) {  // already on the GPU (LinearRowSink)
+      if (const int id = plan::gpu_buffer(weights_[index]); id >= 0) {  // already on the GPU (WeightSink)
         val out = val::object();
         out.set("gpuBuffer", id);
         return out;
@@ -310,10 +319,10 @@ val load(const std::string& config_text, val files, val js_options) {
 //   const s = openStream(configText, { dtype })   // null: the family keeps the whole-file path
 //   s.beginFile(name, size | -1); s.write(address, n) …; s.endFile();   (per file; setIndex(name, text) for shards)
 //   s.load(configText) → LoadedModel                // then s.delete()
-// A JS object as a LinearRowSink (web/webgpu/weight-sink.js): the rows go as a view of the heap.
-class JsLinearSink final : public models::LinearRowSink {
+// A JS object as a WeightSink (web/webgpu/weight-sink.js): the rows go as a view of the heap.
+class JsWeightSink final : public models::WeightSink {
  public:
-  explicit JsLinearSink(val sink) : sink_(std::move(sink)) {}
+  explicit JsWeightSink(val sink) : sink_(std::move(sink)) {}
   int begin(const std::string& name, int rows, int cols) override { return sink_.call<int>("begin", name, rows, cols); }
   void rows(int id, int first, int count, int cols, const float* values) override {
     sink_.call<void>("rows", id, first, count, val(typed_memory_view(static_cast<std::size_t>(count) * cols, values)));
@@ -328,11 +337,11 @@ class StreamLoad {
   explicit StreamLoad(const LoadOptions& options, const std::string& model_type = "")
       : checkpoint_(std::make_unique<models::StreamedCheckpoint>(options, model_type)) {}
 
-  val set_linear_sink(val sink) {
+  val set_weight_sink(val sink) {
     return guarded([&] {
-      if (begun_) fail_value("setLinearSink: after the first file began");
-      sink_ = std::make_unique<JsLinearSink>(std::move(sink));
-      checkpoint_->set_linear_sink(sink_.get());
+      if (begun_) fail_value("setWeightSink: after the first file began");
+      sink_ = std::make_unique<JsWeightSink>(std::move(sink));
+      checkpoint_->set_weight_sink(sink_.get());
       return val::undefined();
     });
   }
@@ -420,7 +429,7 @@ class StreamLoad {
 
  private:
   bool begun_ = false;
-  std::unique_ptr<JsLinearSink> sink_;  // outlives checkpoint_ (declared first: destroyed last)
+  std::unique_ptr<JsWeightSink> sink_;  // outlives checkpoint_ (declared first: destroyed last)
   std::unique_ptr<models::StreamedCheckpoint> checkpoint_;
 };
 
@@ -486,7 +495,7 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
       .function("endFile", &StreamLoad::end_file)
       .function("setIndex", &StreamLoad::set_index)
       .function("convertedBytes", &StreamLoad::converted_bytes)
-      .function("setLinearSink", &StreamLoad::set_linear_sink)
+      .function("setWeightSink", &StreamLoad::set_weight_sink)
       .function("gguf", &StreamLoad::gguf)
       .function("tensor", &StreamLoad::tensor)
       .function("load", &StreamLoad::load);

@@ -1,10 +1,12 @@
-// A StreamedCheckpoint with a LinearRowSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's and
+// A StreamedCheckpoint with a WeightSink (the WebGPU load of web/webgpu/weight-sink.js): every linear layer's and
 // embedding table's float32 rows go to the sink, block by block, bit for bit the checkpoint's values; nothing of them
 // is converted into memory here, so the cannot-fit check counts only what stays (an fp32 model larger than the heap
 // loads); the loaded model's linear layers and tables carry the sink's ids for the plan, and its CPU forward is an
 // Error. Gemma3's table, which the family scales at load, stays here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -22,7 +24,7 @@ using namespace relpos_test;
 
 namespace {
 
-struct RecordingSink final : relpos::models::LinearRowSink {
+struct RecordingSink final : relpos::models::WeightSink {
   struct Layer {
     std::string name;
     int rows = 0, cols = 0, received = 0;
@@ -61,7 +63,7 @@ TEST_CASE("a linear row sink receives every linear layer's and the embedding tab
   relpos::LoadOptions options;
   relpos::models::StreamedCheckpoint plain(options), sunk(options);
   RecordingSink sink;
-  sunk.set_linear_sink(&sink);
+  sunk.set_weight_sink(&sink);
   stream(plain, bytes);
   stream(sunk, bytes);
 
@@ -102,7 +104,7 @@ TEST_CASE("with a linear row sink, the cannot-fit check counts only what stays i
   const auto fits = [&](std::size_t available, bool with_sink) {
     relpos::models::StreamedCheckpoint s(options);
     RecordingSink sink;
-    if (with_sink) s.set_linear_sink(&sink);
+    if (with_sink) s.set_weight_sink(&sink);
     s.set_memory_available(available);
     try {
       stream(s, bytes);
@@ -126,23 +128,67 @@ TEST_CASE("with a linear row sink, the cannot-fit check counts only what stays i
 
 namespace {
 
-// The plan of `streamed` (loaded through `sink`) holds the weights of `whole`, bit for bit, and `sunk_weights` of them
-// (linear layers and tables) are the sink's.
-void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std::unique_ptr<relpos::Model>& whole, const RecordingSink& sink, int sunk_weights) {
+const std::vector<const char*> kWeightAttrs = {"w", "bias", "gamma", "beta", "table", "scheme_table", "scheme_table2"};
+
+// The float32 values of weight `id` of a plan loaded through `sink`: the sink's rows for a sunk one, the table the
+// executor derives (R · Wᵀ + b laid out per head, computed here in double) for a derived one.
+std::vector<float> values_of(const relpos::plan::Plan& plan, int id, const RecordingSink& sink) {
+  const relpos::plan::Weight& w = plan.weights.at(static_cast<std::size_t>(id));
+  if (const int gpu = relpos::plan::gpu_buffer(w); gpu >= 0) return sink.layers.at(static_cast<std::size_t>(gpu - 100)).values;
+  if (w.kind != relpos::plan::Weight::Kind::Derived) return relpos::plan::weight_values(w);
+  REQUIRE((w.from < id && w.linear < id && w.bias < id));  // its sources come first: the executor has them by then
+  CHECK_THROWS_AS(relpos::plan::weight_values(w), relpos::Error);  // the executor's to compute
+  const std::vector<float> R = values_of(plan, w.from, sink), W = values_of(plan, w.linear, sink);
+  const std::vector<float> b = w.bias >= 0 ? values_of(plan, w.bias, sink) : std::vector<float>();
+  const std::size_t rows = static_cast<std::size_t>(w.rows), in = R.size() / rows, out = W.size() / in;
+  const std::size_t d = out / static_cast<std::size_t>(w.heads);
+  REQUIRE(w.elements == rows * out);
+  std::vector<float> t(rows * out);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t n = 0; n < out; ++n) {
+      double sum = b.empty() ? 0.0 : b[n];
+      for (std::size_t k = 0; k < in; ++k) sum += static_cast<double>(R[r * in + k]) * W[n * in + k];
+      t[((n / d) * rows + r) * d + n % d] = static_cast<float>(sum);
+    }
+  return t;
+}
+
+// The plan of `streamed` (loaded through `sink`) reads the weights of `whole` op by op, bit for bit (a derived table
+// within float rounding of the one `whole` projected at load), and `sunk_weights` of them (linear layers and tables)
+// are the sink's; `derived` tables are left to the executor.
+void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std::unique_ptr<relpos::Model>& whole,
+                       const RecordingSink& sink, int sunk_weights, int derived = 0) {
   const auto a = relpos::plan::build(*streamed, 1, 6, false, nullptr, 0);
   const auto b = relpos::plan::build(*whole, 1, 6, false, nullptr, 0);
-  REQUIRE(a.weights.size() == b.weights.size());
-  int sunk = 0;
-  for (std::size_t i = 0; i < a.weights.size(); ++i) {
-    const std::vector<float> expected = relpos::plan::weight_values(b.weights[i]);
-    const int id = relpos::plan::gpu_buffer(a.weights[i]);
-    const std::vector<float> got = id >= 0 ? sink.layers.at(static_cast<std::size_t>(id - 100)).values
-                                           : relpos::plan::weight_values(a.weights[i]);
-    sunk += id >= 0;
-    REQUIRE(got.size() == expected.size());
-    CHECK(std::memcmp(got.data(), expected.data(), 4 * got.size()) == 0);
+  REQUIRE(a.ops.size() == b.ops.size());
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    REQUIRE(a.ops[i].name == b.ops[i].name);
+    REQUIRE(a.ops[i].attrs.size() == b.ops[i].attrs.size());
+    for (std::size_t j = 0; j < a.ops[i].attrs.size(); ++j) {
+      const auto& [key, ia] = a.ops[i].attrs[j];
+      const int ib = static_cast<int>(b.ops[i].attrs[j].second);
+      REQUIRE(key == b.ops[i].attrs[j].first);
+      if (std::find(kWeightAttrs.begin(), kWeightAttrs.end(), key) == kWeightAttrs.end() || ib < 0) continue;
+      INFO(a.ops[i].name << " " << key);
+      const std::vector<float> expected = relpos::plan::weight_values(b.weights[static_cast<std::size_t>(ib)]);
+      const std::vector<float> got = values_of(a, static_cast<int>(ia), sink);
+      REQUIRE(got.size() == expected.size());
+      if (a.weights[static_cast<std::size_t>(ia)].kind != relpos::plan::Weight::Kind::Derived) {
+        CHECK(std::memcmp(got.data(), expected.data(), 4 * got.size()) == 0);
+        continue;
+      }
+      float worst = 0.0f;
+      for (std::size_t e = 0; e < got.size(); ++e) worst = std::max(worst, std::abs(got[e] - expected[e]));
+      CHECK(worst < 1e-5f);
+    }
+  }
+  int sunk = 0, tables = 0;
+  for (const auto& w : a.weights) {
+    sunk += relpos::plan::gpu_buffer(w) >= 0;
+    tables += w.kind == relpos::plan::Weight::Kind::Derived;
   }
   CHECK(sunk == sunk_weights);
+  CHECK(tables == derived);
   CHECK(sink.layers.size() == static_cast<std::size_t>(sunk));
   for (const auto& l : sink.layers) CHECK(l.received == l.rows);
 }
@@ -150,15 +196,16 @@ void same_plan_weights(const std::unique_ptr<relpos::Model>& streamed, const std
 }  // namespace
 
 TEST_CASE("DeBERTa, MPNet, ModernBERT, NomicBERT and Gemma3 checkpoints stream to a linear row sink: the plan's weights "
-          "are the whole-file load's, DeBERTa's query/key projections also stay packed for the relative-embedding "
-          "projection, Gemma3's scaled table stays") {
+          "are the whole-file load's, DeBERTa's projected relative embeddings are derived by the executor from R and "
+          "the sunk projections (nothing of them kept here), Gemma3's scaled table stays") {
   const std::string shared = std::string(RELPOS_SHARED_DIR) + "/fixtures/";
-  // fixture, linear layers per encoder layer (DeBERTa's relative projections are float tables), embedding tables sunk
-  for (const auto& [dir, per_layer, tables] : std::vector<std::tuple<const char*, int, int>>{
-           {"hf/deberta-v2-a-v2like", 6, 1}, {"hf/deberta-v2-b-v3like", 6, 1}, {"hf/deberta-v2-c-c2p-only", 6, 1},
-           {"hf-tasks/deberta-v2-fill-mask", 6, 1}, {"hf-families/mpnet-a", 6, 2}, {"hf-families/mpnet-b", 6, 2},
-           {"hf-families/modernbert-a", 4, 1}, {"hf-families/modernbert-b", 4, 1}, {"hf-families/nomic-bert-a", 5, 1},
-           {"hf-families/nomic-bert-b", 5, 1}, {"hf-llm-embedders/gemma3-bidir-a", 7, 0}}) {
+  // fixture, linear layers per encoder layer (DeBERTa's with pos_key_proj / pos_query_proj when share_att_key is
+  // false), embedding tables sunk, relative tables derived per layer
+  for (const auto& [dir, per_layer, tables, derived] : std::vector<std::tuple<const char*, int, int, int>>{
+           {"hf/deberta-v2-a-v2like", 8, 1, 2}, {"hf/deberta-v2-b-v3like", 6, 1, 2}, {"hf/deberta-v2-c-c2p-only", 7, 1, 1},
+           {"hf-tasks/deberta-v2-fill-mask", 6, 1, 2}, {"hf-families/mpnet-a", 6, 2, 0}, {"hf-families/mpnet-b", 6, 2, 0},
+           {"hf-families/modernbert-a", 4, 1, 0}, {"hf-families/modernbert-b", 4, 1, 0}, {"hf-families/nomic-bert-a", 5, 1, 0},
+           {"hf-families/nomic-bert-b", 5, 1, 0}, {"hf-llm-embedders/gemma3-bidir-a", 7, 0, 0}}) {
     INFO(dir);
     const std::string c = shared + dir + "/";
     const auto bytes = read_bytes(c + "model.safetensors");
@@ -168,13 +215,20 @@ TEST_CASE("DeBERTa, MPNet, ModernBERT, NomicBERT and Gemma3 checkpoints stream t
     REQUIRE(relpos::models::streams_family(type));
     relpos::models::StreamedCheckpoint sunk(options, type);
     RecordingSink sink;
-    sunk.set_linear_sink(&sink);
+    sunk.set_weight_sink(&sink);
     stream(sunk, bytes);
     std::vector<relpos::CheckpointFile> files;
     files.push_back({"model.safetensors", bytes});
     const auto weights = relpos::open_checkpoint(std::move(files));
-    same_plan_weights(relpos::load_model(config, sunk, options), relpos::load_model(config, *weights, options), sink,
-                      per_layer * relpos::parse_model_config(config).num_layers + tables);
+    const int layers = relpos::parse_model_config(config).num_layers;
+    const auto model = relpos::load_model(config, sunk, options);
+    const auto cpu = relpos::load_model(config, *weights, options);
+    same_plan_weights(model, cpu, sink, per_layer * layers + tables, derived * layers);
+    if (derived) {  // nothing of q/k held: R once ([2·span, hidden] floats) instead of the projected tables
+      CHECK(model->weight_bytes() < cpu->weight_bytes());
+      const std::vector<std::int32_t> tokens = {1, 2, 3};
+      CHECK_THROWS_WITH(model->forward(1, 3, tokens.data(), nullptr), Catch::Contains("live on the GPU"));
+    }
   }
 }
 
@@ -186,7 +240,7 @@ TEST_CASE("GGUF NomicBERT and ModernBERT files stream their linear layers to a s
     const relpos::LoadOptions options;
     relpos::models::StreamedCheckpoint plain(options), sunk(options);
     RecordingSink sink;
-    sunk.set_linear_sink(&sink);
+    sunk.set_weight_sink(&sink);
     stream(plain, bytes, "model.gguf");
     stream(sunk, bytes, "model.gguf");
     const std::string config = sunk.gguf_config();

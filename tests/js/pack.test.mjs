@@ -78,6 +78,7 @@ const EXPECTED_FILES = [
   'web/webgpu/kernels/elementwise.js',
   'web/webgpu/kernels/embedding.js',
   'web/webgpu/kernels/gemm.js',
+  'web/webgpu/kernels/heads.js',
   'web/webgpu/kernels/mask_rows.js',
   'web/webgpu/kernels/norm.js',
   'web/webgpu/kernels/pooling.js',

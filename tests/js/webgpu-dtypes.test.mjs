@@ -239,6 +239,7 @@ function kernelCases() {
       };
     }],
     ['attention, T5 buckets, key mask', H * L * D, (on, dtype, c) => (enc) => W.attention(on, enc, { q: up(qkv), k: up(qkv.slice().reverse()), v: up(x.subarray(0, H * L * D)), out: c, batch: 1, heads: H, seqLen: L, headDim: D, mask: up(mask), scale: 1, scheme: { type: 'bucket', buckets: up(buckets), table: up(table) }, dtype })],
+    ['split heads', rows * dim, (on, dtype, c) => (enc) => W.splitHeads(on, enc, { x: up(x), y: c, rows, heads: 4, d: dim / 4, dtype })],
     ['pooling mean, normalized', 2 * dim, (on, dtype, c) => (enc) => W.pooling(on, enc, { x: up(x), out: c, mask: up(new Uint32Array([1, 1, 0, 1, 0, 0])), batch: 2, seqLen: 3, hidden: dim, mode: 'mean', normalize: true, dtype })],
   ];
   // make(context, dtype, out) → record(encoder); uploads go through that context
@@ -259,6 +260,7 @@ describe('webgpu fp16: the f16 WGSL is the f32 generator with f16 storage', { sk
       rope: W.ropeWgsl('interleaved', 'f16'),
       attention: W.attentionWgsl({ D: 16, BQ: 64, BKV: 16, scheme: 'alibi', hasMask: true, dtype: 'f16' }),
       pooling: W.poolingWgsl({ mode: 'cls', normalize: false, dtype: 'f16' }),
+      'split heads': W.splitHeadsWgsl('f16'),
     };
     // the conversions read or write float32 on one side (outputs widened on the GPU, weights narrowed there)
     for (const [from, to] of [['f16', 'f32'], ['f32', 'f16']]) {
@@ -342,7 +344,8 @@ function claimsF16(real) {
 test("webgpu fp16: a model's whole forward dispatches only f16 kernels (every op, every scheme: none, rope, alibi, buckets, GLU)", { skip: skip || (!haveQ8 && 'no fixtures') }, async () => {
   const real = (await W.findGpu({ gpu })).gpu;
   const modernbert = join(FIXTURES, '..', 'hf-families', 'modernbert-a'); // the GLU pair layout
-  for (const name of ['bert-absolute', 'roformer-rotary', 'bloom-alibi', 't5-b-v1_1-gated-gelu', ...(existsSync(modernbert) ? [modernbert] : [])]) {
+  // deberta-v2-b-v3like streams: its relative tables are derived on the GPU (gemm + split heads) in f16 too
+  for (const name of ['bert-absolute', 'roformer-rotary', 'bloom-alibi', 't5-b-v1_1-gated-gelu', 'deberta-v2-b-v3like', ...(existsSync(modernbert) ? [modernbert] : [])]) {
     const fake = claimsF16(real);
     const dir = name.includes('/') ? name : caseDir(name);
     const model = await rp.loadModel(dir, { device: 'webgpu', dtype: 'fp16', gpu: fake });

@@ -1,7 +1,8 @@
 // rp.loadModel(folder, { device: 'webgpu' }): the C++ family's plan (cpp/src/plan) run by the WebGPU
 // executor (web/webgpu/executor.js) on SwiftShader (Chromium's software Vulkan, through Dawn).
 //   - every public fixture of a family the GPU plan covers (shared/fixtures/hf, hf-families): the
-//     last hidden state, every hidden state and BERT's pooler output within 1e-4 of transformers on valid positions;
+//     last hidden state, every hidden state and BERT's pooler output within 1e-4 of transformers on valid positions
+//     (DeBERTa's streamed loads with their relative tables projected on the GPU: share_att_key true and false, c2p-only);
 //   - families it does not cover: device 'webgpu' rejects with the reason, 'auto' falls back to WASM
 //     with info.deviceReason; what the GPU cannot serve (outputAttentions) rejects clearly (task heads:
 //     webgpu-task-heads.test.mjs);
@@ -100,7 +101,8 @@ for (const [set, name] of SUPPORTED) {
     const dir = join(set, name);
     const input = JSON.parse(readFileSync(join(dir, 'input.json'), 'utf8'));
     const expected = readSafetensors(new Uint8Array(readFileSync(join(dir, 'expected.safetensors'))));
-    const gpuOn = name === SUBGROUPS_CASE ? shaderRecordingGpu((await (await import('../../web/webgpu/index.js')).findGpu({})).gpu) : undefined;
+    const derives = name.startsWith('deberta'); // streamed: its relative tables are derived on the GPU (gemm + split heads)
+    const gpuOn = name === SUBGROUPS_CASE || derives ? shaderRecordingGpu((await (await import('../../web/webgpu/index.js')).findGpu({})).gpu) : undefined;
     const model = await rp.loadModel(dir, { device: 'webgpu', gpu: gpuOn });
     try {
       assert.equal(model.info.device, 'webgpu');
@@ -131,7 +133,8 @@ for (const [set, name] of SUPPORTED) {
       for (let i = 0; i < one.lastHiddenState.data.length; ++i)
         worst = Math.max(worst, Math.abs(one.lastHiddenState.data[i] - expected.last_hidden_state.data[i]));
       assert.ok(worst <= HIDDEN_TOL, `batch of one: max abs error ${worst}`);
-      if (gpuOn) await checkSubgroupsOff(dir, model, out, inputs, gpuOn);
+      if (derives) assert.ok(gpuOn.codes.some((code) => code.includes('relpos split_heads')), 'the relative tables were projected on the GPU');
+      if (name === SUBGROUPS_CASE) await checkSubgroupsOff(dir, model, out, inputs, gpuOn);
     } finally {
       model.dispose();
     }

@@ -7,7 +7,7 @@
 //     reference that also covers causal, tiled windows and fully masked rows;
 //   - LayerNorm / RMSNorm, activations and GLUs, embedding gather, RoPE tables, t5Buckets / alibiSlopes
 //     against JS twins of the CPU formulas (and rp.positions), pooling against the pipelines' pool(),
-//     maskRows against a JS twin;
+//     maskRows and splitHeads against JS twins;
 //   - the reductions of norms and pooling with subgroups (where the adapter has them: SwiftShader, size 4) and with
 //     subgroups: false, at dims 1 … 1000, against the same twins and each other; the WGSL each path compiles; the
 //     silent fallback on an adapter without the feature.
@@ -596,10 +596,16 @@ describe('webgpu attention', { skip }, () => {
     assert.throws(() => W.attention(ctx, enc, { ...base, scheme: { type: 'relative_vectors', rows: x, table: x, tableHead: 6, termScale: 1 } }), /tableHead: expected a non-negative multiple of 4/);
   });
 
-  test('checkPlan accepts relative_vectors attention and mask_rows; an unknown scheme kind is refused by name', () => {
+  test('checkPlan accepts relative_vectors attention, mask_rows and derived weights; an unknown scheme kind and a derived weight without its sources are refused', () => {
     const attention = { op: 'attention', heads: 2, kv_heads: 2, head_dim: 8, q_row: 48, k_row: 48, v_row: 48, q_head: 8, k_head: 8, v_head: 8 };
     W.checkPlan({ ops: [{ op: 'mask_rows', x: 0, x_off: 0, rows: 4, width: 16 }, { ...attention, kind: 'relative_vectors' }] });
     assert.throws(() => W.checkPlan({ ops: [{ ...attention, kind: 'shaw' }] }), /attention scheme 'shaw' has no WebGPU kernel yet/);
+    // a derived table (DeBERTa's projected relative embeddings) reads earlier float weights
+    const derived = { key: 9, kind: 'derived', from: 0, linear: 1, bias: 2, rows: 4, heads: 2, in: 8, out: 16 };
+    W.checkPlan({ weights: [{ key: 1 }, { key: 2 }, { key: 3 }, derived], ops: [] });
+    for (const bad of [{ from: 3 }, { linear: 0, from: 5 }, { heads: 3 }, { bias: -2 }])
+      assert.throws(() => W.checkPlan({ weights: [{ key: 1 }, { key: 2 }, { key: 3 }, { ...derived, ...bad }], ops: [] }), /derived weight 3 needs earlier float weights/);
+    assert.throws(() => W.checkPlan({ weights: [{ key: 1 }, { key: 2, kind: 'q8', rows: 16, cols: 8 }, { key: 3 }, derived], ops: [] }), /derived weight 3/);
   });
 
   test('t5Buckets and alibiSlopes equal rp.positions (bucket edges at exact powers, bloom/mpt extra heads)', { skip: skipRp }, () => {
@@ -725,6 +731,18 @@ describe('webgpu attention', { skip }, () => {
     const want = Float32Array.from(x, (value, i) => (m[Math.floor(i / width)] ? value : 0));
     assert.deepEqual(got, want);
     assert.throws(() => W.maskRows(ctx, ctx.device.createCommandEncoder(), { x: xb, mask: xb, rows: 0, width }), /rows: expected a positive integer/);
+  });
+
+  test('splitHeads lays token-major rows out per head (a derived table: DeBERTa\'s projected relative embeddings)', async () => {
+    const rows = 7, heads = 3, d = 5;
+    const x = randomArray(rows * heads * d, 85);
+    const y = ctx.empty(4 * x.length);
+    const got = await runRead((enc) => W.splitHeads(ctx, enc, { x: up(x), y, rows, heads, d }), y, x.length);
+    const want = new Float32Array(x.length); // the per-head copy of cpp/src/models/deberta_v2.cpp
+    for (let h = 0; h < heads; ++h) for (let r = 0; r < rows; ++r) want.set(x.subarray(r * heads * d + h * d, r * heads * d + (h + 1) * d), (h * rows + r) * d);
+    assert.deepEqual(got, want);
+    assert.throws(() => W.splitHeads(ctx, ctx.device.createCommandEncoder(), { x: y, y, rows, heads: 0, d }), /heads: expected a positive integer/);
+    assert.throws(() => W.splitHeads(ctx, ctx.device.createCommandEncoder(), { x: ctx.empty(8), y, rows, heads, d }), /x: expected a GPUBuffer of at least 420 bytes/);
   });
 
   test('RoPE pre-pass equals the CPU rotation formula in float64 (both layouts, partial rotaryDim)', async () => {

@@ -129,11 +129,11 @@ function recipe(file, arch, metadata, dense, hidden) {
 }
 
 /** See the top of this file. */
-export async function loadGguf(mod, src, file, { dtype, onProgress, tokenizers, linearSink = null }) {
+export async function loadGguf(mod, src, file, { dtype, onProgress, tokenizers, weightSink = null }) {
   const stream = unwrap(mod.openGgufStream({ dtype }));
   let staging = null;
   try {
-    if (linearSink) unwrap(stream.setLinearSink(linearSink)); // device 'webgpu': linear layers to the GPU (webgpu/weight-sink.js)
+    if (weightSink) unwrap(stream.setWeightSink(weightSink)); // device 'webgpu': linear layers to the GPU (webgpu/weight-sink.js)
     staging = unwrap(mod.allocateBytes(CHUNK_BYTES));
     const sink = streamSafetensors(mod, stream, staging, file, reporter(onProgress, file), converting(onProgress, file, stream));
     if (!(await src.bytes(file, sink))) throw new Error(`${file}: not found at ${src.where(file)}`);

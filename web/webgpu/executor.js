@@ -32,6 +32,8 @@
 // as f16 (float32 weights narrowed on the GPU at upload), every kernel generated for f16 storage with f32
 // arithmetic (kernels/dtype.js), outputs widened to float32 on the GPU before their copy out (kernels/convert.js:
 // nothing converted per element in JavaScript); inputs (ids, mask, types, positions) and the plan's constants stay 32-bit.
+// A derived weight (kind 'derived': DeBERTa's projected relative embeddings on a WebGPU load, plan.h Recorder::derive)
+// is computed on the GPU from earlier weights of the plan the first time a plan names it, then kept as the others.
 // q8 weights (a plan weight of kind 'q8': an nn.Linear or embedding table loaded with dtype 'q8') stay int8
 // on the GPU, in the q8 words of kernels/gemm.js and kernels/embedding.js (cpp/src/plan/plan.h Q8Values):
 // ~1 byte per weight.
@@ -49,6 +51,7 @@ import { activate, gated, add } from './kernels/elementwise.js';
 import { embedding } from './kernels/embedding.js';
 import { attention } from './kernels/attention.js';
 import { maskRows } from './kernels/mask_rows.js';
+import { splitHeads } from './kernels/heads.js';
 import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
 import { requireDtype } from './kernels/dtype.js';
@@ -131,9 +134,13 @@ export class PlanExecutor {
     checkPlan(plan);
     const ctx = this.ctx, eb = this.eb;
     const segments = splitBuffers(plan, (ctx.limits.minStorageBufferOffsetAlignment ?? 256) / eb);
-    const weights = plan.weights.map((w, i) => {
+    const weights = [];
+    plan.weights.forEach((w, i) => {
       let buffer = this.weights.get(w.key);
-      if (!buffer) {
+      if (!buffer && w.kind === 'derived') {
+        buffer = this.#derive(w, i, weights);
+        this.weights.set(w.key, buffer);
+      } else if (!buffer) {
         const values = this.source.weightValues(i);
         if (values?.gpuBuffer !== undefined) {
           // its rows went to the GPU while the checkpoint streamed in (weight-sink.js): already there, as this.dtype
@@ -148,7 +155,7 @@ export class PlanExecutor {
         }
         this.weights.set(w.key, buffer);
       }
-      return buffer;
+      weights.push(buffer);
     });
     this.narrowing?.destroy(); // queued work keeps it alive until done
     this.narrowing = null;
@@ -172,6 +179,21 @@ export class PlanExecutor {
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
       needsOnes: plan.ops.some((op) => op.op === 'mean_rows' && !op.mask),
     };
+  }
+
+  // A derived table (cpp/src/plan/plan.h Recorder::derive: DeBERTa's relative embeddings R projected through a layer's
+  // key or query projection, whose weights streamed straight to the GPU): [heads, rows, d] = (R·Wᵀ + b) per head, from
+  // earlier weights of the plan, computed here by the GEMM and a head re-layout (kernels/heads.js), in this.dtype.
+  #derive(w, i, weights) {
+    const ctx = this.ctx, { rows, heads } = w, N = w.out, K = w.in;
+    const tokens = ctx.empty(this.eb * rows * N, `weight ${i} (token-major)`), table = ctx.empty(this.eb * rows * N, `weight ${i}`);
+    const encoder = ctx.device.createCommandEncoder({ label: 'relpos derived weights' });
+    const bias = w.bias >= 0 ? weights[w.bias] : undefined;
+    gemm(ctx, encoder, { a: weights[w.from], b: weights[w.linear], bias, c: tokens, M: rows, N, K, dtype: this.dtype });
+    splitHeads(ctx, encoder, { x: tokens, y: table, rows, heads, d: N / heads, dtype: this.dtype });
+    ctx.device.queue.submit([encoder.finish()]);
+    tokens.destroy(); // submitted work keeps it alive until it is done
+    return table;
   }
 
   // An f16 weight buffer of float32 `values`, converted on the GPU (kernels/convert.js): the values go up as they are
@@ -678,6 +700,12 @@ const SCHEMES = new Set(['none', 'rope', 'alibi', 'bucket', 'relative_vectors'])
 /** Throws an Error naming the first op this executor cannot run (checked before any upload). */
 export function checkPlan(plan) {
   const q8 = (i) => i >= 0 && plan.weights?.[i]?.kind === 'q8';
+  (plan.weights ?? []).forEach((w, i) => {
+    if (w.kind !== 'derived') return;
+    const float = (j) => Number.isInteger(j) && j >= 0 && j < i && !q8(j);
+    if (!float(w.from) || !float(w.linear) || !(w.bias === -1 || float(w.bias)) || !(w.heads >= 1) || w.out % w.heads || !(w.rows >= 1) || !(w.in >= 1))
+      throw new Error(`webgpu plan: derived weight ${i} needs earlier float weights from, linear (and bias or -1), rows ≥ 1, in ≥ 1 and heads dividing out; got ${JSON.stringify(w)}`);
+  });
   for (const op of plan.ops) {
     if (!KNOWN.has(op.op)) throw new Error(`webgpu plan: op '${op.op}' has no WebGPU kernel`);
     for (const [key, value] of Object.entries(op))

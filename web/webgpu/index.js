@@ -20,5 +20,6 @@ export { paddedPositions, paddedPositionsCpu } from './kernels/positions.js';
 export { rope, ropeTables, ropeWgsl } from './kernels/rope.js';
 export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
 export { maskRows } from './kernels/mask_rows.js';
+export { splitHeads, splitHeadsWgsl } from './kernels/heads.js';
 export { ACTIVATIONS, activationName } from './kernels/activation_wgsl.js';
 export { PlanExecutor, checkPlan } from './executor.js';

@@ -1,13 +1,13 @@
 // Linear layers and embedding tables from the checkpoint stream straight into GPU buffers (device 'webgpu', fp32 and
-// fp16 loads of the families whose safetensors stream: cpp StreamLoad.setLinearSink, models/layers/streamed_checkpoint.h
-// LinearRowSink). Each layer's float32 rows ([out, in], or a table's [rows, dim]) arrive a block (~1 MiB of file bytes)
+// fp16 loads of the families whose safetensors stream: cpp StreamLoad.setWeightSink, models/layers/streamed_checkpoint.h
+// WeightSink). Each layer's float32 rows ([out, in], or a table's [rows, dim]) arrive a block (~1 MiB of file bytes)
 // at a time and are written at their offset in the layer's buffer, so the WASM heap never holds them: its peak during
 // the load is the norms and biases and one block — not the model (Qwen3-Embedding-0.6B in fp32 is 2.4 GB, past the
 // 2 GB heap; XLM-R's table alone is 768 MB). EmbeddingGemma's table, which the load scales, is the exception. fp16: the rows fill a float32 buffer that finish() narrows on the GPU
 // (kernels/convert.js), as the executor narrows the weights it uploads itself.
 //
 //   const sink = new GpuWeightSink(ctx, 'f32' | 'f16');
-//   stream.setLinearSink(sink);  …stream the files…;  sink.finish();
+//   stream.setWeightSink(sink);  …stream the files…;  sink.finish();
 //   sink.buffer(id)  → the GPUBuffer of the layer the C++ side named `id` (weightValues(i) → { gpuBuffer: id })
 //   sink.bytes       → bytes of GPU memory the layers take
 import { convert } from './kernels/convert.js';

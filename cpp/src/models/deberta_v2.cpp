@@ -6,11 +6,15 @@
 //               (< 1 → max_position_embeddings). Per layer, once at load:
 //               Kr = key_proj(R) (share_att_key) or pos_key_proj(R)   → [heads, 2·span, head_dim]
 //               Qr = query_proj(R) or pos_query_proj(R)                → [heads, 2·span, head_dim]
+//               On a WebGPU fp32/fp16 load (the projections' weights went straight to the GPU) the plan describes
+//               Kr and Qr as derived from R and the projection (plan.h Recorder::derive) and the executor computes
+//               them on the GPU; the CPU forward of such a model is an Error.
 //   layer       post-LN encoder layer (layers/post_ln_layer.cpp) whose attention is DebertaParams:
 //               logit = (q·k + c2p + p2c) / sqrt(head_dim · (1 + #terms)),
 //               c2p = q_i·Kr[clamp(r(i,j) + span)], p2c = k_j·Qr[clamp(−r(j,i) + span)], r = bucket(i − j).
 // The encoder's conv layer (conv_kernel_size > 0) is not supported.
 #include <cstring>
+#include <memory>
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -55,38 +59,58 @@ class DebertaV2 final : public ModelBase {
     if (c.norm_rel_ebd.find("layer_norm") != std::string::npos)
       LayerNorm::load(w, p + "encoder.LayerNorm", H, c.norm_eps).forward(rows, rel.data(), rel.data());
 
-    // Projects R through `proj` and lays the result out per head: [heads, 2·span, head_dim].
-    std::vector<float> tokens(static_cast<std::size_t>(rows) * H);
-    auto project = [&](const Linear& proj) {
+    // Kr or Qr through `proj`, laid out per head into `out` ([heads, 2·span, head_dim]); or, when proj's weights went
+    // straight to the GPU (a WebGPU fp32/fp16 load, streamed_checkpoint.h), left to the plan's executor: `key` then
+    // stands for the table (run() derives it from R and proj), and nothing is projected or held here.
+    std::vector<float> tokens;
+    auto table = [&](const Linear& proj, std::vector<float>& out, const float* key) -> const float* {
+      if (proj.gpu_buffer() >= 0) {
+        derived_.push_back({key, &proj});
+        return key;
+      }
+      tokens.resize(static_cast<std::size_t>(rows) * H);
       proj.forward(rows, rel.data(), tokens.data());
-      std::vector<float> out(tokens.size());
+      out.resize(tokens.size());
       for (int h = 0; h < heads; ++h)
         for (int r = 0; r < rows; ++r)
           std::memcpy(out.data() + (static_cast<std::size_t>(h) * rows + r) * d,
                       tokens.data() + static_cast<std::size_t>(r) * H + static_cast<std::size_t>(h) * d, sizeof(float) * d);
-      return out;
+      return out.data();
     };
+    // share_att_key false: pos_key_proj / pos_query_proj, kept only when the table is derived from them
+    auto own_table = [&](const std::string& name, std::vector<float>& out, const float* key) -> const float* {
+      Linear proj = Linear::load(w, name, H, H, true);
+      if (proj.gpu_buffer() < 0) return table(proj, out, key);
+      pos_proj_.push_back(std::make_unique<Linear>(std::move(proj)));
+      return table(*pos_proj_.back(), out, key);
+    };
+    keys_.assign(2 * static_cast<std::size_t>(c.num_layers), 0.0f);  // the derived tables' keys: never read
+    pos_key_.resize(c.num_layers);
+    pos_query_.resize(c.num_layers);
     for (int i = 0; i < c.num_layers; ++i) {
       const std::string lp = p + "encoder.layer." + std::to_string(i) + ".attention.self.";
-      std::vector<float> kr, qr;
-      if (c2p) kr = project(c.share_att_key ? layers_[i].k : Linear::load(w, lp + "pos_key_proj", H, H, true));
-      if (p2c) qr = project(c.share_att_key ? layers_[i].q : Linear::load(w, lp + "pos_query_proj", H, H, true));
-      pos_key_.push_back(std::move(kr));
-      pos_query_.push_back(std::move(qr));
       DebertaParams params;
       params.c2p = c2p;
       params.p2c = p2c;
       params.position_buckets = c.position_buckets;
       params.max_relative_positions = c.max_relative_positions;
-      params.pos_key = c2p ? pos_key_.back().data() : nullptr;
-      params.pos_query = p2c ? pos_query_.back().data() : nullptr;
+      const float* kkey = &keys_[2 * i];
+      const float* qkey = &keys_[2 * i + 1];
+      if (c2p) params.pos_key = c.share_att_key ? table(layers_[i].k, pos_key_[i], kkey) : own_table(lp + "pos_key_proj", pos_key_[i], kkey);
+      if (p2c) params.pos_query = c.share_att_key ? table(layers_[i].q, pos_query_[i], qkey) : own_table(lp + "pos_query_proj", pos_query_[i], qkey);
       schemes_.push_back(make_scheme(params));
     }
-    // Held: the projected tables (float32 in every dtype), not the relative embeddings they came from.
+    // Held: the projected tables (float32 in every dtype), or R once for the tables derived on the GPU.
     std::size_t held = 0;
     for (const auto& t : pos_key_) held += t.size() * sizeof(float);
     for (const auto& t : pos_query_) held += t.size() * sizeof(float);
-    replace_held(w, rel.size(), held);
+    const std::size_t read = rel.size();
+    if (!derived_.empty()) {
+      held += read * sizeof(float);
+      rel_rows_ = rows;
+      rel_ = std::move(rel);
+    }
+    replace_held(w, read, held);
   }
 
  private:
@@ -94,6 +118,9 @@ class DebertaV2 final : public ModelBase {
   const EmbeddingTable* word_embeddings() const override { return &word_; }
 
   void run(const Run& r) override {
+    if (!derived_.empty() && !r.planning())
+      fail_value("forward: this model's relative-embedding projections live on the GPU (device 'webgpu'), as its weights do: run it there");
+    for (const Derived& t : derived_) t.proj->derive_per_head(t.key, rel_rows_, rel_.data(), cfg_.num_heads);
     const int H = cfg_.hidden_size, E = cfg_.embedding_size, rows = r.rows();
     float* e = grow(e_, static_cast<std::size_t>(rows) * E);
     float* h = e;
@@ -126,6 +153,16 @@ class DebertaV2 final : public ModelBase {
   LayerNorm emb_ln_;
   std::vector<PostLnLayer> layers_;
   std::vector<std::vector<float>> pos_key_, pos_query_;  // per layer, owned: the schemes point into them
+  // GPU loads: the tables the plan's executor derives (key: the scheme's table pointer, into keys_) from R (rel_) and
+  // a projection (a layer's, or one of pos_proj_)
+  struct Derived {
+    const float* key;
+    const Linear* proj;
+  };
+  std::vector<Derived> derived_;
+  std::vector<float> keys_, rel_;
+  int rel_rows_ = 0;
+  std::vector<std::unique_ptr<Linear>> pos_proj_;
   std::vector<std::unique_ptr<Scheme>> schemes_;
   std::vector<float> e_, h_;
   PostLnScratch scratch_;

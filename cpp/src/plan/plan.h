@@ -10,7 +10,9 @@
 //            (buffer id, offset in elements); an alias is a second range naming a buffer's elements
 //            (a task head reads the model's outputs through placeholder tensors aliased to them)
 //   weights  each Linear, EmbeddingTable or float table a primitive reads, by id; their float32 values
-//            come from weight_values() ([out, in] for a Linear, [rows, dim] for a table)
+//            come from weight_values() ([out, in] for a Linear, [rows, dim] for a table); a derived table
+//            (Recorder::derive: DeBERTa's projected relative embeddings on a GPU load) is computed by the
+//            executor from two earlier weights instead
 //   ops      { name, attrs: [(key, number)] }: buffer references are `key` (buffer id) and `key_off`
 //            (element offset); weights are ids, −1 = none. See recorder.cpp for each op's attrs.
 //   constants  shape-only tables a scheme computes for this seq (SchemeDescription floats / ints)
@@ -44,9 +46,12 @@ struct Buffer {
 };
 
 struct Weight {
-  enum class Kind { Floats, Linear, Table } kind = Kind::Floats;
-  const void* source = nullptr;  // const float*, const models::Linear*, const models::EmbeddingTable*
+  enum class Kind { Floats, Linear, Table, Derived } kind = Kind::Floats;
+  const void* source = nullptr;  // const float*, const models::Linear*, const models::EmbeddingTable*; Derived: its key
   std::size_t elements = 0;
+  // Derived (Recorder::derive): table[h][r][c] = (R·Wᵀ + b)[r][h·d + c], [heads, rows, d], from the weights `from`
+  // (floats R [rows, in]), `linear` (W [heads·d, in]) and `bias` (floats b [heads·d], −1: none), all earlier in the list.
+  int from = -1, linear = -1, bias = -1, rows = 0, heads = 0;
 };
 
 struct Op {
@@ -88,6 +93,11 @@ class Recorder {
   int weight(const float* p, std::size_t n);  // −1 for p == null
   int weight(const models::Linear& linear);
   int weight(const models::EmbeddingTable& table);
+  // The float table at `key` (the address a scheme's description names, [heads, rows, proj.out() / heads]) is not
+  // computed by the family: it is proj applied to rel [rows, proj.in()], laid out per head, for the executor to compute
+  // (a Derived weight, recorded when a primitive reads `key`). DeBERTa's relative embeddings projected through a layer
+  // whose weights went straight to the GPU.
+  void derive(const float* key, const float* rel, int rows, const models::Linear& proj, int heads);
   Op& op(const std::string& name);
   int constant(Constant c);
   // Adds `key` and `key_off` for the buffer holding p.
@@ -111,6 +121,14 @@ class Recorder {
   std::map<int, Output> outputs_;
   std::map<std::uintptr_t, Range> ranges_;
   std::map<const void*, int> weight_ids_;
+  struct Derivation {
+    const float* key;
+    const float* rel;
+    int rows;
+    const models::Linear* proj;
+    int heads;
+  };
+  std::vector<Derivation> derived_;  // a few per layer
   Plan plan_;
 };
 
@@ -136,7 +154,7 @@ class Scope {
 // buffer "positions" (int32 [positions]).
 Plan build(Model& model, int batch, int seq, bool hidden_states, const TaskHead* head = nullptr, int positions = 0);
 
-// The float32 values of a plan's weight; Error for a q8 Linear (q8_values).
+// The float32 values of a plan's weight; Error for a q8 Linear (q8_values) and a Derived table (the executor's).
 std::vector<float> weight_values(const Weight& weight);
 // The same values where the model holds them as they are (a float32 EmbeddingTable, a float table), without a
 // copy; null for a Linear (packed panels) and q8. An upload reads them in place: a 768 MB word table is not
@@ -147,7 +165,7 @@ struct FloatSpan {
 };
 FloatSpan weight_data(const Weight& weight);
 // ≥ 0 for a Linear or an EmbeddingTable whose rows went straight to the GPU while the checkpoint streamed in
-// (Linear::gpu_buffer, EmbeddingTable::gpu_buffer): the id its LinearRowSink gave; −1 otherwise.
+// (Linear::gpu_buffer, EmbeddingTable::gpu_buffer): the id its WeightSink gave; −1 otherwise.
 int gpu_buffer(const Weight& weight);
 
 // A q8 Linear's weights in the WebGPU q8 GEMM's layout (web/webgpu/kernels/gemm.js, quant 'q8'), for

@@ -19,14 +19,17 @@
 //               for a pad, attr padding_idx; MPNet): out[r] += table[index]
 //   attention   batch, seq, heads, kv_heads, head_dim, q/k/v (+ _row, _head strides), ctx [B·L, heads·D],
 //               mask (1: the attention mask), causal, window, scale, kind (the scheme's SchemeDescription
-//               kind), scheme_* numbers, scheme_floats / scheme_ints (constant ids), scheme_table, scheme_table2 (weights)
+//               kind), scheme_* numbers, scheme_floats / scheme_ints (constant ids), scheme_table, scheme_table2 (weights;
+//               DeBERTa's, on a GPU load, Derived weights: Recorder::derive)
 //   gemm        also a tied masked-LM decoder: w = the EmbeddingTable [V, E] read as [N, K]
 //   output      x, rows, width, kind (0 hidden state of a layer, 1 last hidden state, 2 pooler output,
 //               3 a task head's logits)
 #include "plan/plan.h"
 
 #include <iterator>
+#include <string>
 
+#include "models/layers/layers.h"
 #include "relpos/error.h"
 
 namespace relpos::plan {
@@ -111,10 +114,31 @@ int Recorder::weight(const float* p, std::size_t n) {
   if (!p) return -1;
   auto it = weight_ids_.find(p);
   if (it != weight_ids_.end()) return it->second;
+  Weight w{Weight::Kind::Floats, p, n};
+  for (const Derivation& from : derived_) {
+    if (from.key != p) continue;  // else its sources first: an executor computes it from them
+    const models::Linear& proj = *from.proj;
+    if (n != static_cast<std::size_t>(from.rows) * proj.out())
+      fail_value("plan: a derived table of " + std::to_string(from.rows) + " × " + std::to_string(proj.out()) +
+                 " floats is read as " + std::to_string(n));
+    w.kind = Weight::Kind::Derived;
+    w.from = weight(from.rel, static_cast<std::size_t>(from.rows) * proj.in());
+    w.linear = weight(proj);
+    w.bias = weight(proj.bias().empty() ? nullptr : proj.bias().data(), proj.bias().size());
+    w.rows = from.rows;
+    w.heads = from.heads;
+    break;
+  }
   const int id = static_cast<int>(plan_.weights.size());
-  plan_.weights.push_back({Weight::Kind::Floats, p, n});
+  plan_.weights.push_back(w);
   weight_ids_[p] = id;
   return id;
+}
+
+void Recorder::derive(const float* key, const float* rel, int rows, const models::Linear& proj, int heads) {
+  if (heads < 1 || proj.out() % heads != 0)
+    fail_value("plan: a derived table needs heads dividing the projection's " + std::to_string(proj.out()) + " outputs");
+  derived_.push_back({key, rel, rows, &proj, heads});
 }
 
 int Recorder::weight(const models::Linear& linear) {

@@ -4,6 +4,7 @@
 // weights, multipliers and scales in the WebGPU q8 words (plan.h), never widened to float32; a q8
 // EmbeddingTable the same words with multipliers 1 (its per-row scale), for the GPU's q8 gather.
 #include <cstring>
+#include <string>
 
 #include "models/layers/embedding_table.h"
 #include "models/layers/layers.h"
@@ -18,6 +19,9 @@ std::vector<float> weight_values(const Weight& w) {
       return static_cast<const models::Linear*>(w.source)->weight_f32();
     case Weight::Kind::Table:
       return static_cast<const models::EmbeddingTable*>(w.source)->values();
+    case Weight::Kind::Derived:
+      fail_value("plan: weight values: this table is derived from weights " + std::to_string(w.from) + " and " +
+                 std::to_string(w.linear) + " of the plan by its executor (the projection's weights live on the GPU)");
     case Weight::Kind::Floats:
     default: {
       const float* p = static_cast<const float*>(w.source);

@@ -144,14 +144,20 @@ export function measured(root) {
   add('docs/webgpu.md', 'bench/results/loads/webgpu-swiftshader-*-d7c76d4-vs-tables-streamed.json',
     `Since the tables stream\ntoo (same method, SwiftShader): XLM-R-base ${xlmrTables.s} s with the heap's peak ${xlmrTables.mib} MiB (its 250,002 × 768 table\n` +
     `is 768 MB of float32), DeBERTa-v3-base ${debertaTables.s} s, ${debertaTables.mib} MiB;`);
+  // DeBERTa's relative embeddings projected on the GPU (derived plan weights), on SwiftShader (bench/lib/load_ab.mjs --webgpu)
+  const projection = ab('deberta-v3-base', 'd021236-vs-gpu-projection');
+  add('docs/webgpu.md', 'bench/results/loads/webgpu-swiftshader-deberta-v3-base-d021236-vs-gpu-projection.json',
+    `same method, SwiftShader, its CPU build went\n${projection.build} ms and the heap's peak ${projection.mib} MiB, but SwiftShader runs those 24 products (14.5 GFLOP) on the CPU, so its\n` +
+    `whole load went ${projection.s} s;`);
   // WebGPU loads before / after DeBERTa and MPNet streamed, on SwiftShader (bench/lib/load_ab.mjs --webgpu)
   function ab(model, change = 'c40b9a3-vs-streamed') {
     const file = `bench/results/loads/webgpu-swiftshader-${model}-${change}.json`;
     const [before, after] = Object.values(json(file).runs);
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const s = (rows) => (med(rows.map((r) => r.ms)) / 1000).toFixed(2), mib = (rows) => mibOf(med(rows.map((r) => r.heap)));
+    const build = (rows) => med(rows.map((r) => r.build)).toFixed(0);
     return { text: `${s(before)} → ${s(after)} s, ${model === 'mpnet-base' ? '' : 'heap '}${mib(before)} → ${mib(after)} MiB`,
-             s: `${s(before)} → ${s(after)}`, mib: `${mib(before)} → ${mib(after)}` };
+             s: `${s(before)} → ${s(after)}`, mib: `${mib(before)} → ${mib(after)}`, build: `${build(before)} → ${build(after)}` };
   }
   // split K on the H200: wall time per dispatch of bench/gpu/bench.mjs's shaped rows (GPU_BENCH_PARTS=shaped)
   const streamedDir = 'bench/results/gpu/h200-2026-11-28-streamed';

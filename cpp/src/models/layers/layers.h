@@ -51,8 +51,12 @@ class Linear {
   // bytes freed.
   std::size_t release_weights();
   bool released() const { return released_; }
-  // ≥ 0: loaded straight to the GPU (streamed_checkpoint.h, LinearRowSink) under this id; it was never held here.
+  // ≥ 0: loaded straight to the GPU (streamed_checkpoint.h, WeightSink) under this id; it was never held here.
   int gpu_buffer() const { return gpu_; }
+  // While a plan is recorded: the float table a scheme names by `key` is this layer applied to x [rows, in], laid out
+  // per head ([heads, rows, out / heads]), for the plan's executor to compute (plan::Recorder::derive); a no-op
+  // otherwise. For a layer whose weights went to the GPU (DeBERTa's relative-embedding projections).
+  void derive_per_head(const float* key, int rows, const float* x, int heads) const;
 
  private:
   bool released_ = false;

@@ -28,7 +28,7 @@ Linear Linear::load(const Weights& weights, const std::string& prefix, int in, i
       l.in_ = in;
       l.out_ = out;
       l.gpu_ = p->gpu;
-      l.released_ = p->gpu >= 0 && p->packed.empty();  // its rows went straight to the GPU (LinearRowSink), none kept
+      l.released_ = p->gpu >= 0 && p->packed.empty();  // its rows went straight to the GPU (WeightSink), none kept
       l.packed_ = std::move(p->packed);
       l.q8_ = std::move(p->q8);
       if (with_bias) l.bias_ = load_tensor(weights, prefix + ".bias", {out});
@@ -92,6 +92,10 @@ void Linear::forward(int rows, const float* x, float* y) const {
   if (!q8_.empty()) return q8_.forward(rows, x, y, bias_.empty() ? nullptr : bias_.data());
   gemm_packed_parallel(rows, out_, in_, x, static_cast<std::size_t>(in_), packed_.data(), y,
                        static_cast<std::size_t>(out_), bias_.empty() ? nullptr : bias_.data());
+}
+
+void Linear::derive_per_head(const float* key, int rows, const float* x, int heads) const {
+  if (plan::Recorder* rec = plan::active()) rec->derive(key, x, rows, *this, heads);
 }
 
 void Linear::forward_group(int rows, const float* x, const Linear* const* layers, float* const* ys, int count) {

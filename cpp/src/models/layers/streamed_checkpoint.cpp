@@ -42,8 +42,7 @@ struct StreamedCheckpoint::Entry {
   Form form = Float;
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
   bool allocated = false, taken = false;
-  bool kept = false;              // Linear also packed here when its rows go to a sink (StreamForm::LinearKept)
-  int gpu = -1;                   // Linear or Table sent to a LinearRowSink: its id
+  int gpu = -1;                   // Linear or Table sent to a WeightSink: its id
   std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
   std::vector<std::int8_t> q8;    // Table, Linear (q8)
   std::vector<float> scales;      // q8 forms
@@ -51,8 +50,8 @@ struct StreamedCheckpoint::Entry {
   std::vector<std::uint8_t> raw;  // Raw
 
   bool done() const { return info.nbytes == 0 || done_rows == rows; }
-  // Its converted form is held here: not a Linear or Table whose rows all went to a sink (kept ones are held too).
-  bool held() const { return gpu < 0 || kept; }
+  // Its converted form is held here: not a Linear or Table whose rows all went to a sink.
+  bool held() const { return gpu < 0; }
   // Bytes the converted form holds.
   std::size_t bytes(WeightFormat dtype) const {
     const std::size_t n = rows * cols;
@@ -158,7 +157,6 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
       switch (stream_form(model_type_, n)) {
         case StreamForm::Float: break;
         case StreamForm::Table: e.form = Entry::Table; break;
-        case StreamForm::LinearKept: e.kept = true; [[fallthrough]];
         case StreamForm::Linear: e.form = Entry::Linear; break;
       }
     }
@@ -179,7 +177,7 @@ void StreamedCheckpoint::add_entries(std::vector<std::unique_ptr<Entry>> fresh) 
     const std::size_t per_block = e.row_bytes ? std::max<std::size_t>(1, kBlockBytes / e.row_bytes) : 1;
     e.block_rows = e.form == Entry::Linear ? std::max(kLinearRows, per_block / kLinearRows * kLinearRows) : per_block;
     e.block_rows = std::min(e.block_rows, std::max<std::size_t>(e.rows, 1));
-    if (!sends_to_sink(e) || e.kept) need += e.bytes(options_.dtype);  // else never held here
+    if (!sends_to_sink(e)) need += e.bytes(options_.dtype);  // else never held here
     need_q8 += e.bytes(WeightFormat::Q8);
     block = std::max(block, e.block_rows * (e.row_bytes + 4 * e.cols));
   }
@@ -291,7 +289,7 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
       case Entry::Linear:
         if (sends_to_sink(e)) {
           e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
-          if (!e.kept) break;
+          break;
         }
         if (dtype == WeightFormat::Q8) {
           e.q8.resize(kernels::packed_qs8_bytes(K, static_cast<int>(e.rows)));
@@ -450,7 +448,7 @@ std::optional<PreparedLinear> StreamedCheckpoint::take_linear(const std::string&
   if (e.taken) fail_value(e.file + ": tensor '" + name + "' was read twice as a linear layer");
   e.taken = true;
   PreparedLinear out;
-  out.gpu = e.gpu;  // ≥ 0: nothing held here unless kept
+  out.gpu = e.gpu;  // ≥ 0: nothing held here
   if (e.gpu < 0 && options_.dtype == WeightFormat::Q8)
     out.q8 = QuantizedMatrix(static_cast<int>(e.cols), static_cast<int>(e.rows), std::move(e.q8), std::move(e.scales),
                              e.activation_max);

@@ -15,12 +15,11 @@
 // family and ELECTRA load them, DeBERTa-v2/v3's and MPNet's):
 //   linear  2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
-//           bits of the whole matrix); Linear::load takes it (take_linear). With a LinearRowSink (fp32):
-//           each block's float32 rows go to the sink and nothing is kept — but for a "kept" linear (DeBERTa's
-//           query/key projections, through which the family projects its relative embeddings at load), which
-//           goes to the sink and is packed too.
+//           bits of the whole matrix); Linear::load takes it (take_linear). With a WeightSink (fp32):
+//           each block's float32 rows go to the sink and nothing is kept (DeBERTa projects its relative
+//           embeddings through its query/key projections on the GPU then: deberta_v2.cpp).
 //   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
-//           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a LinearRowSink
+//           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a WeightSink
 //           (fp32, fp16) its rows go to the sink as a linear layer's do and nothing is kept — but in a family that
 //           changes its table at load (tables_stream_to_sink: EmbeddingGemma folds sqrt(hidden) into it), which
 //           stays here. XLM-R's 250,002 × 768 table is 768 MB of float32: the heap never holds it on a WebGPU load.
@@ -55,21 +54,21 @@ namespace relpos::models {
 struct PreparedLinear {
   std::vector<float> packed;  // fp32: pack_b_nk panels
   QuantizedMatrix q8;         // q8
-  int gpu = -1;               // ≥ 0: its rows went to a LinearRowSink, which named them this id (and, unless the
-                              // linear is "kept", nothing is held here)
+  int gpu = -1;               // ≥ 0: its rows went to a WeightSink, which named them this id (nothing held here)
 };
 
-// Where a linear layer's float32 rows go as they are decoded, instead of the heap (device 'webgpu', fp32 and fp16
-// loads: web/webgpu/weight-sink.js writes them into a GPU buffer): begin() names the [rows, cols] matrix W (out × in,
-// the checkpoint's layout), rows() hands over rows [first, first + count), count · cols floats — valid during the call.
-class LinearRowSink {
+// Where a linear layer's or an embedding table's float32 rows go as they are decoded, instead of the heap (device
+// 'webgpu', fp32 and fp16 loads: web/webgpu/weight-sink.js writes them into a GPU buffer): begin() names the
+// [rows, cols] matrix (a Linear's W, out × in as the checkpoint holds it, or a table's [rows, dim]), rows() hands over
+// rows [first, first + count), count · cols floats — valid during the call.
+class WeightSink {
  public:
-  virtual ~LinearRowSink() = default;
+  virtual ~WeightSink() = default;
   virtual int begin(const std::string& name, int rows, int cols) = 0;
   virtual void rows(int id, int first, int count, int cols, const float* values) = 0;
 };
 struct PreparedTable {
-  int gpu = -1;            // ≥ 0: its rows went to a LinearRowSink, which named them this id (nothing held here)
+  int gpu = -1;            // ≥ 0: its rows went to a WeightSink, which named them this id (nothing held here)
   std::vector<float> f32;  // fp32 [rows · dim]
   std::vector<std::int8_t> q8;
   std::vector<float> scales;
@@ -116,7 +115,7 @@ class StreamedCheckpoint final : public Weights {
 
   // From now on, fp32 linear tensors and embedding tables go to `sink` block by block (set before the first file;
   // not for q8, whose int8 forms the GPU takes in another layout): the heap never holds them, the peak is one block.
-  void set_linear_sink(LinearRowSink* sink) { sink_ = sink; }
+  void set_weight_sink(WeightSink* sink) { sink_ = sink; }
 
   // The prepared forms (moved out: each can be taken once); nullopt when `name` is not one.
   std::optional<PreparedLinear> take_linear(const std::string& name) const;
@@ -136,7 +135,7 @@ class StreamedCheckpoint final : public Weights {
 
   LoadOptions options_;
   std::string model_type_;
-  LinearRowSink* sink_ = nullptr;
+  WeightSink* sink_ = nullptr;
   std::string name_ = "model.safetensors";  // the current file, then the set (file_name())
   bool gguf_ = false;                       // the current file is GGUF
   std::unique_ptr<io::GgufHeader> gguf_header_;

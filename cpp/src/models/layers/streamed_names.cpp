@@ -14,8 +14,7 @@ struct Rule {
   const char* prefixes[4];  // task prefixes, stripped first (at most one)
   const char* tables[3];    // embedding tables (EmbeddingTable::load)
   const char* layers;       // the root every linear layer's name starts with
-  const char* linears[7];   // their suffixes (Linear::load)
-  const char* kept[3];      // suffixes of linears that also stay on the CPU with a sink
+  const char* linears[9];   // their suffixes (Linear::load)
 };
 
 StreamForm form_of(const Rule& r, const std::string& name) {
@@ -28,46 +27,41 @@ StreamForm form_of(const Rule& r, const std::string& name) {
   for (const char* const* t = r.tables; *t; ++t)
     if (n == *t) return StreamForm::Table;
   if (!starts_with(n, r.layers)) return StreamForm::Float;
-  for (const char* const* s = r.kept; *s; ++s)
-    if (ends_with(n, *s)) return StreamForm::LinearKept;
   for (const char* const* s = r.linears; *s; ++s)
     if (ends_with(n, *s)) return StreamForm::Linear;
   return StreamForm::Float;
 }
 
-constexpr Rule kDecoder{{"model."}, {"embed_tokens.weight"}, "layers.", {"_proj.weight"}, {}};
+constexpr Rule kDecoder{{"model."}, {"embed_tokens.weight"}, "layers.", {"_proj.weight"}};
 constexpr Rule kBert{{"bert.", "roberta.", "electra."},
                  {"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight"},
                  "encoder.layer.",
                  {".attention.self.query.weight", ".attention.self.key.weight", ".attention.self.value.weight",
-                  ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"},
-                 {}};
+                  ".attention.output.dense.weight", ".intermediate.dense.weight", ".output.dense.weight"}};
 constexpr Rule kDeberta{{"deberta."},
                     {"embeddings.word_embeddings.weight"},
                     "encoder.layer.",
-                    {".attention.self.value_proj.weight", ".attention.output.dense.weight", ".intermediate.dense.weight",
-                     ".output.dense.weight"},
-                    {".attention.self.query_proj.weight", ".attention.self.key_proj.weight"}};
+                    {".attention.self.query_proj.weight", ".attention.self.key_proj.weight",
+                     ".attention.self.value_proj.weight", ".attention.self.pos_key_proj.weight",
+                     ".attention.self.pos_query_proj.weight", ".attention.output.dense.weight", ".intermediate.dense.weight",
+                     ".output.dense.weight"}};
 constexpr Rule kMpnet{{"mpnet."},
                   {"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight"},
                   "encoder.layer.",
                   {".attention.attn.q.weight", ".attention.attn.k.weight", ".attention.attn.v.weight",
-                   ".attention.attn.o.weight", ".intermediate.dense.weight", ".output.dense.weight"},
-                  {}};
+                   ".attention.attn.o.weight", ".intermediate.dense.weight", ".output.dense.weight"}};
 constexpr Rule kModernBert{{"model."},
                        {"embeddings.tok_embeddings.weight"},
                        "layers.",
-                       {".attn.Wqkv.weight", ".attn.Wo.weight", ".mlp.Wi.weight", ".mlp.Wo.weight"},
-                       {}};
+                       {".attn.Wqkv.weight", ".attn.Wo.weight", ".mlp.Wi.weight", ".mlp.Wo.weight"}};
 constexpr Rule kNomicBert{{"bert.", "model."},
                       {"embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight"},
                       "encoder.layers.",
                       {".attn.Wqkv.weight", ".attn.out_proj.weight", ".mlp.fc11.weight", ".mlp.fc12.weight",
-                       ".mlp.fc1.weight", ".mlp.fc2.weight"},
-                      {}};
+                       ".mlp.fc1.weight", ".mlp.fc2.weight"}};
 
 // every list keeps its null end
-constexpr bool ends_in_null(const Rule& r) { return !r.prefixes[3] && !r.tables[2] && !r.linears[6] && !r.kept[2]; }
+constexpr bool ends_in_null(const Rule& r) { return !r.prefixes[3] && !r.tables[2] && !r.linears[8]; }
 static_assert(ends_in_null(kDecoder) && ends_in_null(kBert) && ends_in_null(kDeberta) && ends_in_null(kMpnet) &&
                   ends_in_null(kModernBert) && ends_in_null(kNomicBert),
               "a Rule list needs its null end: make the array one longer");

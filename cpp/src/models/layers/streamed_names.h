@@ -1,5 +1,5 @@
 // Which tensors of a checkpoint StreamedCheckpoint (streamed_checkpoint.h) converts as they arrive, per family: the
-// names a family loads with Linear::load (→ GEMM panels, int8, or a LinearRowSink) and EmbeddingTable::load. Every
+// names a family loads with Linear::load (→ GEMM panels, int8, or a WeightSink) and EmbeddingTable::load. Every
 // other tensor stays float32 (or raw integers) for the family to read with to_f32 / to_i64.
 //
 //   model_type "" (not named),    the decoder and BERT rules together:
@@ -8,10 +8,10 @@
 //   camembert electra                       `[bert.|roberta.|electra.]encoder.layer.N.{attention.self.{query,key,value},
 //                                           attention.output.dense,intermediate.dense,output.dense}.weight`
 //                                   table   `[model.]embed_tokens.weight`, `[…]embeddings.{word,position}_embeddings.weight`
-//   deberta-v2                      linear  `[deberta.]encoder.layer.N.{attention.self.value_proj,attention.output.dense,
-//                                           intermediate.dense,output.dense}.weight`
-//                                   kept    `…attention.self.{query,key}_proj.weight`: also held on the CPU with a sink —
-//                                           the family projects the relative embeddings through them at load
+//   deberta-v2                      linear  `[deberta.]encoder.layer.N.{attention.self.{query,key,value,pos_key,pos_query}_proj,
+//                                           attention.output.dense,intermediate.dense,output.dense}.weight` (with a sink
+//                                           the relative embeddings' projections through them are computed on the GPU:
+//                                           deberta_v2.cpp, plan.h Recorder::derive)
 //                                   table   `[deberta.]embeddings.word_embeddings.weight`
 //   mpnet                           linear  `[mpnet.]encoder.layer.N.{attention.attn.{q,k,v,o},intermediate.dense,
 //                                           output.dense}.weight`
@@ -31,7 +31,7 @@
 
 namespace relpos::models {
 
-enum class StreamForm { Float, Linear, LinearKept, Table };
+enum class StreamForm { Float, Linear, Table };
 
 // True for the model_types whose checkpoints StreamedCheckpoint converts as they stream in.
 bool streams_family(const std::string& model_type);

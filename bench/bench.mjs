@@ -666,7 +666,8 @@ if (!process.env.BENCH_OUT && !QUICK && process.env.BENCH_SECTIONS && baseline) 
   for (const [k, v] of Object.entries(results)) if (!['meta', 'targets', 'notes'].includes(k)) merged[k] = v;
   const m = results.meta;
   const entry = { sections: SECTIONS.join(','), relpos_commit: m.relpos_commit, relpos_worktree_dirty: m.relpos_worktree_dirty, date: m.date,
-    loadavg_at_start: m.loadavg_at_start, loadavg_at_end: m.loadavg_at_end, duration_s: m.duration_s, node: m.node, ort_web: m.ort_web };
+    loadavg_at_start: m.loadavg_at_start, loadavg_at_end: m.loadavg_at_end, duration_s: m.duration_s, node: m.node, ort_web: m.ort_web,
+    machine: m.machine };
   merged.meta = { ...baseline.meta, spliced: [...(baseline.meta.spliced ?? []).filter((s) => s.sections !== entry.sections), entry] };
   const note = `BENCH_SECTIONS=${entry.sections} re-measured ${m.date.slice(0, 16)}Z at relpos ${m.relpos_commit}${m.relpos_worktree_dirty ? ' + uncommitted changes' : ''} and spliced in; every other section is from the run the header names (relpos ${baseline.meta.relpos_commit})`;
   merged.notes = [...(baseline.notes ?? []).filter((n) => !n.startsWith(`BENCH_SECTIONS=${entry.sections} `)), note];

@@ -1,8 +1,8 @@
 // The README's short "Performance" table: a handful of figures picked from latest.json, each with the
 // machine it was measured on, linking to docs/performance.md for the rest. Only sections whose machine
-// latest.json records are quoted (the main run's meta.machine, the webgpu section's GPU and CPU);
-// spliced sections do not record theirs. bench/lib/readme.mjs writes it between
-// <!-- headline:start --> and <!-- headline:end --> in README.md.
+// latest.json records are quoted (the main run's meta.machine, a spliced section's own machine — recorded
+// since 2026-11-28; a spliced section without one is left out —, the webgpu section's GPU and CPU).
+// bench/lib/readme.mjs writes it between <!-- headline:start --> and <!-- headline:end --> in README.md.
 import fs from 'node:fs';
 
 // The README's links go to the files shipped in the npm package (tests/js/docs-links.test.mjs: DOCS_BASE)
@@ -15,17 +15,23 @@ const KiB = 1024;
 export function headlineTable(r) {
   const m = r.meta;
   const cpu = `${m.machine}, Node ${m.node}, 1 thread, ${m.date.slice(0, 10)}`;
+  // where a section was measured: the main run, or the spliced run that last replaced it (null: not recorded)
+  const where = (section) => {
+    const s = [...(m.spliced ?? [])].reverse().find((x) => x.sections.split(',').includes(section));
+    if (!s) return cpu;
+    return s.machine ? `${s.machine}, Node ${s.node}, 1 thread, ${s.date.slice(0, 10)}` : null;
+  };
   const rows = [];
   const plain = (r.kernels || []).find((x) => x.variant === 'simd' && x.scheme === 'none' && x.seq === 512 && x.ms);
-  if (plain) {
+  if (plain && where('kernels')) {
     rows.push([`Attention, 8 heads × 512 tokens × 64, WebAssembly SIMD128 (\`rp.attention\`)`,
-      `${f(plain.ms, 1)} ms, ${f(plain.gflops, 1)} GFLOP/s (${f(plain.pct_peak, 0)} % of the measured SIMD128 peak)`, cpu]);
+      `${f(plain.ms, 1)} ms, ${f(plain.gflops, 1)} GFLOP/s (${f(plain.pct_peak, 0)} % of the measured SIMD128 peak)`, where('kernels')]);
   }
   const layer = (r.end_to_end || []).find((x) => x.model === 'bert-minilm-layer' && x.seq === 128 && x.relpos_ms && x.ort_ms);
-  if (layer) {
+  if (layer && where('e2e')) {
     rows.push([`One MiniLM-shaped BERT layer, 128 tokens, against onnxruntime-web ${m.ort_web}`,
       `${f(layer.relpos_ms, 1)} ms vs ${f(layer.ort_ms, 1)} ms (${f(layer.ort_ms / layer.relpos_ms, 2)}× faster)` +
-      (layer.relpos_q8_ms ? `; \`dtype: 'q8'\` ${f(layer.relpos_q8_ms, 1)} ms` : ''), cpu]);
+      (layer.relpos_q8_ms ? `; \`dtype: 'q8'\` ${f(layer.relpos_q8_ms, 1)} ms` : ''), where('e2e')]);
   }
   const w = r.webgpu;
   const minilm = w?.whole_models?.find((x) => x.key === 'minilm' && x.gpu_ms);

@@ -36,7 +36,7 @@ export function performanceSection(r, resultsDir) {
     'process run, so quote the ratios. Batch 1, 8 heads, head_dim 64; GFLOP/s counts 4·seq²·d·heads for',
     'every scheme.', '');
   for (const s of m.spliced ?? [])
-    L.push(`Sections \`${s.sections}\` were re-measured ${s.date.slice(0, 10)} at relpos ${s.relpos_commit}${s.relpos_worktree_dirty ? ' + uncommitted changes' : ''} (\`BENCH_SECTIONS=${s.sections} npm run bench\`, ${s.duration_s} s, load average ${s.loadavg_at_start?.[0]} → ${s.loadavg_at_end?.[0]}) and spliced into latest.json; every other table is from the run named above.`, '');
+    L.push(`Sections \`${s.sections}\` were re-measured ${s.date.slice(0, 10)} at relpos ${s.relpos_commit}${s.relpos_worktree_dirty ? ' + uncommitted changes' : ''} (\`BENCH_SECTIONS=${s.sections} npm run bench\`${s.machine ? `, ${s.machine}` : ''}, ${s.duration_s} s, load average ${s.loadavg_at_start?.[0]} → ${s.loadavg_at_end?.[0]}) and spliced into latest.json; every other table is from the run named above.`, '');
 
   L.push('| target | status | measured |', '| --- | --- | --- |');
   for (const t of targets(r)) L.push(`| ${t.target} | ${t.status === 'MISSED' ? '**missed**' : t.status} | ${t.detail} |`);

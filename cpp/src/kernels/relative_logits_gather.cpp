@@ -19,6 +19,26 @@
 
 namespace relpos::kernels {
 namespace {
+// Four floats and the byte shuffle the quads need, on SIMD128 or SSSE3 whatever simd::width is (native AVX
+// builds included): x[first .. first + 3] permuted by a 16-byte pattern.
+#if defined(__wasm_simd128__)
+using Quad = v128_t;
+inline Quad load4(const float* p) { return wasm_v128_load(p); }
+inline void store4(float* p, Quad v) { wasm_v128_store(p, v); }
+inline Quad add4(Quad a, Quad b) { return wasm_f32x4_add(a, b); }
+inline Quad shuffle4(const float* src, const std::uint8_t* pattern) {
+  return wasm_i8x16_swizzle(wasm_v128_load(src), wasm_v128_load(pattern));
+}
+#elif defined(RELPOS_QUADS_SHUFFLE)
+using Quad = __m128;
+inline Quad load4(const float* p) { return _mm_loadu_ps(p); }
+inline void store4(float* p, Quad v) { _mm_storeu_ps(p, v); }
+inline Quad add4(Quad a, Quad b) { return _mm_add_ps(a, b); }
+inline Quad shuffle4(const float* src, const std::uint8_t* pattern) {
+  return _mm_castsi128_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)),
+                                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(pattern))));
+}
+#endif
 
 constexpr int W = static_cast<int>(simd::width);
 
@@ -96,26 +116,13 @@ inline int quad_steps(int j, int j_stop, int n, const std::int32_t* first, const
                       const float* x, int index_base, float* y, float* term) {
 #if defined(RELPOS_QUADS_SHUFFLE)
   for (; j < j_stop && j + 4 <= n; j += 4) {
-    const float* src = x + (first[j] - index_base);
-    float* yj = y + j;
-#if defined(__wasm_simd128__)
-    const v128_t v = wasm_i8x16_swizzle(wasm_v128_load(src), wasm_v128_load(pattern[j]));
+    const Quad v = shuffle4(x + (first[j] - index_base), pattern[j]);
     if constexpr (kPut == Put::Store) {
-      wasm_v128_store(yj, v);
+      store4(y + j, v);
     } else {
-      wasm_v128_store(yj, wasm_f32x4_add(wasm_v128_load(yj), v));
-      if constexpr (kPut == Put::AddTerm) wasm_v128_store(term + j, v);
+      store4(y + j, add4(load4(y + j), v));
+      if constexpr (kPut == Put::AddTerm) store4(term + j, v);
     }
-#else
-    const __m128 v = _mm_castsi128_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)),
-                                                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(pattern[j]))));
-    if constexpr (kPut == Put::Store) {
-      _mm_storeu_ps(yj, v);
-    } else {
-      _mm_storeu_ps(yj, _mm_add_ps(_mm_loadu_ps(yj), v));
-      if constexpr (kPut == Put::AddTerm) _mm_storeu_ps(term + j, v);
-    }
-#endif
   }
 #else
   (void)pattern;

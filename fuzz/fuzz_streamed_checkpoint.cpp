@@ -105,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool two_d = a.shape.size() == 2;
     const relpos::models::StreamForm form = two_d ? relpos::models::stream_form(type, name) : relpos::models::StreamForm::Float;
     const bool table = form == relpos::models::StreamForm::Table;
-    const bool linear = form == relpos::models::StreamForm::Linear || form == relpos::models::StreamForm::LinearKept;
+    const bool linear = form == relpos::models::StreamForm::Linear;
     if (!table && !linear) {
       if (!same_floats(w, stream.to_f32(name))) finding("tensor '" + name + "': to_f32 differs");
       continue;

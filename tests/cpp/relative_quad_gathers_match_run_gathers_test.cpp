@@ -59,8 +59,9 @@ TEST_CASE("quad gathers equal run gathers for slices, constants and jumps of up 
       const std::vector<RelativeRun> runs = runs_of(idx, -(seq - 1));
       const int count = 2 * seq + 2;
       std::vector<float> storage(relative_quads_floats(count, static_cast<int>(runs.size())));
-      RelativeQuads quads;
-      REQUIRE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), count, storage.data(), quads));
+      REQUIRE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), count, storage.data()));
+      const RelativeQuads quads =
+          relative_quads_at(storage.data(), runs.data(), static_cast<int>(runs.size()), -(seq - 1), count);
       const int rows_needed = idx.back() + 1;
       std::vector<float> x(rows_needed + 8);
       for (std::size_t t = 0; t < x.size(); ++t) x[t] = 0.5f + static_cast<float>(t);
@@ -88,8 +89,9 @@ TEST_CASE("quad gathers read from negative query offsets as key-major gathers do
   const std::vector<RelativeRun> runs = runs_of(idx, -(seq - 1));
   const int count = 2 * seq + 2;
   std::vector<float> storage(relative_quads_floats(count, static_cast<int>(runs.size())));
-  RelativeQuads quads;
-  REQUIRE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), count, storage.data(), quads));
+  REQUIRE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), count, storage.data()));
+  const RelativeQuads quads =
+      relative_quads_at(storage.data(), runs.data(), static_cast<int>(runs.size()), -(seq - 1), count);
   std::vector<float> x(idx.back() + 9);
   for (std::size_t t = 0; t < x.size(); ++t) x[t] = static_cast<float>(t) * 0.25f - 3.0f;
   for (int i = -(seq - 1); i <= 0; ++i) {
@@ -108,8 +110,7 @@ TEST_CASE("quads are refused where four distances jump four rows", "[kernels][re
   for (int d = -(seq - 1); d <= seq - 1; ++d) idx.push_back(d < 0 ? 0 : 4 + d);  // a jump of 4 at δ = 0
   const std::vector<RelativeRun> runs = runs_of(idx, -(seq - 1));
   std::vector<float> storage(relative_quads_floats(2 * seq + 2, static_cast<int>(runs.size())));
-  RelativeQuads quads;
-  CHECK_FALSE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), 2 * seq + 2, storage.data(), quads));
+  CHECK_FALSE(build_relative_quads(runs.data(), static_cast<int>(runs.size()), -(seq - 1), 2 * seq + 2, storage.data()));
 }
 
 TEST_CASE("vtranspose_add_f32 adds a key-major tile to query-major rows", "[kernels][relative]") {

@@ -61,13 +61,26 @@ inline std::size_t relative_quads_floats(int count, int max_runs) {
   return static_cast<std::size_t>(count) * 5 + static_cast<std::size_t>(max_runs);
 }
 
-// Expands runs over δ in [delta_begin, delta_begin + count) into `quads`, its arrays in `storage`
-// (relative_quads_floats(count, n_runs) floats). False when some four consecutive δ span more than 4 rows
-// (a jump over a table row: the gather then uses the runs).
-inline bool build_relative_quads(const RelativeRun* runs, int n_runs, int delta_begin, int count, float* storage,
-                                 RelativeQuads& quads) {
+// The quads held in `storage` (relative_quads_floats(count, n_runs) floats: first, patterns, next_long), as
+// build_relative_quads writes them; read-only views may be taken again from the same storage.
+inline RelativeQuads relative_quads_at(const float* storage, const RelativeRun* runs, int n_runs, int delta_begin,
+                                       int count) {
+  return {runs,
+          n_runs,
+          reinterpret_cast<const std::int32_t*>(storage + static_cast<std::size_t>(count) * 5),
+          delta_begin,
+          count,
+          reinterpret_cast<const std::int32_t*>(storage),
+          reinterpret_cast<const std::uint8_t(*)[16]>(storage + count)};
+}
+
+// Expands runs over δ in [delta_begin, delta_begin + count) into `storage` (relative_quads_floats(count, n_runs)
+// floats; relative_quads_at views them). False when some four consecutive δ span more than 4 rows (a jump over a
+// table row: the gather then uses the runs).
+inline bool build_relative_quads(const RelativeRun* runs, int n_runs, int delta_begin, int count, float* storage) {
   auto* first = reinterpret_cast<std::int32_t*>(storage);
   auto* pattern = reinterpret_cast<std::uint8_t(*)[16]>(storage + count);
+  auto* next_long = reinterpret_cast<std::int32_t*>(storage + static_cast<std::size_t>(count) * 5);
   int r = first_run_after(runs, n_runs, delta_begin);
   for (int e = 0; e < count; ++e) {
     const int delta = delta_begin + e;
@@ -82,13 +95,11 @@ inline bool build_relative_quads(const RelativeRun* runs, int n_runs, int delta_
       if (step < 0 || step > 3) return false;
       for (int b = 0; b < 4; ++b) pattern[e][4 * k + b] = static_cast<std::uint8_t>(4 * step + b);
     }
-  auto* next_long = reinterpret_cast<std::int32_t*>(storage + static_cast<std::size_t>(count) * 5);
   int next = n_runs;
   for (int k = n_runs - 1; k >= 0; --k) {
     if (runs[k].delta_end - runs[k].delta_begin >= kLongRun) next = k;
     next_long[k] = next;
   }
-  quads = {runs, n_runs, next_long, delta_begin, count, first, pattern};
   return true;
 }
 

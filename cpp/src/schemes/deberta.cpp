@@ -249,10 +249,11 @@ class DebertaScheme final : public Scheme {
   // Runs are at most one per δ; quads cover δ in [−(seq − 1), seq + 2] (every four-wide step of a gather).
   static int max_runs(int seq) { return 2 * seq; }
   static int quads_count(int seq) { return 2 * seq + 2; }
+  static std::size_t runs_floats(int seq) { return round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4); }
   static std::size_t map_floats(int seq) {
-    return round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4) + round16(kernels::relative_quads_floats(quads_count(seq), max_runs(seq)));
+    return runs_floats(seq) + round16(kernels::relative_quads_floats(quads_count(seq), max_runs(seq)));
   }
-  // Map k (0 the first the call holds) of the shared state.
+  // Map k (0 the first the call holds) of the shared state: [n_runs, quads built][runs][quads].
   static Map map(const float* shared, int seq, int k) {
     const float* at = shared + k * map_floats(seq);
     const auto* header = reinterpret_cast<const int*>(at);
@@ -260,14 +261,7 @@ class DebertaScheme final : public Scheme {
     m.runs = reinterpret_cast<const RelativeRun*>(at + 4);
     m.n_runs = header[0];
     m.has_quads = header[1] != 0;
-    const float* q = at + round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4);
-    m.quads.runs = m.runs;
-    m.quads.n_runs = m.n_runs;
-    m.quads.next_long = reinterpret_cast<const std::int32_t*>(q + static_cast<std::size_t>(quads_count(seq)) * 5);
-    m.quads.delta_begin = -(seq - 1);
-    m.quads.count = quads_count(seq);
-    m.quads.first = reinterpret_cast<const std::int32_t*>(q);
-    m.quads.pattern = reinterpret_cast<const std::uint8_t(*)[16]>(q + m.quads.count);
+    m.quads = kernels::relative_quads_at(at + runs_floats(seq), m.runs, m.n_runs, -(seq - 1), quads_count(seq));
     return m;
   }
   // Writes one map (runs of index − g_lo, then its quads) at `at`; ints stored in the float state.
@@ -275,9 +269,7 @@ class DebertaScheme final : public Scheme {
     auto* header = reinterpret_cast<int*>(at);
     auto* runs = reinterpret_cast<RelativeRun*>(at + 4);
     header[0] = build_runs(seq, g_lo, index, runs);
-    RelativeQuads quads;
-    header[1] = kernels::build_relative_quads(runs, header[0], -(seq - 1), quads_count(seq),
-                                              at + round16(4 + static_cast<std::size_t>(max_runs(seq)) * 4), quads);
+    header[1] = kernels::build_relative_quads(runs, header[0], -(seq - 1), quads_count(seq), at + runs_floats(seq));
   }
 
   Layout layout(int seq) const {

@@ -24,7 +24,9 @@
 // The peer is timed alternating with relpos's first dtype only; the other dtypes time relpos back to back. Because
 // alternating two WebGPU runtimes on one GPU slows both, each row of the first dtype is also timed alone
 // (relposAloneMs) and the peer alone (peerAloneMs): dtypes compare like for like on those, and the later dtypes'
-// speedup is against the peer alone (speedupAgainst: 'peerAloneMs') where it was timed. relposCpuMs: a call's time
+// speedup is against the peer alone (speedupAgainst: 'peerAloneMs') where it was timed; relposOneBufferMs: relpos
+// alone with each forward in one command buffer (PlanExecutor.firstSubmit = 0) instead of submitted in chunks as it
+// is encoded, alternating with relposAloneMs's calls. relposCpuMs: a call's time
 // less its wait in GPUBuffer.mapAsync (bench/gpu/common.mjs clockedGpu): what the CPU spends per call.
 //
 //   OUT=dir node bench/gpu/peer.mjs      → $OUT/peer.json (rewritten after every row). Not with --no-experimental-fetch:
@@ -347,13 +349,28 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           // Alternating two WebGPU runtimes on one GPU costs each of them time per call; the dtype rows after the first
           // time relpos alone. So that dtypes compare like for like, the first dtype's row is also timed alone, and the
           // peer alone once per row (relposAloneMs, peerAloneMs).
-          let alone = null, peerAlone = peerAloneTimes.get(row.id) ?? null;
+          // relposOneBufferMs: the same calls with the forward in one command buffer (PlanExecutor.firstSubmit = 0),
+          // alternating with the default (submitted in chunks as it is encoded): what submitting early saves here.
+          let alone = null, oneBuffer = null, peerAlone = peerAloneTimes.get(row.id) ?? null;
           if (dtype === DTYPES[0]) {
             alone = [];
+            const first = W.PlanExecutor.firstSubmit;
+            if (first > 0) {
+              oneBuffer = [];
+              W.PlanExecutor.firstSubmit = 0;
+              await rf(batches); // records this setting's commands
+              W.PlanExecutor.firstSubmit = first;
+            }
             for (let r = 0; r < reps; ++r) {
-              const t = performance.now();
+              let t = performance.now();
               await rf(batches);
               alone.push(performance.now() - t);
+              if (!oneBuffer) continue;
+              W.PlanExecutor.firstSubmit = 0;
+              t = performance.now();
+              await rf(batches);
+              oneBuffer.push(performance.now() - t);
+              W.PlanExecutor.firstSubmit = first;
             }
             // the peer alone where its calls are short (not the long-sequence rows, where one call takes seconds)
             if (!peerAlone && !peerError.has(row.id) && !row.peerWrong && pt.length && (SMALL || median(pt) < 1000)) {
@@ -369,6 +386,7 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           const out = { model, row: row.id, shape: row.shape, dtype, relposMs: +median(rt).toFixed(2), peerMs: pt.length ? +median(pt).toFixed(2) : null };
           out.relposCpuMs = +median(cpu).toFixed(2); // the call less its wait for the GPU (mapAsync): recording, submits, copies, JavaScript
           if (alone) out.relposAloneMs = +median(alone).toFixed(2);
+          if (oneBuffer) out.relposOneBufferMs = +median(oneBuffer).toFixed(2);
           if (peerAlone?.length) out.peerAloneMs = +median(peerAlone).toFixed(2);
           if (peerError.has(row.id)) out.peerError = peerError.get(row.id);
           else Object.assign(out, agree(rOut, peerOut.get(row.id)));

@@ -4,7 +4,8 @@
 // load seconds, then per input length (128 / 512 / 2048 tokens, one sequence) the median ms of repeated forwards
 // after a warm-up (the last hidden state back on the CPU); cpuMs: that time less its wait in mapAsync (the CPU part:
 // ids in, the forward recorded and submitted, the output copied out; the rest is GPU work and the read-back); and the
-// rate in TFLOP/s (forwardFlops). A row that fails
+// rate in TFLOP/s (forwardFlops); oneBufferMs{L}: the forward in one command buffer (PlanExecutor.firstSubmit = 0)
+// instead of submitted in chunks as it is encoded, alternating with the default's calls. A row that fails
 // (fp32 Qwen3 passes its weights through the 2 GB WASM heap) records its error; the others still run.
 //   OUT=dir node bench/gpu/real_size.mjs   → $OUT/real-size.json (rewritten after every row)
 // env: REAL_SIZE_DTYPES (default q8,fp16,fp32), REAL_SIZE_MODELS (default gemma3-300m,qwen3-0.6b),
@@ -30,6 +31,7 @@ const log = (...a) => console.error('[real-size]', ...a);
 const { gpu: rawGpu } = await openDawn(FLAGS);
 const { gpu, clock } = clockedGpu(rawGpu); // a call's CPU part: its time less its wait in mapAsync (cpuMs{L})
 const { init } = await import('../../web/index.js');
+const W = await import('../../web/webgpu/index.js'); // PlanExecutor.firstSubmit (oneBufferMs)
 const rp = await init({ simd: true });
 const result = { small: SMALL, node: process.version, dawnFlags: FLAGS, date: new Date().toISOString(), device: null, rows: [] };
 fs.mkdirSync(OUT, { recursive: true });
@@ -66,16 +68,31 @@ for (const name of MODELS) {
         const r = ids(L, 7 + L, config.vocab_size);
         const batch = { inputIds: [r], attentionMask: [r.map(() => 1)] };
         await m.forward(batch);
+        // oneBufferMs{L}: the same forward in one command buffer (PlanExecutor.firstSubmit = 0), alternating with
+        // the default's calls (submitted in chunks as encoded)
+        const first = W.PlanExecutor.firstSubmit, one = [];
+        if (first > 0) {
+          W.PlanExecutor.firstSubmit = 0;
+          await m.forward(batch); // records this setting's commands
+          W.PlanExecutor.firstSubmit = first;
+        }
         const ts = [], cpu = [];
         for (let i = 0; i < REPS; ++i) {
           const t = performance.now(), w = clock.waitMs;
           await m.forward(batch);
           ts.push(performance.now() - t);
           cpu.push(ts[ts.length - 1] - (clock.waitMs - w));
+          if (first === 0) continue;
+          W.PlanExecutor.firstSubmit = 0;
+          const t1 = performance.now();
+          await m.forward(batch);
+          one.push(performance.now() - t1);
+          W.PlanExecutor.firstSubmit = first;
         }
         const ms = median(ts);
         row[`ms${L}`] = +ms.toFixed(2);
         row[`cpuMs${L}`] = +median(cpu).toFixed(2); // the call less its wait for the GPU: ids in, recording, read-back copy
+        if (one.length) row[`oneBufferMs${L}`] = +median(one).toFixed(2);
         row[`tflops${L}`] = +(forwardFlops(config, L) / ms / 1e9).toFixed(2);
       }
     } catch (e) {

@@ -85,11 +85,13 @@ const wrap = (target, overrides) => new Proxy(target, {
 
 /**
  * A GPU object over `real` whose devices count what they create: gpu.counts = { buffers, bindGroups, pipelines,
- * shaderModules, mappedBytes } (mappedBytes: bytes of the ranges read through getMappedRange of MAP_READ buffers);
- * gpu.reset() zeroes them. How a test proves a forward allocates nothing and reads back only what it must.
+ * shaderModules, mappedBytes, submits, passes, copies } (mappedBytes: bytes of the ranges read through getMappedRange
+ * of MAP_READ buffers; submits: command buffers submitted; passes, copies: compute passes begun and buffer copies
+ * encoded); gpu.reset() zeroes them. How a test proves a forward allocates nothing, reads back only what it must and
+ * how it is encoded.
  */
 export function countingGpu(real) {
-  const counts = { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0, mappedBytes: 0 };
+  const counts = { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0, mappedBytes: 0, submits: 0, passes: 0, copies: 0 };
   const count = (name, fn) => (...args) => {
     counts[name]++;
     return fn(...args);
@@ -111,6 +113,14 @@ export function countingGpu(real) {
     createComputePipeline: count('pipelines', d.createComputePipeline.bind(d)),
     createComputePipelineAsync: count('pipelines', d.createComputePipelineAsync.bind(d)),
     createShaderModule: count('shaderModules', d.createShaderModule.bind(d)),
+    createCommandEncoder: (desc) => {
+      const e = d.createCommandEncoder(desc);
+      return wrap(e, {
+        beginComputePass: count('passes', e.beginComputePass.bind(e)),
+        copyBufferToBuffer: count('copies', e.copyBufferToBuffer.bind(e)),
+      });
+    },
+    queue: wrap(d.queue, { submit: (buffers) => { counts.submits += buffers.length; return d.queue.submit(buffers); } }),
   });
   return overDevices(real, { counts, reset: () => { for (const k in counts) counts[k] = 0; } }, device);
 }

@@ -266,6 +266,52 @@ test('webgpu: bert-absolute: replayed forwards equal recorded ones across arena 
   }
 });
 
+// A forward is submitted as it is encoded (PlanExecutor.firstSubmit: command buffers of 8, 16, 32, … plan ops), so the
+// GPU starts on the first layers while the rest is encoded; and nothing is copied inside it: residual adds, norms
+// (q / k norms included) and gated products run in place, RoPE rotates q and k into their own buffers, BERT's
+// pooler rows are one dispatch. Per replayed call: copies = the read-backs alone, and the outputs equal those of one
+// command buffer per forward (firstSubmit 0) bit for bit. bert-absolute: add + LayerNorm and the pooler; qwen3:
+// RMSNorms in place (the q / k norms), RoPE, SwiGLU.
+const LLM_FIXTURES = resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
+for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM_FIXTURES, 'qwen3-embed-right', 1]]) {
+  test(`webgpu: ${name}: a forward is submitted in growing chunks as it is encoded, copies nothing but its read-backs, and equals one command buffer's`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
+    const W = await import('../../web/webgpu/index.js');
+    const gpu = countingGpu((await W.findGpu({})).gpu);
+    const captured = captureExecutor(W);
+    const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
+    const first = W.PlanExecutor.firstSubmit;
+    try {
+      const batch = seededBatch(2, 9, vocab, 5);
+      const ex = () => captured.get();
+      const call = async () => {
+        await model.forward(batch); // recorded (the first call of this setting), then replayed
+        gpu.reset();
+        const replays = ex().replays;
+        const out = await model.forward(batch);
+        assert.equal(ex().replays, replays + 1, 'replayed');
+        return { out, counts: { ...gpu.counts } };
+      };
+      const chunked = await call();
+      const ops = [...ex().prepared.values()].at(-1).plan.ops.length;
+      assert.ok(ops > 24, `${ops} plan ops`);
+      assert.ok(chunked.counts.submits >= 3, `${ops} ops in ${chunked.counts.submits} command buffers (8, 16, 32, …)`);
+      assert.ok(chunked.counts.submits <= Math.ceil(Math.log2(ops / 8 + 1)) + 1, `${chunked.counts.submits} command buffers for ${ops} ops`);
+      assert.equal(chunked.counts.copies, outputs, 'the read-backs are the only copies');
+      W.PlanExecutor.firstSubmit = 0;
+      const whole = await call();
+      assert.equal(whole.counts.submits, 1, 'firstSubmit 0: one command buffer');
+      assert.equal(whole.counts.copies, outputs);
+      assert.deepEqual(chunked.out.lastHiddenState.data, whole.out.lastHiddenState.data, 'chunked equals one command buffer');
+      if (outputs > 1) assert.deepEqual(chunked.out.poolerOutput.data, whole.out.poolerOutput.data);
+    } finally {
+      W.PlanExecutor.firstSubmit = first;
+      model.dispose();
+    }
+  });
+}
+
 // One submit, one small read-back: forward(…, { pooling, normalize }) pools on the GPU and maps [B, H] floats alone
 // (not [B, L, H], nor BERT's pooler output); equal to WASM's forward + the pipelines' pool() within 1e-5 for every
 // pooling, right padding (bert-absolute, its pooler) and left padding (Qwen3-Embedding's last token).

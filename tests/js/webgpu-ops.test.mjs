@@ -225,6 +225,44 @@ describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
     assert.ok(maxAbs(gotRms, wantRms) < 2e-5, `rmsnorm error ${maxAbs(gotRms, wantRms)}`);
   });
 
+  test('in place (no y): x = norm(x + residual) and x = norm(x), LayerNorm and RMSNorm, equal the out-of-place results bit for bit', async () => {
+    const rows = 4, dim = 300;
+    const x = randomArray(rows * dim, 35), r = randomArray(rows * dim, 36), g = randomArray(dim, 37), b = randomArray(dim, 38);
+    for (const [kind, beta, residual] of [['layernorm', b, r], ['layernorm', null, null], ['rmsnorm', null, r], ['rmsnorm', null, null]]) {
+      const args = { kind, gamma: up(g), ...(beta ? { beta: up(beta) } : {}), rows, dim, eps: 1e-6 };
+      const y = ctx.empty(rows * dim * 4);
+      const want = await runRead((enc) => W.norm(ctx, enc, { ...args, x: up(x), ...(residual ? { residual: up(residual) } : {}), y }), y, rows * dim);
+      const xb = up(x);
+      const got = await runRead((enc) => W.norm(ctx, enc, { ...args, x: xb, ...(residual ? { residual: up(residual) } : {}) }), xb, rows * dim);
+      assert.deepEqual(got, want, `${kind}${beta ? ' + beta' : ''}${residual ? ' + residual' : ''}`);
+    }
+    assert.throws(() => W.norm(ctx, ctx.device.createCommandEncoder(), { kind: 'layernorm', x: up(x), sum: ctx.empty(rows * dim * 4), gamma: up(g), rows, dim }), /sum needs y/);
+  });
+
+  test('sumInPlace (a pre-LN add then norm in one dispatch): x = x + residual and y = norm of it, y apart or the residual itself, equal to the two ops bit for bit', async () => {
+    const rows = 3, dim = 300;
+    const x = randomArray(rows * dim, 51), r = randomArray(rows * dim, 52), g = randomArray(dim, 53), b = randomArray(dim, 54);
+    for (const [kind, beta] of [['layernorm', b], ['rmsnorm', null]]) {
+      const args = { kind, gamma: up(g), ...(beta ? { beta: up(beta) } : {}), rows, dim, eps: 1e-6 };
+      // two ops: x += r, then y = norm(x)
+      const x1 = up(x), y1 = ctx.empty(rows * dim * 4);
+      await runRead((enc) => { W.add(ctx, enc, { a: x1, b: up(r), n: rows * dim }); W.norm(ctx, enc, { ...args, x: x1, y: y1 }); }, y1, 1);
+      const [wantSum, wantNorm] = [await ctx.read(x1, rows * dim), await ctx.read(y1, rows * dim)];
+      const x2 = up(x), y2 = ctx.empty(rows * dim * 4);
+      const gotNorm = await runRead((enc) => W.norm(ctx, enc, { ...args, x: x2, residual: up(r), sumInPlace: true, y: y2 }), y2, rows * dim);
+      assert.deepEqual(await ctx.read(x2, rows * dim), wantSum, `${kind}: the sum in x`);
+      assert.deepEqual(gotNorm, wantNorm, `${kind}: the norm in y`);
+      const x3 = up(x), r3 = up(r);
+      const gotInto = await runRead((enc) => W.norm(ctx, enc, { ...args, x: x3, residual: r3, sumInPlace: true, y: r3 }), r3, rows * dim);
+      assert.deepEqual(await ctx.read(x3, rows * dim), wantSum, `${kind}: the sum in x (output into the residual)`);
+      assert.deepEqual(gotInto, wantNorm, `${kind}: the norm replaces the residual`);
+    }
+    const enc = ctx.device.createCommandEncoder();
+    assert.throws(() => W.norm(ctx, enc, { kind: 'rmsnorm', x: up(x), sumInPlace: true, y: up(x), gamma: up(g), rows, dim }), /sumInPlace needs a residual/);
+    const r4 = up(r);
+    assert.throws(() => W.norm(ctx, enc, { kind: 'rmsnorm', x: up(x), residual: r4, y: r4, gamma: up(g), rows, dim }), /only with sumInPlace/);
+  });
+
   test('activations match the float64 functions from −12 to 12, in place and out of place', async () => {
     const n = 2401;
     const x = Float32Array.from({ length: n }, (_, i) => -12 + (24 * i) / (n - 1));
@@ -261,6 +299,21 @@ describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
     const sum = ctx.empty(rows * F * 4);
     const added = await runRead((enc) => W.add(ctx, enc, { a: up(gate), b: up(upv), y: sum, n: rows * F }), sum, rows * F);
     assert.deepEqual(added, Float32Array.from(gate, (g, i) => g + upv[i]));
+    // in place (no y): gate = act(gate) · up and a += b, the same values as out of place
+    const gb = up(gate);
+    assert.deepEqual(await runRead((enc) => W.gated(ctx, enc, { gate: gb, up: up(upv), rows, width: F, activation: 'silu' }), gb, rows * F), got, 'gated in place');
+    const ab = up(gate);
+    assert.deepEqual(await runRead((enc) => W.add(ctx, enc, { a: ab, b: up(upv), n: rows * F }), ab, rows * F), added, 'add in place');
+    // both: gate = act(gate), up = act(gate) · up in one dispatch, as an activate then a multiply would leave them
+    for (const act of ['silu', 'gelu_tanh']) {
+      const g1 = up(gate), u1 = up(upv);
+      await runRead((enc) => { W.activate(ctx, enc, { x: g1, n: rows * F, activation: act }); W.gated(ctx, enc, { gate: u1, up: g1, rows, width: F, activation: 'none' }); }, u1, 1);
+      const g2 = up(gate), u2 = up(upv);
+      const gotUp = await runRead((enc) => W.gated(ctx, enc, { gate: g2, up: u2, both: true, rows, width: F, activation: act }), u2, rows * F);
+      assert.deepEqual(gotUp, await ctx.read(u1, rows * F), `${act}: up`);
+      assert.deepEqual(await ctx.read(g2, rows * F), await ctx.read(g1, rows * F), `${act}: the activated gate`);
+    }
+    assert.throws(() => W.gated(ctx, ctx.device.createCommandEncoder(), { gate: up(gate), up: up(upv), y: ctx.empty(rows * F * 4), both: true, rows, width: F, activation: 'silu' }), /takes no y/);
   });
 
   test('embedding gather sums word, position and type rows; bad ids are RangeErrors', async () => {
@@ -764,6 +817,26 @@ describe('webgpu attention', { skip }, () => {
         }
       }
       assert.ok(maxAbs(got, want) < 1e-6, `${layout} ${rotaryDim}: ${maxAbs(got, want)}`);
+    }
+  });
+
+  test('RoPE into y: x unchanged, y holds every column of the rotated rows (the pass-through ones copied) at the same offsets, strides and heads', async () => {
+    // token-major q of 2 heads × 12 inside rows of 40 floats at offset 5 (a fused projection): what attention reads
+    const seq = 3, batch = 2, heads = 2, dim = 12, rowStride = 40, headStride = 12, offset = 5, tokens = batch * seq;
+    const x = randomArray(offset + tokens * rowStride, 82);
+    for (const [layout, rotaryDim] of [['half', 12], ['interleaved', 8], ['half', 8]]) {
+      const { cos, sin } = W.ropeTables(seq, rotaryDim, 10000);
+      const common = { cos: up(cos), sin: up(sin), rows: tokens * heads, seqLen: seq, headDim: dim, rotaryDim, layout, heads, rowStride, headStride, offset };
+      const inPlace = up(x);
+      const want = await runRead((enc) => W.rope(ctx, enc, { ...common, x: inPlace }), inPlace, x.length);
+      const xb = up(x), marker = Float32Array.from(x, () => 777), y = up(marker);
+      const got = await runRead((enc) => W.rope(ctx, enc, { ...common, x: xb, y }), y, x.length);
+      assert.deepEqual(await ctx.read(xb, x.length), x, `${layout} ${rotaryDim}: x unchanged`);
+      for (let t = 0; t < tokens; ++t)
+        for (let c = 0; c < rowStride; ++c) {
+          const at = offset + t * rowStride + c;
+          assert.equal(got[at], c < heads * headStride ? want[at] : 777, `${layout} ${rotaryDim}: token ${t} column ${c}`);
+        }
     }
   });
 });

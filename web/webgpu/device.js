@@ -483,6 +483,43 @@ function sameBinding(a, b) {
 }
 
 /**
+ * A command encoder that submits as it goes: cut() finishes the commands encoded so far and submits them, then
+ * encoding continues into a new command buffer; finish() submits the rest. A forward encoded through it starts
+ * running on the GPU while its later layers are still being encoded (PlanExecutor.firstSubmit), instead of
+ * after the whole forward is encoded. Only beginComputePass and copyBufferToBuffer are forwarded (what the
+ * executor's kernels use); a pass must be ended before cut().
+ */
+export class ChunkedEncoder {
+  constructor(device, label) {
+    this.device = device;
+    this.label = label;
+    this.submits = 0;
+    this.real = device.createCommandEncoder({ label });
+  }
+
+  beginComputePass(descriptor) {
+    return this.real.beginComputePass(descriptor);
+  }
+
+  copyBufferToBuffer(...args) {
+    this.real.copyBufferToBuffer(...args);
+  }
+
+  cut() {
+    this.device.queue.submit([this.real.finish()]);
+    this.submits++;
+    this.real = this.device.createCommandEncoder({ label: this.label });
+  }
+
+  /** Submits what is left; the encoder is done. */
+  finish() {
+    this.device.queue.submit([this.real.finish()]);
+    this.submits++;
+    this.real = null;
+  }
+}
+
+/**
  * A recorded forward as the commands it encoded (a flat list), so that the next forward of the same
  * prepared shape replays them instead of running every kernel's JavaScript again (PlanExecutor). While a recording
  * captures (cache.tape set, commands through tape.encoder(real)), it notes each uniform buffer it used with its words,
@@ -493,7 +530,7 @@ function sameBinding(a, b) {
 export class DispatchTape {
   constructor() {
     this.uniforms = []; // { at, entry, key, bytes }
-    this.commands = []; // [op, …args]: 0 begin pass, 1 pipeline, 2 bind group, 3 dispatch, 4 end, 5 copy
+    this.commands = []; // [op, …args]: 0 begin pass, 1 pipeline, 2 bind group, 3 dispatch, 4 end, 5 copy, 6 cut
     this.targets = new Map(); // read-back buffer → its index among the recording's outputs (copies into it)
   }
 
@@ -519,6 +556,8 @@ export class DispatchTape {
         cmds.push([5, src, srcOffset, dst, dstOffset, size]);
         real.copyBufferToBuffer(src, srcOffset, dst, dstOffset, size);
       },
+      // a ChunkedEncoder's submit point (recorded, replayed at the same place)
+      cut: real.cut ? () => { cmds.push([6]); real.cut(); } : undefined,
     };
   }
 
@@ -540,6 +579,7 @@ export class DispatchTape {
         case 2: pass.setBindGroup(c[1], c[2]); break;
         case 3: pass.dispatchWorkgroups(c[1], c[2], c[3]); break;
         case 4: pass.end(); pass = null; break;
+        case 6: encoder.cut(); break;
         default: {
           const out = this.targets.get(c[3]);
           encoder.copyBufferToBuffer(c[1], c[2], out === undefined ? c[3] : staging[out], c[4], c[5]);

@@ -1,6 +1,9 @@
 // The WebGPU executor of a model's plan (cpp/src/plan/plan.h, docs/architecture.md): the C++ family
 // runs once in record-only mode and yields ops over buffers; this file maps each op to a kernel of
-// ./kernels and records a whole forward into ONE command encoder. Weights go to the GPU once (by the
+// ./kernels and records a whole forward, submitted in command buffers of growing size as it is encoded
+// (PlanExecutor.firstSubmit; device.js ChunkedEncoder), so the GPU starts on the first layers while the rest is
+// encoded. Nothing is copied inside a forward but its read-backs: ops that update a buffer (residual adds, norms,
+// gated products) run in place on it, RoPE rotates into its own buffers. Weights go to the GPU once (by the
 // key the plan gives them, for the model's life); activations are GPU buffers of an arena (one per plan buffer
 // and part, grown to the largest shape seen, reused by every smaller (batch, seq)); only the outputs are copied
 // back, into pooled read-back buffers. Uniform buffers and bind groups are kept per plan structure (device.js
@@ -16,15 +19,17 @@
 //
 // Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
 // epilogue); norm → norm (an `add` into the norm's own in-place input
-// is fused as its residual); activate → activate; multiply → gated (split layout, no activation);
-// add → add; gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
+// is fused as its residual; in place when its input and output are one; a pre-LN `add` then norm of the sum is one
+// dispatch writing both); activate → activate (followed by a multiply by it: one gated dispatch writing both);
+// multiply → gated (split layout, no activation, in place); add → add (in place); gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
 // input ids, token types or zeros, positions r % seq); attention → attention with strides reading
 // q/k/v in place, scheme none / alibi (slopes from the plan) / bucket (T5 buckets and bias table from
-// the plan) / rope (q and k copied, rotated by the plan's cos/sin tables, then plain attention) /
+// the plan) / rope (q and k rotated into their own buffers by the plan's cos/sin tables, then plain attention) /
 // relative_vectors (rows by distance from the plan, its table and table2 weights: DeBERTa, BERT
 // relative_key(_query)); mask_rows → maskRows (x[r, :] = 0 where the mask is 0, DeBERTa's embeddings);
 // add_rows of source 2 (positions that follow the padding, MPNet) → paddedPositions computes them from the
-// ids on the GPU, then the gather reads them; select_rows (a masked-LM head at the asked rows) → the
+// ids on the GPU, then the gather reads them; first_rows (BERT's pooler input) → pooling 'cls';
+// select_rows (a masked-LM head at the asked rows) → the
 // embedding gather over the activation with the "positions" input as ids; mean_rows → pooling 'mean';
 // output → a copy into a read-back buffer at that point (kind 3: the task head's logits; a masked-LM
 // head's only at the asked rows, so only those come back).
@@ -42,8 +47,8 @@
 // is one GPU buffer bound through views, which needs every offset to meet the device's storage offset alignment
 // (else refused). An output whose GPU buffer is also
 // an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
-// read-write binding of one buffer in a dispatch).
-import { DispatchCache, DispatchTape, endSharedPass, sharePasses, stopSharing } from './device.js';
+// read-write binding of one buffer in a dispatch); so does an in-place op whose two inputs are views of one buffer.
+import { ChunkedEncoder, DispatchCache, DispatchTape, endSharedPass, sharePasses, stopSharing } from './device.js';
 import { gemm } from './kernels/gemm.js';
 import { rope } from './kernels/rope.js';
 import { norm } from './kernels/norm.js';
@@ -88,6 +93,14 @@ export class PlanExecutor {
 
   /** Whether a shape's later forwards replay the commands its first one encoded (#record; false: record every call). */
   static replay = true;
+
+  /**
+   * Plan ops in a forward's first command buffer; each later one holds twice as many as the one before (8: submits
+   * after ops 8, 24, 56, 120, …). A forward is submitted as it is encoded, so the GPU runs its first layers while the
+   * CPU encodes the rest: a call costs about the GPU's time plus the first chunk's encoding, not the sum of both
+   * (encoding a forward of 100–400 dispatches takes milliseconds). 0: the whole forward in one command buffer.
+   */
+  static firstSubmit = 8;
 
   /**
    * The GPU buffer `name` of at least `bytes` bytes from the executor's arena: one buffer per name for the model's
@@ -320,9 +333,10 @@ export class PlanExecutor {
     write('mask', mask ?? new Int32Array(rows).fill(1));
     write('token_types', types ?? new Int32Array(rows));
     if (positions) write('positions', positions);
-    const encoder = ctx.device.createCommandEncoder({ label: 'relpos forward' });
+    // submitted in growing chunks as it is encoded (firstSubmit): the GPU starts before the last layer is encoded
+    const encoder = new ChunkedEncoder(ctx.device, 'relpos forward');
     const outputs = this.#record(p, encoder, null, null, poolArgs);
-    queue.submit([encoder.finish()]);
+    encoder.finish();
     await Promise.all(outputs.map((o) => o.staging.mapAsync(GPUMapMode.READ, 0, o.bytes)));
     const result = { lastHiddenState: null, hiddenStates: hiddenStates ? [] : undefined, poolerOutput: undefined, logits: undefined, pooled: undefined };
     for (const o of outputs) {
@@ -385,7 +399,7 @@ export class PlanExecutor {
     // The tape holds while the arena has not grown, the split partials are the same buffer and every uniform
     // buffer it used is still the cache's; pooling's options are part of what it recorded.
     const taped = !onOp && !onEnd && PlanExecutor.replay;
-    const how = pool ? `${pool.mode}:${!!pool.normalize}:${!!pool.lastHiddenState}` : '-';
+    const how = `${pool ? `${pool.mode}:${!!pool.normalize}:${!!pool.lastHiddenState}` : '-'}:${encoder.cut ? PlanExecutor.firstSubmit : 0}`;
     const tape = taped ? p.tapes?.get(how) : null;
     if (tape && tape.epoch === this.epoch && tape.partials === this.ctx.partials && tape.valid(p.cache)) {
       const outputs = tape.outputs.map((o) => ({ ...o, staging: this.#staging(o.bytes) }));
@@ -433,8 +447,16 @@ export class PlanExecutor {
       encoder.copyBufferToBuffer(...args);
     };
     const copyBack = (op, key, floats) => copy(p.scratch, 0, under(op, key), offsetOf(op, key), bytes(floats));
+    // submit points (a ChunkedEncoder's cut): after firstSubmit ops, then after each chunk twice the one before
+    let chunk = encoder.cut && !onOp ? PlanExecutor.firstSubmit : 0, nextCut = chunk > 0 ? chunk : Infinity;
     for (let i = 0; i < ops.length; ++i) {
       const op = ops[i];
+      if (i >= nextCut) {
+        endSharedPass(ctx);
+        encoder.cut();
+        chunk *= 2;
+        nextCut = i + chunk;
+      }
       if (onOp) {
         endSharedPass(ctx);
         encoder = onOp(i, encoder);
@@ -456,19 +478,33 @@ export class PlanExecutor {
         }
         case 'add': {
           const next = ops[i + 1], n = op.n;
-          if (next && next.op === 'norm' && same(next, 'x', op, 'x') && same(next, 'y', op, 'x') && next.rows * next.dim === n) {
-            // x += y; x = norm(x)  →  scratch = norm(x + y); x = scratch
-            this.#norm(p, encoder, next, { x: buf(op, 'x'), residual: buf(op, 'y'), y: p.scratch });
+          // in place (x bound once, read-write) unless x and y are views of one buffer: then through the scratch
+          const apart = under(op, 'x') !== under(op, 'y');
+          const normOfSum = next?.op === 'norm' && same(next, 'x', op, 'x') && next.rows * next.dim === n;
+          // a pre-LN stack's x += y; z = norm(x), z apart from x (and y's own place, or apart from y too)
+          const intoY = normOfSum && same(next, 'y', op, 'y');
+          const preLn = normOfSum && apart && (intoY || (under(next, 'y') !== under(op, 'x') && under(next, 'y') !== under(op, 'y')));
+          if (normOfSum && same(next, 'y', op, 'x')) {
+            // x += y; x = norm(x)  →  x = norm(x + y) in place (or scratch = norm(x + y); x = scratch)
+            this.#norm(p, encoder, next, { x: buf(op, 'x'), residual: buf(op, 'y'), y: apart ? undefined : p.scratch });
             ++i;
+          } else if (preLn) {
+            // x += y; z = norm(x)  →  one dispatch writing x = x + y and z = norm(x + y) (z may replace y)
+            const residual = buf(op, 'y');
+            this.#norm(p, encoder, next, { x: buf(op, 'x'), residual, sumInPlace: true, y: intoY ? residual : buf(next, 'y') });
+            ++i;
+            break;
           } else {
-            add(ctx, encoder, { a: buf(op, 'x'), b: buf(op, 'y'), y: p.scratch, n, dtype });
+            add(ctx, encoder, { a: buf(op, 'x'), b: buf(op, 'y'), y: apart ? undefined : p.scratch, n, dtype });
           }
-          copyBack(op, 'x', n);
+          if (!apart) copyBack(op, 'x', n);
           break;
         }
         case 'norm': {
           const n = op.rows * op.dim;
-          if (under(op, 'x') === under(op, 'y')) {
+          if (same(op, 'x', op, 'y')) {
+            this.#norm(p, encoder, op, { x: buf(op, 'x') }); // in place (q / k norms)
+          } else if (under(op, 'x') === under(op, 'y')) {
             this.#norm(p, encoder, op, { x: buf(op, 'x'), y: p.scratch });
             copyBack(op, 'y', n);
           } else {
@@ -476,13 +512,23 @@ export class PlanExecutor {
           }
           break;
         }
-        case 'activate':
-          activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
+        case 'activate': {
+          // activate(gate); up *= gate (a gated FFN in two ops) → one dispatch writing both, when they are two buffers
+          const next = ops[i + 1];
+          if (next?.op === 'multiply' && same(next, 'y', op, 'x') && next.n === op.n && under(next, 'x') !== under(op, 'x')) {
+            gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(next, 'x'), both: true, rows: 1, width: op.n, activation: ACT[op.act], dtype });
+            ++i;
+          } else {
+            activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
+          }
           break;
-        case 'multiply':
-          gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: p.scratch, rows: 1, width: op.n, activation: 'none', dtype });
-          copyBack(op, 'x', op.n);
+        }
+        case 'multiply': {
+          const apart = under(op, 'x') !== under(op, 'y'); // in place unless views of one buffer
+          gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: apart ? undefined : p.scratch, rows: 1, width: op.n, activation: 'none', dtype });
+          if (!apart) copyBack(op, 'x', op.n);
           break;
+        }
         case 'glu': {
           const alias = under(op, 'x') === under(op, 'y');
           gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0, dtype });
@@ -510,14 +556,11 @@ export class PlanExecutor {
         case 'mask_rows':
           maskRows(ctx, encoder, { x: buf(op, 'x'), mask: p.buffers[p.inputs.mask].get(0), rows: op.rows, width: op.width, dtype });
           break;
-        case 'first_rows': {
-          // out[b] = x[b·seq]: one copy per sequence
-          const row = bytes(op.width);
+        case 'first_rows':
+          // out[b] = x[b·seq]: the pooling kernel's 'cls' rows (one dispatch, not a copy per sequence)
           if (under(op, 'x') === under(op, 'out')) throw new Error('webgpu plan: first_rows within one buffer');
-          for (let b = 0; b < op.batch; ++b)
-            copy(under(op, 'x'), offsetOf(op, 'x') + b * op.seq * row, under(op, 'out'), offsetOf(op, 'out') + b * row, row);
+          pooling(ctx, encoder, { x: buf(op, 'x'), out: buf(op, 'out'), batch: op.batch, seqLen: op.seq, hidden: op.width, mode: 'cls', dtype });
           break;
-        }
         case 'select_rows':
           // out[i] = x[positions[i]]: the embedding gather with the activation as its table
           embedding(ctx, encoder, { out: buf(op, 'out'), tokens: op.rows, dim: op.width, tables: [{ table: buf(op, 'x'), ids: p.buffers[p.inputs.positions].get(0), rows: op.limit }], dtype });
@@ -574,16 +617,14 @@ export class PlanExecutor {
     const v = p.buffers[op.v].get(0);
     let scheme = { type: 'none' };
     if (op.kind === 'rope') {
-      // RoPE rewrites q and k on private copies (as the CPU driver does): copy, rotate, attend.
+      // RoPE leaves q and k as they are (as the CPU driver does): they are rotated into private buffers, at the
+      // same offsets and strides (every column of their heads written there), and attention reads those.
       const [cos, sin] = p.ropeTables.get(op.scheme_floats);
       const [rq, rk] = p.rope;
-      endSharedPass(this.ctx);
-      encoder.copyBufferToBuffer(q, 0, rq, 0, this.eb * p.plan.buffers[op.q].elements);
-      encoder.copyBufferToBuffer(k, 0, rk, 0, this.eb * p.plan.buffers[op.k].elements);
       const layout = op.scheme_interleaved ? 'interleaved' : 'half';
-      for (const [x, s, n] of [[rq, 'q', H], [rk, 'k', KV]])
+      for (const [x, y, s, n] of [[q, rq, 'q', H], [k, rk, 'k', KV]])
         rope(this.ctx, encoder, {
-          x, cos, sin, rows: B * L * n, seqLen: L,
+          x, y, cos, sin, rows: B * L * n, seqLen: L,
           headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: n, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`], dtype: this.dtype,
         });
       q = rq;

@@ -4,8 +4,13 @@
 //   gated:    y[r, i] = act(g[r, i]) · u[r, i], i < F    (GeGLU: act = gelu; SwiGLU: act = silu)
 //             pair layout: one buffer x [rows, 2F] holding both halves, `actHalf` (0 or 1) says which half
 //             goes through act (ModernBERT's Wi output: act(first) · second → actHalf 0);
-//             split layout: gate and up buffers, each [rows, F] (T5 v1.1 / LLaMA: act(Wg·x) ⊙ (W1·x)).
-//   add:      y[i] = a[i] + b[i]                        (residual adds)
+//             split layout: gate and up buffers, each [rows, F] (T5 v1.1 / LLaMA: act(Wg·x) ⊙ (W1·x));
+//             y omitted: in place on gate; y omitted and both: gate = act(gate) and up = act(gate) · up, both in
+//             place (a plan's activate of the gate then multiply into up, in one dispatch).
+//   add:      y[i] = a[i] + b[i]                        (residual adds; y omitted: a[i] += b[i] in place)
+// In place binds the written buffer once, read-write: one invocation reads and writes element i, so no scratch
+// buffer and no copy back (a and b, gate and up must be different buffers: WebGPU refuses a buffer bound twice
+// when one binding writes).
 // act ∈ none, relu, gelu (erf), gelu_tanh, silu — the formulas of activation_wgsl.js.
 import { dispatch, grid } from '../device.js';
 import { activationWgsl, ACTIVATIONS } from './activation_wgsl.js';
@@ -43,10 +48,23 @@ export function elementwiseWgsl({ op, activation, inPlace, layout, dtype = 'f32'
   let u = ${ld('x[base + (1u - dims.half) * dims.f]')};
   y[i] = ${st('act_s(g) * u')};
 }`;
+    if (inPlace === 'both')
+      return header(`@group(0) @binding(1) var<storage, read_write> gate: array<${E}>;
+@group(0) @binding(2) var<storage, read_write> up: array<${E}>;\n${act}`, S) + `
+  let a = ${ld(st(`act_s(${ld('gate[i]')})`))};
+  gate[i] = ${st('a')};
+  up[i] = ${st(`a * ${ld('up[i]')}`)};
+}`;
+    if (inPlace)
+      return header(`@group(0) @binding(1) var<storage, read_write> gate: array<${E}>;
+@group(0) @binding(2) var<storage, read> up: array<${E}>;\n${act}`, S) + `\n  gate[i] = ${st(`act_s(${ld('gate[i]')}) * ${ld('up[i]')}`)};\n}`;
     return header(`@group(0) @binding(1) var<storage, read> gate: array<${E}>;
 @group(0) @binding(2) var<storage, read> up: array<${E}>;
 @group(0) @binding(3) var<storage, read_write> y: array<${E}>;\n${act}`, S) + `\n  y[i] = ${st(`act_s(${ld('gate[i]')}) * ${ld('up[i]')}`)};\n}`;
   }
+  if (op === 'add' && inPlace)
+    return header(`@group(0) @binding(1) var<storage, read_write> a: array<${E}>;
+@group(0) @binding(2) var<storage, read> b: array<${E}>;`, S) + `\n  a[i] = ${st(`${ld('a[i]')} + ${ld('b[i]')}`)};\n}`;
   if (op === 'add')
     return header(`@group(0) @binding(1) var<storage, read> a: array<${E}>;
 @group(0) @binding(2) var<storage, read> b: array<${E}>;
@@ -79,7 +97,9 @@ export function activate(ctx, encoder, { x, y, n, activation, dtype }) {
 
 /**
  * Gated linear unit. Pair layout: { x, y, rows, width: F, activation, actHalf = 0 }; split layout:
- * { gate, up, y, rows, width: F, activation }. y is [rows, F]. Either takes dtype = 'f32'.
+ * { gate, up, y?, both?, rows, width: F, activation } (no y: gate = act(gate) · up in place; both: gate = act(gate),
+ * up = gate · up in place, the product rounded from the stored act(gate) as two ops would). y is [rows, F]. Either
+ * takes dtype = 'f32'.
  */
 export function gated(ctx, encoder, args) {
   const { y, rows, width, activation } = args;
@@ -93,12 +113,15 @@ export function gated(ctx, encoder, args) {
     launch(ctx, encoder, `gated:pair:${activation}`, { op: 'gated', activation, layout: 'pair' }, n, width, half, [args.x, y], args.dtype);
   } else {
     if (!args.gate || !args.up) throw new Error('webgpu: gated: expected either x ([rows, 2·width]) or gate and up ([rows, width] each)');
-    launch(ctx, encoder, `gated:split:${activation}`, { op: 'gated', activation, layout: 'split' }, n, width, 0, [args.gate, args.up, y], args.dtype);
+    const inPlace = !y ? (args.both ? 'both' : true) : false;
+    if (args.both && y) throw new Error('webgpu: gated: both (gate and up written in place) takes no y');
+    launch(ctx, encoder, `gated:split:${activation}${inPlace ? `:inplace${inPlace === 'both' ? '-both' : ''}` : ''}`, { op: 'gated', activation, layout: 'split', inPlace }, n, width, 0, inPlace ? [args.gate, args.up] : [args.gate, args.up, y], args.dtype);
   }
 }
 
-/** y = a + b over n elements (dtype = 'f32'). */
+/** y = a + b over n elements (dtype = 'f32'); without y, a += b in place. */
 export function add(ctx, encoder, { a, b, y, n, dtype }) {
   checkCount(n, 'add');
-  launch(ctx, encoder, 'add', { op: 'add' }, n, 0, 0, [a, b, y], dtype);
+  const inPlace = !y;
+  launch(ctx, encoder, inPlace ? 'add:inplace' : 'add', { op: 'add', inPlace }, n, 0, 0, inPlace ? [a, b] : [a, b, y], dtype);
 }

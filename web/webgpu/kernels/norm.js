@@ -2,6 +2,10 @@
 // (dtype.js: x, y, gamma, beta, residual, sum), f32 statistics.
 //
 //   s = x + residual (residual optional; `sum` optional: s is also written there, for pre-LN stacks)
+//   in place (y omitted): x = norm(s), x bound once, read-write — each element is read and written by the same
+//   invocation, so no scratch buffer and no copy back (the plan executor's x = norm(x + y) and q/k norms)
+//   sumInPlace (pre-LN stacks: h += f(h); n = norm(h)): x = s written back into x, y = norm(s); y may be the
+//   residual's own binding (bound once, read-write: n = norm(h + r) into r's buffer)
 //   layernorm: y = (s − μ) / sqrt(σ² + eps) · γ + β,  μ = mean(s), σ² = mean((s − μ)²) (biased), β optional
 //   rmsnorm:   y = s / sqrt(mean(s²) + eps) · γ                (T5LayerNorm / LlamaRMSNorm: no mean removal)
 // The CPU twin (cpp/src/models/layers/norms.cpp) sums in double; here sums are f32 over 256 threads (reduce.js:
@@ -14,20 +18,26 @@ import { reduceSum } from './reduce.js';
 
 const THREADS = 256;
 
-export function normWgsl({ kind, residual, sum, beta, dtype = 'f32', subgroups = false }) {
+export function normWgsl({ kind, residual, sum, beta, dtype = 'f32', subgroups = false, inPlace = false, sumInPlace = false, outIsResidual = false }) {
   const S = storage(dtype), E = S.E;
   const R = reduceSum({ threads: THREADS, subgroups });
   const L = [];
-  L.push(`${S.enable}${R.enable}// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}${dtype === 'f32' ? '' : ` dtype=${dtype}`} subgroups=${subgroups}`);
+  if (inPlace && (sum || sumInPlace)) throw new Error('webgpu: norm: in place (no y) does not write a sum');
+  if ((sumInPlace || outIsResidual) && !residual) throw new Error('webgpu: norm: sumInPlace and an output into the residual need a residual');
+  const how = `${inPlace ? ' in place' : ''}${sumInPlace ? ' sum in place' : ''}${outIsResidual ? ' into residual' : ''}`;
+  L.push(`${S.enable}${R.enable}// relpos ${kind} residual=${residual} sum=${sum} beta=${beta}${dtype === 'f32' ? '' : ` dtype=${dtype}`} subgroups=${subgroups}${how}`);
   L.push('struct Dims { rows: u32, dim: u32, eps: f32, gx: u32 }');
-  L.push(`@group(0) @binding(0) var<storage, read> x: array<${E}>;`);
-  L.push(`@group(0) @binding(1) var<storage, read_write> y: array<${E}>;`);
-  L.push('@group(0) @binding(2) var<uniform> dims: Dims;');
-  L.push(`@group(0) @binding(3) var<storage, read> gamma: array<${E}>;`);
-  let b = 4;
+  let b = 0;
+  L.push(`@group(0) @binding(${b++}) var<storage, ${inPlace || sumInPlace ? 'read_write' : 'read'}> x: array<${E}>;`);
+  if (!inPlace && !outIsResidual) L.push(`@group(0) @binding(${b++}) var<storage, read_write> y: array<${E}>;`);
+  L.push(`@group(0) @binding(${b++}) var<uniform> dims: Dims;`);
+  L.push(`@group(0) @binding(${b++}) var<storage, read> gamma: array<${E}>;`);
+  const out = inPlace ? 'x' : outIsResidual ? 'res' : 'y';
   if (beta) L.push(`@group(0) @binding(${b++}) var<storage, read> beta: array<${E}>;`);
-  if (residual) L.push(`@group(0) @binding(${b++}) var<storage, read> res: array<${E}>;`);
+  if (residual) L.push(`@group(0) @binding(${b++}) var<storage, ${outIsResidual ? 'read_write' : 'read'}> res: array<${E}>;`);
   if (sum) L.push(`@group(0) @binding(${b++}) var<storage, read_write> sum: array<${E}>;`);
+  // the sum written back: into x (sumInPlace) or into sum
+  const keep = sumInPlace ? `x[base + i] = ${S.store('s')};` : sum ? `sum[base + i] = ${S.store('s')};` : '';
   L.push(`${R.code}
 fn value(at: u32) -> f32 { return ${S.load('x[at]')}${residual ? ` + ${S.load('res[at]')}` : ''}; }
 @compute @workgroup_size(${THREADS})
@@ -45,8 +55,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let inv = inverseSqrt(${R.call('sq')} / n + dims.eps);
   for (var i = tid; i < dims.dim; i += ${THREADS}u) {
     let s = value(base + i);
-    ${sum ? `sum[base + i] = ${S.store('s')};` : ''}
-    y[base + i] = ${S.store(`(s - mean) * inv * ${S.load('gamma[i]')}${beta ? ` + ${S.load('beta[i]')}` : ''}`)};
+    ${keep}
+    ${out}[base + i] = ${S.store(`(s - mean) * inv * ${S.load('gamma[i]')}${beta ? ` + ${S.load('beta[i]')}` : ''}`)};
   }`);
   } else {
     L.push(`  var sq = 0.0;
@@ -54,8 +64,8 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   let inv = inverseSqrt(${R.call('sq')} / n + dims.eps);
   for (var i = tid; i < dims.dim; i += ${THREADS}u) {
     let s = value(base + i);
-    ${sum ? `sum[base + i] = ${S.store('s')};` : ''}
-    y[base + i] = ${S.store(`s * inv * ${S.load('gamma[i]')}`)};
+    ${keep}
+    ${out}[base + i] = ${S.store(`s * inv * ${S.load('gamma[i]')}`)};
   }`);
   }
   L.push('}');
@@ -64,7 +74,9 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
 
 /**
  * Records y = norm(x [+ residual]) into `encoder`. args: { kind: 'layernorm' | 'rmsnorm', x, y, gamma,
- * beta?, residual?, sum?, rows, dim, eps, dtype = 'f32' }. The early return of rows ≥ `rows` is uniform per workgroup
+ * beta?, residual?, sum?, sumInPlace?, rows, dim, eps, dtype = 'f32' }; without y, x = norm(x [+ residual]) in place
+ * (no sum). sumInPlace: x = x + residual as well (x bound read-write); y may then be the residual itself (the same
+ * binding: the output replaces the residual). The early return of rows ≥ `rows` is uniform per workgroup
  * (the reduction's barriers and subgroup operations need it). Subgroups when ctx.subgroups.
  */
 export function norm(ctx, encoder, args) {
@@ -78,11 +90,15 @@ export function norm(ctx, encoder, args) {
   if (kind === 'rmsnorm' && args.beta) throw new Error('webgpu: norm: rmsnorm has no beta');
   const dtype = args.dtype ?? 'f32';
   requireDtype(ctx, dtype, 'norm');
-  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta, dtype, subgroups: !!ctx.subgroups };
-  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}${dtype === 'f32' ? '' : `:${dtype}`}${opts.subgroups ? ':sg' : ''}`;
+  const inPlace = !y, sumInPlace = !!args.sumInPlace, outIsResidual = !!y && y === args.residual;
+  if (inPlace && (args.sum || sumInPlace)) throw new Error('webgpu: norm: a sum needs y (in place writes x only)');
+  if (sumInPlace && (!args.residual || args.sum)) throw new Error('webgpu: norm: sumInPlace needs a residual (and no separate sum)');
+  if (outIsResidual && !sumInPlace) throw new Error('webgpu: norm: y is the residual only with sumInPlace');
+  const opts = { kind, residual: !!args.residual, sum: !!args.sum, beta: !!args.beta, dtype, subgroups: !!ctx.subgroups, inPlace, sumInPlace, outIsResidual };
+  const key = `norm:${kind}:${opts.residual}:${opts.sum}:${opts.beta}${dtype === 'f32' ? '' : `:${dtype}`}${opts.subgroups ? ':sg' : ''}${inPlace ? ':inplace' : ''}${sumInPlace ? ':suminplace' : ''}${outIsResidual ? ':intores' : ''}`;
   const pipeline = ctx.pipeline(key, () => normWgsl(opts));
   const g = grid(ctx, rows);
-  const buffers = [x, y, ctx.uniforms([rows, dim, { f: eps }, g[0]]), gamma];
+  const buffers = [x, ...(inPlace || outIsResidual ? [] : [y]), ctx.uniforms([rows, dim, { f: eps }, g[0]]), gamma];
   if (args.beta) buffers.push(args.beta);
   if (args.residual) buffers.push(args.residual);
   if (args.sum) buffers.push(args.sum);

@@ -304,16 +304,6 @@ describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
     assert.deepEqual(await runRead((enc) => W.gated(ctx, enc, { gate: gb, up: up(upv), rows, width: F, activation: 'silu' }), gb, rows * F), got, 'gated in place');
     const ab = up(gate);
     assert.deepEqual(await runRead((enc) => W.add(ctx, enc, { a: ab, b: up(upv), n: rows * F }), ab, rows * F), added, 'add in place');
-    // both: gate = act(gate), up = act(gate) · up in one dispatch, as an activate then a multiply would leave them
-    for (const act of ['silu', 'gelu_tanh']) {
-      const g1 = up(gate), u1 = up(upv);
-      await runRead((enc) => { W.activate(ctx, enc, { x: g1, n: rows * F, activation: act }); W.gated(ctx, enc, { gate: u1, up: g1, rows, width: F, activation: 'none' }); }, u1, 1);
-      const g2 = up(gate), u2 = up(upv);
-      const gotUp = await runRead((enc) => W.gated(ctx, enc, { gate: g2, up: u2, both: true, rows, width: F, activation: act }), u2, rows * F);
-      assert.deepEqual(gotUp, await ctx.read(u1, rows * F), `${act}: up`);
-      assert.deepEqual(await ctx.read(g2, rows * F), await ctx.read(g1, rows * F), `${act}: the activated gate`);
-    }
-    assert.throws(() => W.gated(ctx, ctx.device.createCommandEncoder(), { gate: up(gate), up: up(upv), y: ctx.empty(rows * F * 4), both: true, rows, width: F, activation: 'silu' }), /takes no y/);
   });
 
   test('embedding gather sums word, position and type rows; bad ids are RangeErrors', async () => {

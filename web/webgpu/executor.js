@@ -20,8 +20,7 @@
 // Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
 // epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual; in place when its input and output are one; a pre-LN `add` then norm of the sum is one
-// dispatch writing both); activate → activate (followed by a multiply by it: one gated dispatch writing both);
-// multiply → gated (split layout, no activation, in place); add → add (in place); gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
+// dispatch writing both); activate → activate; multiply → gated (split layout, no activation, in place); add → add (in place); gather + add_rows on one buffer → one embedding gather of up to 3 summed tables (ids:
 // input ids, token types or zeros, positions r % seq); attention → attention with strides reading
 // q/k/v in place, scheme none / alibi (slopes from the plan) / bucket (T5 buckets and bias table from
 // the plan) / rope (q and k rotated into their own buffers by the plan's cos/sin tables, then plain attention) /
@@ -512,17 +511,9 @@ export class PlanExecutor {
           }
           break;
         }
-        case 'activate': {
-          // activate(gate); up *= gate (a gated FFN in two ops) → one dispatch writing both, when they are two buffers
-          const next = ops[i + 1];
-          if (next?.op === 'multiply' && same(next, 'y', op, 'x') && next.n === op.n && under(next, 'x') !== under(op, 'x')) {
-            gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(next, 'x'), both: true, rows: 1, width: op.n, activation: ACT[op.act], dtype });
-            ++i;
-          } else {
-            activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
-          }
+        case 'activate':
+          activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
           break;
-        }
         case 'multiply': {
           const apart = under(op, 'x') !== under(op, 'y'); // in place unless views of one buffer
           gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: apart ? undefined : p.scratch, rows: 1, width: op.n, activation: 'none', dtype });

@@ -177,9 +177,34 @@ export function measured(root) {
   add('docs/webgpu.md', 'bench/results/record-cost.json',
     `one length repeated ${same.recordMs.toFixed(2)} → ${same.replayMs.toFixed(2)} ms to\n` +
     `the submit (${same.ratio.toFixed(1)}×), 16 lengths cycling ${cycling.recordMs.toFixed(2)} → ${cycling.replayMs.toFixed(2)} ms (${cycling.ratio.toFixed(1)}×`);
+  // a forward submitted as encoded, nothing copied inside it (bench/gpu/encode_cost.mjs), and the H200's CPU parts
+  for (const line of encodeCostRows(json('bench/results/encode-cost/encode-cost.json')))
+    add('docs/webgpu.md', 'bench/results/encode-cost/encode-cost.json', line);
+  const replayRun = 'bench/results/gpu/h200-2026-11-28-replay';
+  const pairs = json(`${replayRun}/peer.json`).rows.find((r) => r.row === 'xlmr-pairs' && r.dtype === 'fp32');
+  const qwenGpuQ8 = json(`${replayRun}/real-size.json`).rows.find((r) => r.model === 'qwen3-0.6b' && r.dtype === 'q8');
+  add('docs/webgpu.md', `${replayRun}/peer.json, ${replayRun}/real-size.json`,
+    `CPU part was ${pairs.relposCpuMs.toFixed(1)} ms of the XLM-R pairs call and ${qwenGpuQ8.cpuMs128.toFixed(1)} ms of Qwen3's at 128 tokens`);
   // how long the whole benchmark ran
   add('docs/development.md', 'bench/results/latest.json (meta)', `the benchmarks (bench/; about ${Math.round(latest.meta.duration_s / 60)} minutes)`);
   return out;
+}
+
+/**
+ * The rows of docs/webgpu.md's encode-cost table: the run before the change (its label ends in "(before)", one command
+ * buffer) against the run after (one command buffer, and in chunks for its first submit and command buffers).
+ */
+export function encodeCostRows({ runs }) {
+  const [beforeLabel] = Object.keys(runs).filter((k) => /\(before\)$/.test(k));
+  const [afterLabel] = Object.keys(runs).filter((k) => k !== beforeLabel);
+  const before = runs[beforeLabel].rows, after = runs[afterLabel].rows;
+  const lines = ['| model (layers) | plan ops | dispatches | compute passes | copies | command buffers | re-encoding, one command buffer | call → first submit |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
+  for (const b of before) {
+    const one = after.find((r) => r.model === b.model && r.firstSubmit === 0), chunks = after.find((r) => r.model === b.model && r.firstSubmit > 0);
+    lines.push(`| ${b.model} (${b.layers}) | ${b.ops} | ${b.dispatches} → ${one.dispatches} | ${b.passes} → ${one.passes} | ${b.copies} → ${one.copies} | 1 → ${chunks.submits} | ${b.replayMs.toFixed(2)} → ${one.replayMs.toFixed(2)} ms | ${b.firstSubmitMs.toFixed(2)} → ${chunks.firstSubmitMs.toFixed(2)} ms |`);
+  }
+  return lines;
 }
 
 /** Settings, limits and targets written as numbers: [{ file, text, why }]. */

@@ -5,8 +5,7 @@
 //             pair layout: one buffer x [rows, 2F] holding both halves, `actHalf` (0 or 1) says which half
 //             goes through act (ModernBERT's Wi output: act(first) · second → actHalf 0);
 //             split layout: gate and up buffers, each [rows, F] (T5 v1.1 / LLaMA: act(Wg·x) ⊙ (W1·x));
-//             y omitted: in place on gate; y omitted and both: gate = act(gate) and up = act(gate) · up, both in
-//             place (a plan's activate of the gate then multiply into up, in one dispatch).
+//             y omitted: in place on gate.
 //   add:      y[i] = a[i] + b[i]                        (residual adds; y omitted: a[i] += b[i] in place)
 // In place binds the written buffer once, read-write: one invocation reads and writes element i, so no scratch
 // buffer and no copy back (a and b, gate and up must be different buffers: WebGPU refuses a buffer bound twice
@@ -47,13 +46,6 @@ export function elementwiseWgsl({ op, activation, inPlace, layout, dtype = 'f32'
   let g = ${ld('x[base + dims.half * dims.f]')};
   let u = ${ld('x[base + (1u - dims.half) * dims.f]')};
   y[i] = ${st('act_s(g) * u')};
-}`;
-    if (inPlace === 'both')
-      return header(`@group(0) @binding(1) var<storage, read_write> gate: array<${E}>;
-@group(0) @binding(2) var<storage, read_write> up: array<${E}>;\n${act}`, S) + `
-  let a = ${ld(st(`act_s(${ld('gate[i]')})`))};
-  gate[i] = ${st('a')};
-  up[i] = ${st(`a * ${ld('up[i]')}`)};
 }`;
     if (inPlace)
       return header(`@group(0) @binding(1) var<storage, read_write> gate: array<${E}>;
@@ -97,9 +89,8 @@ export function activate(ctx, encoder, { x, y, n, activation, dtype }) {
 
 /**
  * Gated linear unit. Pair layout: { x, y, rows, width: F, activation, actHalf = 0 }; split layout:
- * { gate, up, y?, both?, rows, width: F, activation } (no y: gate = act(gate) · up in place; both: gate = act(gate),
- * up = gate · up in place, the product rounded from the stored act(gate) as two ops would). y is [rows, F]. Either
- * takes dtype = 'f32'.
+ * { gate, up, y?, rows, width: F, activation } (no y: gate = act(gate) · up in place). y is [rows, F]. Either takes
+ * dtype = 'f32'.
  */
 export function gated(ctx, encoder, args) {
   const { y, rows, width, activation } = args;
@@ -113,9 +104,8 @@ export function gated(ctx, encoder, args) {
     launch(ctx, encoder, `gated:pair:${activation}`, { op: 'gated', activation, layout: 'pair' }, n, width, half, [args.x, y], args.dtype);
   } else {
     if (!args.gate || !args.up) throw new Error('webgpu: gated: expected either x ([rows, 2·width]) or gate and up ([rows, width] each)');
-    const inPlace = !y ? (args.both ? 'both' : true) : false;
-    if (args.both && y) throw new Error('webgpu: gated: both (gate and up written in place) takes no y');
-    launch(ctx, encoder, `gated:split:${activation}${inPlace ? `:inplace${inPlace === 'both' ? '-both' : ''}` : ''}`, { op: 'gated', activation, layout: 'split', inPlace }, n, width, 0, inPlace ? [args.gate, args.up] : [args.gate, args.up, y], args.dtype);
+    const inPlace = !y;
+    launch(ctx, encoder, `gated:split:${activation}${inPlace ? ':inplace' : ''}`, { op: 'gated', activation, layout: 'split', inPlace }, n, width, 0, inPlace ? [args.gate, args.up] : [args.gate, args.up, y], args.dtype);
   }
 }
 

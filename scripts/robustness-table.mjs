@@ -489,6 +489,7 @@ function ggufRows() {
     ['GGUF file', "an architecture relpos does not run ('gptj')", load(gguf.otherArchitecture()), T, name],
     ['GGUF file', 'vocabulary size ≠ token_embd rows', load(gguf.vocabMismatch()), T, name],
     ['GGUF file', 'a 2^40 metadata count', load(gguf.hugeMetadataCount()), T, name],
+    ['GGUF file', 'block_count 2^31 − 1 in a 2-block file (a fuzz finding: a per-layer list of that length)', load(gguf.hugeBlockCount()), T, name],
     ['GGUF file', "ambiguous { gguf: 'Q8_0' } in a map of files with two Q8_0 files", () => rp.loadModel({ 'model-dense-q8_0.gguf': gguf.ggufBytes('gemma3-st-embed', 'dense-q8_0'), 'model-q8_0.gguf': gguf.ggufBytes('gemma3-st-embed', 'q8_0') }, { gguf: 'Q8_0' }), T,
      'choosing a GGUF file: ambiguous quantizations and unknown names are Errors listing the files'],
   ];

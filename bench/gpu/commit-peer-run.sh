@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Files what one device run of bench/gpu/peer.sh brought back ($OUT: peer.json, real-size.json, fixtures-fp16.json,
-# run.log, nvidia-smi.csv) as bench/results/gpu/<name>/ and regenerates docs/performance.md (bench/lib/readme.mjs
+# gpu-bench.json, gemm-probe.json, encode-cost.json, run.log, nvidia-smi.csv) as bench/results/gpu/<name>/ and regenerates docs/performance.md (bench/lib/readme.mjs
 # renders the newest committed peer run, with its real-size.json):
 #   bash bench/gpu/commit-peer-run.sh <folder the files came back to> [name]
 # name: default <gpu>-<date of peer.json>-peer, <gpu> from nvidia-smi.csv (e.g. h200), else the adapter's vendor.
@@ -19,7 +19,7 @@ fi
 DEST=bench/results/gpu/$NAME
 [ -e "$DEST" ] && { echo "commit-peer-run: $DEST exists (pass another name)" >&2; exit 1; }
 mkdir -p "$DEST"
-for f in peer.json real-size.json fixtures-fp16.json gpu-bench.json gemm-probe.json run.log nvidia-smi.csv; do [ -f "$SRC/$f" ] && cp "$SRC/$f" "$DEST/"; done
+for f in peer.json real-size.json fixtures-fp16.json gpu-bench.json gemm-probe.json encode-cost.json run.log nvidia-smi.csv; do [ -f "$SRC/$f" ] && cp "$SRC/$f" "$DEST/"; done
 chmod u+w "$DEST"/*
 node bench/lib/readme.mjs
 echo "commit-peer-run: $DEST ($(ls "$DEST" | tr '\n' ' ')); docs/performance.md regenerated"

@@ -28,7 +28,7 @@ import { median, openDawn } from './common.mjs';
 
 const OUT = process.env.OUT ?? 'bench/results/tmp/encode-cost';
 const WORK = process.env.ENCODE_WORK ?? '/tmp/relpos-encode-cost';
-const REPS = Number(process.env.ENCODE_REPS ?? 20);
+const REPS = Number(process.env.ENCODE_REPS || 20);
 const MODELS = (process.env.ENCODE_MODELS ?? 'minilm-l6,xlm-roberta-base,qwen3-0.6b,gemma3-300m').split(',');
 const FLAGS = (process.env.RELPOS_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
 if (!process.env.VK_ICD_FILENAMES && fs.existsSync('/usr/lib/chromium/vk_swiftshader_icd.json') && !process.env.RELPOS_WEBGPU)

@@ -13,9 +13,12 @@
 #      in fp16 (tolerance 2e-2) → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
 #   4. bench/gpu/bench.mjs with GPU_BENCH_PARTS=shaped (GPU_KERNELS_BUDGET_S, default 60): the encoder-shaped GEMMs
 #      in f32 and f16 at every tile variant, split K at 1–8 parts → $OUT/gpu-bench.json (GPU_PEER_KERNELS=0 skips it)
+#   5. bench/gpu/encode_cost.mjs (GPU_ENCODE_COST_BUDGET_S, default 60; GPU_ENCODE_COST=0 skips it): a forward's
+#      passes, copies, dispatches, submits and its CPU times to the first and last submit, one command buffer against
+#      chunks, on this machine's CPU and GPU → $OUT/encode-cost.json
 #   0. (GPU_GEMM_PROBE=1, before step 1) bench/gpu/gemm_probe.mjs (GPU_PROBE_BUDGET_S, default 90): GPU-side GEMM
 #      times by timestamp queries and the subgroup-matrix probe → $OUT/gemm-probe.json
-# $OUT then holds at most 6 files (7 with the probe): peer.json, real-size.json, fixtures-fp16.json, gpu-bench.json, run.log (everything
+# $OUT then holds at most 7 files (8 with the probe): peer.json, real-size.json, fixtures-fp16.json, gpu-bench.json, encode-cost.json, run.log (everything
 # printed), nvidia-smi.csv. bench/gpu/commit-peer-run.sh copies them to bench/results/gpu/<device>-<date>-peer/ and regenerates
 # docs/performance.md (bench/lib/readme.mjs renders the newest run).
 # Dawn flags (RELPOS_DAWN_FLAGS, default enable-dawn-features=vulkan_enable_f16_on_nvidia): Dawn withholds
@@ -29,7 +32,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-bench/results/tmp/gpu-peer}
 WORK=${WORK:-/tmp/relpos-gpu-peer}
 mkdir -p "$OUT" "$WORK"
-rm -f "$OUT/peer.json" "$OUT/real-size.json" "$OUT/fixtures-fp16.json" "$OUT/run.log"
+rm -f "$OUT/peer.json" "$OUT/real-size.json" "$OUT/fixtures-fp16.json" "$OUT/encode-cost.json" "$OUT/run.log"
 exec > >(tee -a "$OUT/run.log") 2>&1
 echo "== relpos WebGPU peer bench, $(date -u +%FT%TZ), $(uname -srm), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 source bench/gpu/carry-env.sh
@@ -82,6 +85,16 @@ if [ "${GPU_PEER_KERNELS:-1}" = 1 ]; then
   step "bench/gpu/bench.mjs, the encoder-shaped GEMMs (f32, f16, split K), budget ${GPU_KERNELS_BUDGET_S:-60} s"
   OUT="$OUT" GPU_BENCH_PARTS=${GPU_BENCH_PARTS:-shaped} timeout -k 10 "${GPU_KERNELS_BUDGET_S:-60}" "$NODE" bench/gpu/bench.mjs
   echo "== kernels exit $?"
+fi
+if [ "${GPU_ENCODE_COST:-1}" = 1 ]; then
+  step "bench/gpu/encode_cost.mjs, budget ${GPU_ENCODE_COST_BUDGET_S:-60} s"
+  # small mode (SwiftShader): MiniLM's plan alone, 3 calls
+  small_models=${GPU_BENCH_SMALL:+minilm-l6}
+  OUT="$OUT" ENCODE_WORK="$WORK/encode-cost" ENCODE_LABEL="$(git rev-parse --short HEAD 2>/dev/null || echo run)" \
+    ENCODE_MODELS=${ENCODE_MODELS:-${small_models:-minilm-l6,xlm-roberta-base,qwen3-0.6b,gemma3-300m}} \
+    ENCODE_REPS=${ENCODE_REPS:-${GPU_BENCH_SMALL:+3}} \
+    timeout -k 10 "${GPU_ENCODE_COST_BUDGET_S:-60}" "$NODE" --expose-gc bench/gpu/encode_cost.mjs
+  echo "== encode cost exit $?"
 fi
 step "done: exit $rc; results in $OUT"
 exit $rc

@@ -55,3 +55,12 @@ export function hugeMetadataCount() {
   new DataView(b.buffer).setBigUint64(16, 2n ** 40n, true);
   return b;
 }
+/** bert.block_count set to 2^31 − 1 (the file has 2 blocks): found by fuzz_gguf, which built a 40 GB per-layer list from it. */
+export function hugeBlockCount() {
+  const b = ggufBytes();
+  const at = after(b, 'bert.block_count');
+  const view = new DataView(b.buffer);
+  if (view.getUint32(at, true) !== 4) throw new Error('gguf-bad-inputs: bert.block_count is not a u32');
+  view.setUint32(at + 4, 2 ** 31 - 1, true);
+  return b;
+}

@@ -134,6 +134,7 @@ test('hostile GGUF files are Errors naming the file and the problem; a model loa
     await assert.rejects(load(bad.otherArchitecture()), { name: 'Error', message: "model.gguf: architecture 'gptj' is not supported (supported: bert, nomic-bert, modern-bert, qwen3, gemma-embedding, jina-bert-v2)" });
     await assert.rejects(load(bad.vocabMismatch()), { name: 'Error', message: 'model.gguf: tokenizer.ggml.tokens lists 100 tokens but token_embd.weight has 99 rows' });
     await assert.rejects(load(bad.hugeMetadataCount()), { name: 'Error', message: /^model\.gguf: metadata count 1099511627776 is more than the file could hold/ });
+    await assert.rejects(load(bad.hugeBlockCount()), { name: 'Error', message: /^model\.gguf: metadata 'bert\.block_count' = 2147483647 is more than the file's \d+ tensors \(every block has its own\)$/ });
     const model = await load(bad.ggufBytes());
     assert.deepEqual(model.forward({ inputIds: [3, 4] }).lastHiddenState.dims, [1, 2, 32]);
     model.dispose();

@@ -493,7 +493,6 @@ export class ChunkedEncoder {
   constructor(device, label) {
     this.device = device;
     this.label = label;
-    this.submits = 0;
     this.real = device.createCommandEncoder({ label });
   }
 
@@ -507,14 +506,12 @@ export class ChunkedEncoder {
 
   cut() {
     this.device.queue.submit([this.real.finish()]);
-    this.submits++;
     this.real = this.device.createCommandEncoder({ label: this.label });
   }
 
   /** Submits what is left; the encoder is done. */
   finish() {
     this.device.queue.submit([this.real.finish()]);
-    this.submits++;
     this.real = null;
   }
 }

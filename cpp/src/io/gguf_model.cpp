@@ -233,6 +233,10 @@ std::string build_config(const Architecture& a, const GgufHeader& h, const GgufT
   ConfigWriter c;
   c.str("model_type", t);
   const long long hidden = m.integer("embedding_length"), layers = m.integer("block_count");
+  // every block has tensors of its own: a larger count is a corrupt header, refused before anything per layer is built
+  if (static_cast<unsigned long long>(layers) > h.tensors.size())
+    fail_value(file + ": metadata '" + a.gguf + ".block_count' = " + std::to_string(layers) + " is more than the file's " +
+               std::to_string(h.tensors.size()) + " tensors (every block has its own)");
   const long long heads = m.integer("attention.head_count");
   if (embd.ne.size() != 2 || embd.ne[0] != static_cast<std::uint64_t>(hidden))
     fail_value(file + ": token_embd.weight has rows of " + std::to_string(embd.ne[0]) + " values but embedding_length is " +

@@ -5,6 +5,7 @@
 //   random(n, seed) → Float32Array in [−1, 1)       median(xs)
 //   clockedGpu(gpu) → { gpu, clock }: clock.waitMs, the time spent in GPUBuffer.mapAsync (a call's GPU part)
 //   await submitTimed(ctx, record, reps) → seconds per dispatch of one submit of `reps` record(encoder) calls
+//   await oneBufferMs(W, call) → ms of call() with each forward in one command buffer (PlanExecutor.firstSubmit = 0)
 import { pathToFileURL } from 'node:url';
 
 /** Loads Dawn's binding and installs its GPU* classes as globals (browsers have them). */
@@ -108,4 +109,21 @@ export function captureExecutor(W) {
     return prepare.apply(this, args);
   };
   return { get: () => executor };
+}
+
+/**
+ * ms of `call()` with the forward in one command buffer (W.PlanExecutor.firstSubmit = 0) instead of submitted in chunks
+ * as it is encoded; the setting is restored afterwards, also when call() throws. null when chunks are off already.
+ */
+export async function oneBufferMs(W, call) {
+  const first = W.PlanExecutor.firstSubmit;
+  if (!(first > 0)) return null;
+  W.PlanExecutor.firstSubmit = 0;
+  try {
+    const t = performance.now();
+    await call();
+    return performance.now() - t;
+  } finally {
+    W.PlanExecutor.firstSubmit = first;
+  }
 }

@@ -48,7 +48,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { compareHidden } from '../../web/webgpu/compare.js';
-import { captureExecutor, clockedGpu, median, openDawn } from './common.mjs';
+import { captureExecutor, clockedGpu, median, oneBufferMs, openDawn } from './common.mjs';
 
 const SMALL = process.env.GPU_BENCH_SMALL === '1';
 const OUT = process.env.OUT ?? 'bench/results/tmp/gpu-peer';
@@ -354,23 +354,12 @@ for (const model of [...new Set(ROWS.filter((r) => WANT.has(r.id)).map((r) => r.
           let alone = null, oneBuffer = null, peerAlone = peerAloneTimes.get(row.id) ?? null;
           if (dtype === DTYPES[0]) {
             alone = [];
-            const first = W.PlanExecutor.firstSubmit;
-            if (first > 0) {
-              oneBuffer = [];
-              W.PlanExecutor.firstSubmit = 0;
-              await rf(batches); // records this setting's commands
-              W.PlanExecutor.firstSubmit = first;
-            }
+            if ((await oneBufferMs(W, () => rf(batches))) !== null) oneBuffer = []; // records that setting's commands
             for (let r = 0; r < reps; ++r) {
-              let t = performance.now();
+              const t = performance.now();
               await rf(batches);
               alone.push(performance.now() - t);
-              if (!oneBuffer) continue;
-              W.PlanExecutor.firstSubmit = 0;
-              t = performance.now();
-              await rf(batches);
-              oneBuffer.push(performance.now() - t);
-              W.PlanExecutor.firstSubmit = first;
+              if (oneBuffer) oneBuffer.push(await oneBufferMs(W, () => rf(batches)));
             }
             // the peer alone where its calls are short (not the long-sequence rows, where one call takes seconds)
             if (!peerAlone && !peerError.has(row.id) && !row.peerWrong && pt.length && (SMALL || median(pt) < 1000)) {

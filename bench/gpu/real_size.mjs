@@ -16,7 +16,7 @@ import path from 'node:path';
 
 import { BIG_CONFIGS, forwardFlops } from '../lib/big_models.mjs';
 import { writeRandomCheckpoint } from '../../tests/support/random-checkpoint.mjs';
-import { clockedGpu, median, openDawn } from './common.mjs';
+import { clockedGpu, median, oneBufferMs, openDawn } from './common.mjs';
 
 const SMALL = process.env.GPU_BENCH_SMALL === '1';
 const OUT = process.env.OUT ?? 'bench/results/tmp/gpu-peer';
@@ -70,24 +70,14 @@ for (const name of MODELS) {
         await m.forward(batch);
         // oneBufferMs{L}: the same forward in one command buffer (PlanExecutor.firstSubmit = 0), alternating with
         // the default's calls (submitted in chunks as encoded)
-        const first = W.PlanExecutor.firstSubmit, one = [];
-        if (first > 0) {
-          W.PlanExecutor.firstSubmit = 0;
-          await m.forward(batch); // records this setting's commands
-          W.PlanExecutor.firstSubmit = first;
-        }
+        const one = [], chunked = (await oneBufferMs(W, () => m.forward(batch))) !== null; // records that setting's commands
         const ts = [], cpu = [];
         for (let i = 0; i < REPS; ++i) {
           const t = performance.now(), w = clock.waitMs;
           await m.forward(batch);
           ts.push(performance.now() - t);
           cpu.push(ts[ts.length - 1] - (clock.waitMs - w));
-          if (first === 0) continue;
-          W.PlanExecutor.firstSubmit = 0;
-          const t1 = performance.now();
-          await m.forward(batch);
-          one.push(performance.now() - t1);
-          W.PlanExecutor.firstSubmit = first;
+          if (chunked) one.push(await oneBufferMs(W, () => m.forward(batch)));
         }
         const ms = median(ts);
         row[`ms${L}`] = +ms.toFixed(2);

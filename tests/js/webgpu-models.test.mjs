@@ -25,6 +25,7 @@ import { captureExecutor } from '../../bench/gpu/common.mjs';
 import { readLlamacppExpected } from './llamacpp-expected.mjs';
 
 const FAMILIES = process.env.RELPOS_HF_FAMILY_FIXTURES ?? resolve(ROOT, '..', 'shared', 'fixtures', 'hf-families');
+const LLM = resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
 const HIDDEN_TOL = 1e-4;
 
 const { skip } = await webgpuAdapter();
@@ -272,8 +273,7 @@ test('webgpu: bert-absolute: replayed forwards equal recorded ones across arena 
 // pooler rows are one dispatch. Per replayed call: copies = the read-backs alone, and the outputs equal those of one
 // command buffer per forward (firstSubmit 0) bit for bit. bert-absolute: add + LayerNorm and the pooler; qwen3:
 // RMSNorms in place (the q / k norms), RoPE, SwiGLU.
-const LLM_FIXTURES = resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
-for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM_FIXTURES, 'qwen3-embed-right', 1]]) {
+for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM, 'qwen3-embed-right', 1]]) {
   test(`webgpu: ${name}: a forward is submitted in growing chunks as it is encoded, copies nothing but its read-backs, and equals one command buffer's`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);
     const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
@@ -315,7 +315,6 @@ for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM_FIXTURE
 // One submit, one small read-back: forward(…, { pooling, normalize }) pools on the GPU and maps [B, H] floats alone
 // (not [B, L, H], nor BERT's pooler output); equal to WASM's forward + the pipelines' pool() within 1e-5 for every
 // pooling, right padding (bert-absolute, its pooler) and left padding (Qwen3-Embedding's last token).
-const LLM = resolve(ROOT, '..', 'shared', 'fixtures', 'hf-llm-embedders');
 for (const [set, name] of [[FIXTURES, 'bert-absolute'], [LLM, 'qwen3-embed-left']]) {
   test(`webgpu: ${name}: a pooled forward reads back [batch, hidden] alone and equals WASM's pooling within 1e-5`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);

@@ -120,6 +120,22 @@ describe('webgpu q8 GEMM equals dequantize-then-multiply', { skip }, () => {
     await check({ M: 40, N: 68, K: 288, activation: 'gelu', seed: 9, split: 3 });
     await check({ M: 5, N: 13, K: 37, seed: 11, split: 2 });
   });
+  test('parts: q8 weights concatenated along N (words and scale words, as the executor fuses them) equal each part alone bit for bit', async () => {
+    for (const [K, widths, split] of [[288, [68, 32, 32], undefined], [37, [13, 6], 2]]) {
+      const M = 9, A = ctx.upload(randomArray(M * K, 31)), { q: QW, s: SW } = W.q8RowWords(K);
+      const N = widths.reduce((a, b) => a + b, 0), { q, s } = randomQ8(N, K, 33), bias = randomArray(N, 35);
+      const parts = [], alone = [];
+      let n0 = 0;
+      for (const n of widths) {
+        const own = ctx.empty(4 * M * n);
+        alone.push(await runRead(ctx, (enc) => W.gemm(ctx, enc, { a: A, b: ctx.upload(q.slice(n0 * QW, (n0 + n) * QW)), scales: ctx.upload(s.slice(n0 * SW, (n0 + n) * SW)), bias: ctx.upload(bias.slice(n0, n0 + n)), c: own, M, N: n, K, split }), own, M * n));
+        parts.push({ c: ctx.empty(4 * M * n), n, activation: 'none' });
+        n0 += n;
+      }
+      await runRead(ctx, (enc) => W.gemm(ctx, enc, { a: A, b: ctx.upload(q), scales: ctx.upload(s), bias: ctx.upload(bias), M, N, K, split, parts }), parts[0].c, 1);
+      for (const [i, p] of parts.entries()) assert.deepEqual(await ctx.read(p.c, M * p.n), alone[i], `K ${K} part ${i}`);
+    }
+  });
   test('q8 embedding gather: an int8 table (row scale, group multipliers) summed with a float table equals the decoded rows', async () => {
     const vocab = 7, dim = 44, tokens = 5; // dim: a ragged last word, two groups
     const { q, s, w } = randomQ8(vocab, dim, 21);

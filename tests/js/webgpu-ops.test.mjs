@@ -188,6 +188,61 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
       await check({ M: 40, N: 36, K: 24, transB: true, variant: '64x64', act, seed: 21 });
     });
 
+  // parts: one product over weights concatenated along N writes each part's columns to its own output, as the
+  // executor's fused q / k / v and gate / up products do: every element equal, bit for bit, to its part's product alone
+  async function partsEqualAlone({ M, K, widths, transB = true, variant = '64x64', acts, bias = true, split, oneBuffer = false, seed = 61 }) {
+    const N = widths.reduce((a, b) => a + b, 0);
+    const A = randomArray(M * K, seed), B = randomArray(N * K, seed + 1), b = bias ? randomArray(N, seed + 2) : null;
+    // the parts' weights as the executor concatenates them: rows n of W [N, K] (transB), columns of B [K, N] otherwise
+    const rowsOf = (s, n) => (transB ? B.subarray(s * K, (s + n) * K) : Float32Array.from({ length: K * n }, (_, i) => B[Math.floor(i / n) * N + s + (i % n)]));
+    const lead = 5; // one buffer: parts laid out after `lead` elements, back to back
+    const size = lead + M * N;
+    const whole = oneBuffer ? ctx.empty(4 * size) : null;
+    const parts = [], alone = [];
+    let s = 0, at = lead;
+    for (const [i, n] of widths.entries()) {
+      const activation = acts?.[i] ?? 'none';
+      const c = oneBuffer ? whole : ctx.empty(4 * M * n);
+      parts.push({ c, n, offset: oneBuffer ? at : 0, activation });
+      const own = ctx.empty(4 * M * n);
+      await runRead((enc) => W.gemm(ctx, enc, { a: up(A), b: up(rowsOf(s, n)), c: own, bias: b ? up(b.subarray(s, s + n)) : undefined, M, N: n, K, transB, variant, activation, split }), own, 1);
+      alone.push(await ctx.read(own, M * n));
+      s += n;
+      at += M * n;
+    }
+    await runRead((enc) => W.gemm(ctx, enc, { a: up(A), b: up(B), bias: b ? up(b) : undefined, M, N, K, transB, variant, split, parts }), parts[0].c, 1);
+    if (oneBuffer) {
+      const got = await ctx.read(whole, size);
+      assert.deepEqual(got.subarray(lead), Float32Array.from(alone.flatMap((x) => [...x])), 'parts in one buffer');
+    } else {
+      for (const [i, p] of parts.entries()) assert.deepEqual(await ctx.read(p.c, M * p.n), alone[i], `part ${i}`);
+    }
+  }
+
+  test('parts: q, k, v in three buffers with bias; gate and up in one buffer, the second activated; equal to each part alone bit for bit', async () => {
+    await partsEqualAlone({ M: 19, K: 24, widths: [32, 16, 16] });
+    await partsEqualAlone({ M: 70, K: 36, widths: [40, 40], acts: ['none', 'silu'], bias: false, oneBuffer: true, seed: 63 });
+    // a tile (64 columns) across a part boundary, 128×128 tiles, the plain layout
+    await partsEqualAlone({ M: 9, K: 16, widths: [12, 100, 20], acts: ['gelu', 'none', 'relu'], variant: '128x128', seed: 65 });
+    await partsEqualAlone({ M: 6, K: 12, widths: [8, 12], transB: false, seed: 67 });
+  });
+
+  test('parts: the scalar path (a width or offset not a multiple of 4) and split K (the reduction writes the parts)', async () => {
+    await partsEqualAlone({ M: 7, K: 11, widths: [5, 6, 3], acts: ['none', 'gelu', 'none'], seed: 69 });
+    await partsEqualAlone({ M: 7, K: 12, widths: [6, 10], oneBuffer: true, seed: 71 });
+    await partsEqualAlone({ M: 33, K: 200, widths: [24, 8, 8], split: 3, acts: ['none', 'none', 'silu'], seed: 73 });
+    await partsEqualAlone({ M: 5, K: 37, widths: [9, 4], split: 2, oneBuffer: true, seed: 75 });
+  });
+
+  test('parts: more than 3 outputs, widths that miss N, an output too small are RangeErrors naming them', () => {
+    const a = ctx.empty(4 * 64), enc = ctx.device.createCommandEncoder();
+    const part = (n, c = ctx.empty(4 * 64)) => ({ c, n });
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, M: 2, N: 4, K: 2, parts: [part(1), part(1), part(1), part(1)] }), /gemm: parts: expected 1 to 3 outputs, got 4/);
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, M: 2, N: 4, K: 2, parts: [part(1), part(2)] }), /gemm: parts: widths sum to 3, expected N = 4/);
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, M: 2, N: 4, K: 2, parts: [part(2), part(2, ctx.empty(8))] }), /gemm: parts\[1\]\.c: expected a GPUBuffer of at least 16 bytes \(2×2 from element 0\), got 8 bytes/);
+    assert.throws(() => W.gemm(ctx, enc, { a, b: a, M: 2, N: 4, K: 2, parts: [part(2), { ...part(2), activation: 'swish' }] }), /gemm: parts\[1\]\.activation 'swish'/);
+  });
+
   test('bad sizes and buffers are RangeErrors naming them', async () => {
     const a = ctx.empty(16), enc = ctx.device.createCommandEncoder();
     assert.throws(() => W.gemm(ctx, enc, { a, b: a, c: a, M: 0, N: 1, K: 1 }), /gemm: M: expected a positive integer/);

@@ -48,7 +48,7 @@
 // an input of the dispatch goes through a scratch buffer and a copy (WebGPU forbids a read and a
 // read-write binding of one buffer in a dispatch); so does an in-place op whose two inputs are views of one buffer.
 import { ChunkedEncoder, DispatchCache, DispatchTape, endSharedPass, sharePasses, stopSharing } from './device.js';
-import { gemm } from './kernels/gemm.js';
+import { gemm, q8RowWords } from './kernels/gemm.js';
 import { rope } from './kernels/rope.js';
 import { norm } from './kernels/norm.js';
 import { activate, gated, add } from './kernels/elementwise.js';
@@ -60,6 +60,7 @@ import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
 import { requireDtype } from './kernels/dtype.js';
 import { convert } from './kernels/convert.js';
+import { gemmGroups } from './fusion.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
@@ -85,6 +86,8 @@ export class PlanExecutor {
     this.free = []; // read-back buffers not in use
     this.written = null; // the prepared plan whose shape-dependent contents the arena holds
     this.replays = 0; // forwards replayed from a tape (#record)
+    this.fused = new Map(); // a GEMM group's weight keys → its concatenated weights (#fuse)
+    this.fusedBuffers = [];
   }
 
   /** Recorded plans kept per shape (CPU objects only: the GPU buffers are shared by every shape); least recently used goes first. */
@@ -100,6 +103,13 @@ export class PlanExecutor {
    * (encoding a forward of 100–400 dispatches takes milliseconds). 0: the whole forward in one command buffer.
    */
   static firstSubmit = 8;
+
+  /**
+   * Whether consecutive GEMMs over one input (q / k / v, gate / up) run as one product (fusion.js gemmGroups): their
+   * weights concatenated along N once, at the first recording that groups them (the separate weights then become
+   * views of it where the device's offset alignment allows, else stay as well). false: one dispatch per plan GEMM.
+   */
+  static fuseGemms = true;
 
   /**
    * The GPU buffer `name` of at least `bytes` bytes from the executor's arena: one buffer per name for the model's
@@ -171,6 +181,12 @@ export class PlanExecutor {
     });
     this.narrowing?.destroy(); // queued work keeps it alive until done
     this.narrowing = null;
+    const groups = new Map();
+    if (PlanExecutor.fuseGemms)
+      for (const [i, g] of gemmGroups(plan)) {
+        const f = this.#fuse(plan, g, weights);
+        if (f) groups.set(i, { ...g, ...f });
+      }
     let largest = 0, ropeFloats = 0;
     for (const [i, { views, parts }] of segments.entries())
       for (const [, len] of parts) largest = Math.max(largest, views ? plan.buffers[i].elements : len);
@@ -185,12 +201,61 @@ export class PlanExecutor {
     let cache = this.caches.get(structure);
     if (!cache) this.caches.set(structure, (cache = new DispatchCache({ rewrite: true })));
     return {
-      plan, segments, weights, largest, ropeFloats, ropeConstants, cache, epoch: -1,
+      plan, segments, weights, groups, largest, ropeFloats, ropeConstants, cache, epoch: -1,
       scales: plan.weights.map((w) => this.scales.get(w.key)),
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
       needsOnes: plan.ops.some((op) => op.op === 'mean_rows' && !op.mask),
     };
+  }
+
+  // A GEMM group's weights (and q8 scale words, biases) concatenated along N on the GPU: { b, scales, bias } (null
+  // where a part is not a whole number of 4-byte words: f16 with N·K odd). Made once per group of weight keys. At the
+  // first recording the separate weights become views of the concatenation when every part's offset meets the
+  // device's storage offset alignment (no GPU memory added); otherwise, or once other shapes hold the separate
+  // buffers, both stay. `weights` (this recording's) is updated to the views.
+  #fuse(plan, group, weights) {
+    const ctx = this.ctx, ops = group.ops.map((m) => plan.ops[m]), q8 = plan.weights[ops[0].w].kind === 'q8';
+    const keyOf = (i) => plan.weights[i].key;
+    const key = ops.map((o) => `${keyOf(o.w)}${o.bias >= 0 ? `+${keyOf(o.bias)}` : ''}`).join('\n');
+    let f = this.fused.get(key);
+    if (!f) {
+      const words = (o) => q8RowWords(o.K);
+      const lists = [
+        ['b', this.weights, ops.map((o) => [keyOf(o.w), weights[o.w], q8 ? 4 * o.N * words(o).q : this.eb * o.N * o.K])],
+        ...(q8 ? [['scales', this.scales, ops.map((o) => [keyOf(o.w), this.scales.get(keyOf(o.w)), 4 * o.N * words(o).s])]] : []),
+        ...(ops[0].bias >= 0 ? [['bias', this.weights, ops.map((o) => [keyOf(o.bias), weights[o.bias], this.eb * o.N])]] : []),
+      ];
+      if (lists.some(([, , parts]) => parts.some(([, src, bytes]) => !src || bytes % 4 || src.size < bytes))) return null;
+      const encoder = ctx.device.createCommandEncoder({ label: 'relpos fused GEMM weights' });
+      const align = ctx.limits.minStorageBufferOffsetAlignment ?? 256, replace = this.prepared.size === 0;
+      f = {};
+      const views = [];
+      for (const [name, map, parts] of lists) {
+        const dst = ctx.empty(parts.reduce((a, [, , bytes]) => a + bytes, 0), `fused GEMM ${name} (${parts.map(([k]) => k).join(', ')})`);
+        this.fusedBuffers.push(dst);
+        let at = 0;
+        for (const [k, src, bytes] of parts) {
+          const view = src.buffer !== undefined && src.offset !== undefined;
+          encoder.copyBufferToBuffer(view ? src.buffer : src, view ? src.offset : 0, dst, at, bytes);
+          views.push({ map, k, src, view: { buffer: dst, offset: at, size: bytes }, aligned: at % align === 0 });
+          at += bytes;
+        }
+        f[name] = dst;
+      }
+      ctx.device.queue.submit([encoder.finish()]);
+      if (replace && views.every((v) => v.aligned))
+        for (const { map, k, src, view } of views) {
+          map.set(k, view);
+          if (src.buffer === undefined) src.destroy(); // the copies submitted above keep it alive until they are done
+        }
+      this.fused.set(key, f);
+    }
+    for (const o of ops) {
+      weights[o.w] = this.weights.get(keyOf(o.w));
+      if (o.bias >= 0) weights[o.bias] = this.weights.get(keyOf(o.bias));
+    }
+    return f;
   }
 
   // A derived table (cpp/src/plan/plan.h Recorder::derive: DeBERTa's relative embeddings R projected through a layer's
@@ -462,6 +527,16 @@ export class PlanExecutor {
       }
       switch (op.op) {
         case 'gemm': {
+          const group = p.groups.get(i);
+          if (group && group.ops.every((m) => under(ops[m], 'c') !== under(op, 'a'))) {
+            // one product for the group's GEMMs (fusion.js), each member's columns into its own output
+            gemm(ctx, encoder, {
+              a: buf(op, 'a'), b: group.b, scales: group.scales, bias: group.bias, M: op.M, N: group.N, K: op.K, dtype,
+              parts: group.ops.map((m, j) => ({ c: buf(ops[m], 'c'), n: ops[m].N, activation: group.act?.member === j ? ACT[ops[group.act.op].act] : 'none' })),
+            });
+            i = group.act ? group.act.op : group.ops.at(-1);
+            break;
+          }
           const alias = under(op, 'a') === under(op, 'c');
           // c = act(a·wᵀ + bias): an activate over exactly the GEMM's output is its epilogue (one pass fewer)
           const next = ops[i + 1];
@@ -646,8 +721,9 @@ export class PlanExecutor {
 
   /** Releases the GPU buffers (weights and activations); the context stays. */
   destroy() {
-    for (const b of this.weights.values()) b.destroy();
-    for (const b of this.scales.values()) b.destroy();
+    for (const b of this.weights.values()) b.destroy?.(); // (views of a fused GEMM's weights have none)
+    for (const b of this.scales.values()) b.destroy?.();
+    for (const b of this.fusedBuffers) b.destroy();
     for (const b of [...this.arena.values(), ...this.free]) b.destroy();
     for (const c of this.caches.values()) c.destroy();
     this.weights.clear();

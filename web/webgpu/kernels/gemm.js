@@ -25,6 +25,11 @@
 // Vector path when K % 4 == 0 and N % 4 == 0 (buffers bound as array<vec4<f32>>), else a scalar path
 // with the same tiling. Global loads are bounds-checked (zero fill) and stores guarded: a few integer ops
 // per tile load, so one pipeline serves every shape (fewer shader compiles).
+// Several outputs (parts: the q, k and v projections of one input, or a gated FFN's two halves, as one product over
+// their weights concatenated along N — the executor's fused GEMM groups, executor.js): columns [s_p, s_p + w_p) of
+// C go to output p at element offset o_p as a row-major [M, w_p] matrix, each part with its own activation; outputs
+// are up to 3 bindings, parts in one buffer share a binding (their offsets differ), so no two writable bindings
+// alias. Every element is the same sum in the same order as in a product of its part alone: bit-identical results.
 // Storage (dtype.js): dtype 'f32' (default) or 'f16' for A, C, bias and float weights; tiles in shared memory
 // and the accumulators are f32 either way (an f16 load is widened once, on its way into shared memory).
 // q8 weights (transB only: an nn.Linear loaded with dtype 'q8', cpp/src/plan/plan.h Q8Values): W is
@@ -89,8 +94,38 @@ export function q8RowWords(K) {
   return { q: Math.ceil(K / 4), s: 1 + Math.ceil(Math.ceil(K / 32) / 8) };
 }
 
-/** WGSL source for one (variant, transB, vector, bias, activation, dtype, weights) combination. */
-export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false }) {
+// Parts (several outputs): the output bindings' names, binding 0 of the parts being C itself.
+const outName = (b) => (b === 0 ? 'C' : `C${b}`);
+
+// WGSL of a parts store: fn put(row, col, v) (vector: a vec4 at col..col+3, all in one part) or put1(row, col, v),
+// each part's activation applied; `dims` has s1, s2 (part starts), w0..w2 (widths), o0..o2 (element offsets).
+function partsWgsl(parts, vector, S) {
+  const F = vector ? 'vec4<f32>' : 'f32', st = vector ? S.storeV : S.store, L = [];
+  parts.forEach((p, i) => L.push(activationWgsl(p.activation, F, `p${i}`)));
+  L.push(`fn ${vector ? 'put' : 'put1'}(row: u32, col: u32, v: ${F}) {`);
+  parts.forEach((p, i) => {
+    const start = i === 0 ? '0u' : `dims.s${i}`;
+    const at = `dims.o${i} + row * dims.w${i} + col - ${start}`;
+    const line = `${outName(p.binding)}[${vector ? `(${at}) / 4u` : at}] = ${st(`act_p${i}(v)`)};`;
+    L.push(i < parts.length - 1 ? `  if (col < dims.s${i + 1}) { ${line} return; }` : `  ${line}`);
+  });
+  L.push('}');
+  return L.join('\n');
+}
+
+// The output declarations after C (bindings `first`, first + 1, …) of a parts product.
+function partBindings(parts, first, T) {
+  const n = Math.max(...parts.map((p) => p.binding)) + 1;
+  return Array.from({ length: n - 1 }, (_, j) => `@group(0) @binding(${first + j}) var<storage, read_write> ${outName(j + 1)}: array<${T}>;`);
+}
+
+const PART_DIMS = 's1: u32, s2: u32, w0: u32, w1: u32, w2: u32, o0: u32, o1: u32, o2: u32';
+
+/**
+ * WGSL source for one (variant, transB, vector, bias, activation, dtype, weights) combination; parts:
+ * [{ binding, activation }] for several outputs (activation then per part), not with split (the reduction writes them).
+ */
+export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false, parts = null }) {
   const cfg = GEMM_VARIANTS[variant];
   if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
   const { BM, BN, BK, TM, TN } = cfg;
@@ -103,12 +138,13 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   if (weights !== 'float' && !q8) throw new Error(`webgpu: gemm: weights '${weights}' (expected 'float' or 'q8')`);
   if (q8 && !transB) throw new Error('webgpu: gemm: q8 weights are nn.Linear rows (transB = true)');
   if (split && bias) throw new Error('webgpu: gemm: a split product adds its bias in the reduction (splitReduceWgsl)');
+  if (split && parts) throw new Error('webgpu: gemm: a split product writes its parts in the reduction (splitReduceWgsl)');
   const S = storage(dtype);
   const T = vector ? S.V : S.E;
   const ld = vector ? S.loadV : S.load; // storage → f32 (identity for f32)
   const L = [];
   L.push(`${S.enable}// relpos gemm ${variant} transB=${transB} vector=${vector} bias=${bias} act=${activation} dtype=${dtype} weights=${weights}${split ? ' split' : ''}`);
-  L.push('struct Dims { M: u32, N: u32, K: u32, kSplit: u32 }');
+  L.push(`struct Dims { M: u32, N: u32, K: u32, kSplit: u32${parts ? `, ${PART_DIMS}` : ''} }`);
   L.push(`@group(0) @binding(0) var<storage, read> A: array<${T}>;`);
   L.push(`@group(0) @binding(1) var<storage, read> B: array<${q8 ? 'u32' : T}>;`);
   // split: C is the f32 partials [S, M, N]
@@ -126,6 +162,10 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   let s = bitcast<f32>(Bs8[sb]) * f32(((Bs8[sb + 1u + g / 8u] >> ((g % 8u) * 4u)) & 15u) + 1u);
   return vec4<f32>(f32(extractBits(w, 0u, 8u)), f32(extractBits(w, 8u, 8u)), f32(extractBits(w, 16u, 8u)), f32(extractBits(w, 24u, 8u))) * s;
 }`);
+  }
+  if (parts) {
+    L.push(...partBindings(parts, 4 + (bias ? 1 : 0) + (q8 ? 1 : 0), T));
+    L.push(partsWgsl(parts, vector, S));
   }
   L.push(`var<workgroup> As: array<vec4<f32>, ${2 * AS}>;`);
   L.push(`var<workgroup> Bs: array<vec4<f32>, ${2 * BS}>;`);
@@ -225,12 +265,17 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
         if (vector) {
           L.push(`        var v = c${g}_${r}_${h};`);
           if (bias) L.push(`        v = v + ${ld('bias[col / 4u]')};`);
-          L.push(split ? '        C[(out0 + row * dims.N + col) / 4u] = v;' : `        C[(row * dims.N + col) / 4u] = ${S.storeV('act_v(v)')};`);
+          if (parts) L.push('        put(row, col, v);');
+          else L.push(split ? '        C[(out0 + row * dims.N + col) / 4u] = v;' : `        C[(row * dims.N + col) / 4u] = ${S.storeV('act_v(v)')};`);
         } else {
           L.push(`        var v = c${g}_${r}_${h};`);
           if (bias) L.push(`        v = v + vec4<f32>(${['bias[col]', 'bias[min(col + 1u, dims.N - 1u)]', 'bias[min(col + 2u, dims.N - 1u)]', 'bias[min(col + 3u, dims.N - 1u)]'].map(ld).join(', ')});`);
-          L.push('        v = act_v(v);');
-          for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[${split ? 'out0 + ' : ''}row * dims.N + col + ${c}u] = ${split ? `v[${c}]` : S.store(`v[${c}]`)}; }`);
+          if (parts) {
+            for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { put1(row, col + ${c}u, v[${c}]); }`);
+          } else {
+            L.push('        v = act_v(v);');
+            for (let c = 0; c < 4; ++c) L.push(`        if (col + ${c}u < dims.N) { C[${split ? 'out0 + ' : ''}row * dims.N + col + ${c}u] = ${split ? `v[${c}]` : S.store(`v[${c}]`)}; }`);
+          }
         }
         L.push('      }\n    }');
       }
@@ -240,25 +285,31 @@ fn main(@builtin(local_invocation_index) tid: u32, @builtin(workgroup_id) wg: ve
   return L.join('\n');
 }
 
-/** WGSL of a split product's second pass: C[i] = act(Σ_{s < S} P[s·M·N + i] + bias[i % N]), s ascending. */
-export function splitReduceWgsl({ vector, bias, activation, dtype = 'f32' }) {
+/**
+ * WGSL of a split product's second pass: C[i] = act(Σ_{s < S} P[s·M·N + i] + bias[i % N]), s ascending; with parts
+ * ([{ binding, activation }]) each element goes to its part's output as in the product's own epilogue.
+ */
+export function splitReduceWgsl({ vector, bias, activation, dtype = 'f32', parts = null }) {
   const S = storage(dtype);
   const T = vector ? S.V : S.E, F = vector ? 'vec4<f32>' : 'f32';
-  return `${S.enable}// relpos gemm split reduce vector=${vector} bias=${bias} act=${activation} dtype=${dtype}
-struct Dims { n: u32, N: u32, S: u32, gx: u32 }
+  const row = vector ? '(dims.N / 4u)' : 'dims.N';
+  const put = !parts ? `C[i] = ${(vector ? S.storeV : S.store)('act_v(v)')};`
+    : `${vector ? 'put' : 'put1'}(i / ${row}, (i % ${row})${vector ? ' * 4u' : ''}, v);`;
+  return `${S.enable}// relpos gemm split reduce vector=${vector} bias=${bias} act=${activation} dtype=${dtype}${parts ? ` parts=${parts.map((p) => `${p.binding}:${p.activation}`).join(',')}` : ''}
+struct Dims { n: u32, N: u32, S: u32, gx: u32${parts ? `, ${PART_DIMS}` : ''} }
 @group(0) @binding(0) var<storage, read> P: array<${F}>;
 @group(0) @binding(1) var<storage, read_write> C: array<${T}>;
 @group(0) @binding(2) var<uniform> dims: Dims;
 ${bias ? `@group(0) @binding(3) var<storage, read> bias: array<${T}>;` : ''}
-${activationWgsl(activation, F, 'v')}
+${parts ? `${partBindings(parts, bias ? 4 : 3, T).join('\n')}\n${partsWgsl(parts, vector, S)}` : activationWgsl(activation, F, 'v')}
 @compute @workgroup_size(${THREADS})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let i = gid.y * dims.gx * ${THREADS}u + gid.x;  // element (vec4 of elements) of C
   if (i >= dims.n) { return; }
   var v = P[i];
   for (var s = 1u; s < dims.S; s++) { v += P[s * dims.n + i]; }
-  ${bias ? `v += ${(vector ? S.loadV : S.load)(`bias[i % ${vector ? '(dims.N / 4u)' : 'dims.N'}]`)};` : ''}
-  C[i] = ${(vector ? S.storeV : S.store)('act_v(v)')};
+  ${bias ? `v += ${(vector ? S.loadV : S.load)(`bias[i % ${row}]`)};` : ''}
+  ${put}
 }`;
 }
 
@@ -267,9 +318,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
  * args: { a, b, c, bias?, M, N, K, transB = true, activation = 'none', variant?, dtype = 'f32' ('f16':
  * a, b, c, bias hold f16; needs ctx.shaderF16), scales? } — GPUBuffers. With `scales`, b holds q8 weights
  * (the header's wq words, transB only) and scales their ws words.
+ * parts (instead of c and activation): [{ c, n, offset = 0, activation = 'none' }], up to 3, Σ n = N: columns of C in
+ * order, part p written to its c (a GPUBuffer or a { buffer, offset } view) at element `offset` as [M, n].
  */
 export function gemm(ctx, encoder, args) {
-  const { a, b, c, M, N, K } = args;
+  const { a, b, M, N, K } = args;
   // split (defaultGemmSplit when not given): K in this many parts of whole BK tiles, then one reduction pass
   const transB = args.transB ?? true;
   const dtype = args.dtype ?? 'f32';
@@ -287,7 +340,10 @@ export function gemm(ctx, encoder, args) {
   const limit = ctx.limits.maxComputeWorkgroupStorageSize ?? 16384;
   if (shared > limit) throw new RangeError(`webgpu: gemm: variant '${variant}' needs ${shared} bytes of workgroup memory, this device allows ${limit}`);
   const eb = dtype === 'f16' ? 2 : 4, words = q8RowWords(K);
-  const need = [['a', a, M * K, eb, dtype], ['c', c, M * N, eb, dtype]];
+  const out = args.parts ? gemmParts(args.parts, M, N, eb) : null;
+  const c = out ? out.buffers[0] : args.c;
+  const need = [['a', a, M * K, eb, dtype]];
+  if (!out) need.push(['c', c, M * N, eb, dtype]);
   if (q8) need.push(['b', b, N * words.q, 4, 'u32 (q8 words)'], ['scales', args.scales, N * words.s, 4, 'u32 (q8 scale words)']);
   else need.push(['b', b, N * K, eb, dtype]);
   if (args.bias) need.push(['bias', args.bias, N, eb, dtype]);
@@ -296,23 +352,54 @@ export function gemm(ctx, encoder, args) {
   const asked = args.split ?? defaultGemmSplit(variant, M, N, K);
   if (!Number.isInteger(asked) || asked < 1) throw new RangeError(`webgpu: gemm: split: expected a positive integer, got ${asked}`);
   const kSplit = Math.ceil(Math.ceil(K / asked) / cfg.BK) * cfg.BK, parts = Math.ceil(K / kSplit);
-  const vector = K % 4 === 0 && N % 4 === 0;
+  const vector = K % 4 === 0 && N % 4 === 0 && (!out || out.vector);
   const split = parts > 1;
-  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split };
-  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : ''}`;
+  const layout = out ? out.parts.map((p) => ({ binding: p.binding, activation: p.activation })) : null;
+  const outKey = layout ? `:parts=${layout.map((p) => `${p.binding}${p.activation === 'none' ? '' : `/${p.activation}`}`).join(',')}` : '';
+  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split || out ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split, parts: split ? null : layout };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : outKey}`;
   const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
   const partials = split ? ctx.splitPartials(parts * M * N * 4) : null;
-  const buffers = [a, b, split ? partials : c, ctx.uniforms([M, N, K, kSplit])];
+  const buffers = [a, b, split ? partials : c, ctx.uniforms([M, N, K, kSplit, ...(out && !split ? out.dims : [])])];
   if (opts.bias) buffers.push(args.bias);
   if (q8) buffers.push(args.scales);
+  if (out && !split) buffers.push(...out.buffers.slice(1));
   const gx = Math.ceil(N / cfg.BN), gy = Math.ceil(M / cfg.BM);
   dispatch(ctx, encoder, pipeline, buffers, [gx, gy, parts], key);
   if (!split) return;
   const bias = !!args.bias, n = vector ? (M * N) / 4 : M * N;
-  const rkey = `gemm-split-reduce:${vector ? 'v' : 's'}:${bias ? 'bias' : '-'}:${activation}${dtype === 'f32' ? '' : `:${dtype}`}`;
-  const reduce = ctx.pipeline(rkey, () => splitReduceWgsl({ vector, bias, activation, dtype }));
+  const rkey = `gemm-split-reduce:${vector ? 'v' : 's'}:${bias ? 'bias' : '-'}:${out ? 'none' : activation}${dtype === 'f32' ? '' : `:${dtype}`}${outKey}`;
+  const reduce = ctx.pipeline(rkey, () => splitReduceWgsl({ vector, bias, activation: out ? 'none' : activation, dtype, parts: layout }));
   const g = grid(ctx, Math.ceil(n / THREADS));
-  const rb = [partials, c, ctx.uniforms([n, N, parts, g[0]])];
+  const rb = [partials, c, ctx.uniforms([n, N, parts, g[0], ...(out ? out.dims : [])])];
   if (bias) rb.push(args.bias);
+  if (out) rb.push(...out.buffers.slice(1));
   dispatch(ctx, encoder, reduce, rb, g, rkey);
+}
+
+// A parts product's outputs: each part's buffer (a view's underlying one, its offset in elements added to the part's),
+// one binding per distinct buffer (parts in one buffer share it), the uniform words (s1, s2, w0..w2, o0..o2) and
+// whether every part keeps the vec4 path (widths and offsets multiples of 4).
+function gemmParts(list, M, N, eb) {
+  if (!Array.isArray(list) || list.length < 1 || list.length > 3) throw new RangeError(`webgpu: gemm: parts: expected 1 to 3 outputs, got ${Array.isArray(list) ? list.length : list}`);
+  const buffers = [], parts = [];
+  let start = 0;
+  for (const [i, p] of list.entries()) {
+    const activation = p.activation ?? 'none';
+    if (!ACTIVATIONS.includes(activation)) throw new Error(`webgpu: gemm: parts[${i}].activation '${activation}' (expected ${ACTIVATIONS.join(', ')})`);
+    if (!Number.isInteger(p.n) || p.n < 1) throw new RangeError(`webgpu: gemm: parts[${i}].n: expected a positive integer, got ${p.n}`);
+    const view = p.c?.buffer !== undefined && p.c?.offset !== undefined;
+    const buffer = view ? p.c.buffer : p.c;
+    if (view && p.c.offset % eb) throw new RangeError(`webgpu: gemm: parts[${i}].c: a view at byte ${p.c.offset}, not a whole element`);
+    const offset = (p.offset ?? 0) + (view ? p.c.offset / eb : 0);
+    if (!buffer || buffer.size < (offset + M * p.n) * eb) throw new RangeError(`webgpu: gemm: parts[${i}].c: expected a GPUBuffer of at least ${(offset + M * p.n) * eb} bytes (${M}×${p.n} from element ${offset}), got ${buffer ? buffer.size + ' bytes' : buffer}`);
+    let binding = buffers.indexOf(buffer);
+    if (binding < 0) binding = buffers.push(buffer) - 1;
+    parts.push({ binding, activation, start, n: p.n, offset });
+    start += p.n;
+  }
+  if (start !== N) throw new RangeError(`webgpu: gemm: parts: widths sum to ${start}, expected N = ${N}`);
+  const at = (i, k) => parts[i]?.[k] ?? 0;
+  const dims = [at(1, 'start'), at(2, 'start'), at(0, 'n'), at(1, 'n'), at(2, 'n'), at(0, 'offset'), at(1, 'offset'), at(2, 'offset')];
+  return { buffers, parts, dims, vector: parts.every((p) => p.n % 4 === 0 && p.offset % 4 === 0) };
 }

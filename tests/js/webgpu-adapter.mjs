@@ -85,13 +85,13 @@ const wrap = (target, overrides) => new Proxy(target, {
 
 /**
  * A GPU object over `real` whose devices count what they create: gpu.counts = { buffers, bindGroups, pipelines,
- * shaderModules, mappedBytes, submits, passes, copies } (mappedBytes: bytes of the ranges read through getMappedRange
- * of MAP_READ buffers; submits: command buffers submitted; passes, copies: compute passes begun and buffer copies
- * encoded); gpu.reset() zeroes them. How a test proves a forward allocates nothing, reads back only what it must and
+ * shaderModules, mappedBytes, submits, passes, dispatches, copies } (mappedBytes: bytes of the ranges read through
+ * getMappedRange of MAP_READ buffers; submits: command buffers submitted; passes, dispatches, copies: compute passes
+ * begun, dispatches and buffer copies encoded); gpu.reset() zeroes them. How a test proves a forward allocates nothing, reads back only what it must and
  * how it is encoded.
  */
 export function countingGpu(real) {
-  const counts = { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0, mappedBytes: 0, submits: 0, passes: 0, copies: 0 };
+  const counts = { buffers: 0, bindGroups: 0, pipelines: 0, shaderModules: 0, mappedBytes: 0, submits: 0, passes: 0, dispatches: 0, copies: 0 };
   const count = (name, fn) => (...args) => {
     counts[name]++;
     return fn(...args);
@@ -116,7 +116,11 @@ export function countingGpu(real) {
     createCommandEncoder: (desc) => {
       const e = d.createCommandEncoder(desc);
       return wrap(e, {
-        beginComputePass: count('passes', e.beginComputePass.bind(e)),
+        beginComputePass: (desc) => {
+          counts.passes++;
+          const pass = e.beginComputePass(desc);
+          return wrap(pass, { dispatchWorkgroups: count('dispatches', pass.dispatchWorkgroups.bind(pass)) });
+        },
         copyBufferToBuffer: count('copies', e.copyBufferToBuffer.bind(e)),
       });
     },

@@ -312,6 +312,37 @@ for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM, 'qwen3
   });
 }
 
+// Fused ops (fusion.js, PlanExecutor.fuse): consecutive GEMMs over one input (q / k / v; Qwen3's gate / up, the up
+// product's SiLU its epilogue) run as one product over their concatenated weights, and Qwen3's q / k RMSNorms with
+// RoPE as one dispatch. A replayed forward of a model loaded and run with fusion dispatches fewer times and equals,
+// bit for bit, one of the same model loaded and run without (the fixtures' products are too small to split K).
+for (const [set, name, saved] of [[FIXTURES, 'bert-absolute', (layers) => 2 * layers], [LLM, 'qwen3-embed-right', (layers) => 6 * layers]]) {
+  test(`webgpu: ${name}: fused GEMM groups${name.startsWith('qwen3') ? ' and q / k norms with RoPE' : ''} dispatch ${name.startsWith('qwen3') ? 6 : 2} times fewer per layer and equal the unfused forward bit for bit`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+    const dir = join(set, name);
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    const W = await import('../../web/webgpu/index.js');
+    const gpu = countingGpu((await W.findGpu({})).gpu);
+    const batch = seededBatch(2, 9, config.vocab_size, 11);
+    const fuse = W.PlanExecutor.fuse;
+    const run = async (on) => {
+      W.PlanExecutor.fuse = on;
+      const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
+      try {
+        await model.forward(batch); // recorded
+        gpu.reset();
+        const out = await model.forward(batch); // replayed
+        return { out, dispatches: gpu.counts.dispatches };
+      } finally {
+        model.dispose();
+        W.PlanExecutor.fuse = fuse;
+      }
+    };
+    const fused = await run(true), plain = await run(false);
+    assert.equal(plain.dispatches - fused.dispatches, saved(config.num_hidden_layers), `${plain.dispatches} → ${fused.dispatches} dispatches`);
+    assert.deepEqual(fused.out.lastHiddenState.data, plain.out.lastHiddenState.data, 'fused equals unfused');
+  });
+}
+
 // One submit, one small read-back: forward(…, { pooling, normalize }) pools on the GPU and maps [B, H] floats alone
 // (not [B, L, H], nor BERT's pooler output); equal to WASM's forward + the pipelines' pool() within 1e-5 for every
 // pooling, right padding (bert-absolute, its pooler) and left padding (Qwen3-Embedding's last token).

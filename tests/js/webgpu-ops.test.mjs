@@ -886,6 +886,58 @@ describe('webgpu attention', { skip }, () => {
   });
 });
 
+// ---------- q / k RMSNorm + RoPE in one dispatch (Qwen3, Gemma3) ----------
+describe('webgpu normRope', { skip }, () => {
+  // q [tokens, heads·dim] and k [tokens, kvHeads·dim] as the plan's projections (k at an offset in a wider row):
+  // normRope into yq / yk equals the executor's unfused ops — in-place RMSNorms of every head, then RoPE into y —
+  // bit for bit, q and k untouched, nothing of yq / yk written outside the heads
+  async function check({ heads, kvHeads, dim, rotaryDim = dim, layout, seq = 5, batch = 2, eps = 1e-6, seed = 91 }) {
+    const tokens = batch * seq, kRow = kvHeads * dim + 6, kOff = 3;
+    const q = randomArray(tokens * heads * dim, seed), k = randomArray(kOff + tokens * kRow, seed + 1);
+    const gq = randomArray(dim, seed + 2), gk = randomArray(dim, seed + 3);
+    const { cos, sin } = W.ropeTables(seq, rotaryDim, 10000);
+    const tables = { cos: up(cos), sin: up(sin) };
+    // unfused: the norms in place (rows of one head), then RoPE from the normed buffers into y
+    const qn = up(q), wantQ = up(new Float32Array(q.length)), wantK = up(new Float32Array(k.length).fill(777));
+    await runRead((enc) => W.norm(ctx, enc, { kind: 'rmsnorm', x: qn, gamma: up(gq), rows: tokens * heads, dim, eps }), qn, 1);
+    // k's heads are not contiguous rows (a wider row at an offset): normed as compact rows, put back in its layout
+    const kHeads = up(new Float32Array(tokens * kvHeads * dim));
+    const kCompact = new Float32Array(tokens * kvHeads * dim);
+    for (let t = 0; t < tokens; ++t) kCompact.set(k.subarray(kOff + t * kRow, kOff + t * kRow + kvHeads * dim), t * kvHeads * dim);
+    ctx.device.queue.writeBuffer(kHeads, 0, kCompact);
+    await runRead((enc) => W.norm(ctx, enc, { kind: 'rmsnorm', x: kHeads, gamma: up(gk), rows: tokens * kvHeads, dim, eps }), kHeads, 1);
+    const normedK = await ctx.read(kHeads, kCompact.length), kn2 = new Float32Array(k);
+    for (let t = 0; t < tokens; ++t) kn2.set(normedK.subarray(t * kvHeads * dim, (t + 1) * kvHeads * dim), kOff + t * kRow);
+    const common = { ...tables, seqLen: seq, headDim: dim, rotaryDim, layout };
+    await runRead((enc) => {
+      W.rope(ctx, enc, { ...common, x: qn, y: wantQ, rows: tokens * heads, heads, rowStride: heads * dim, headStride: dim });
+      W.rope(ctx, enc, { ...common, x: up(kn2), y: wantK, rows: tokens * kvHeads, heads: kvHeads, rowStride: kRow, headStride: dim, offset: kOff });
+    }, wantQ, 1);
+    const qb = up(q), kb = up(k), yq = up(new Float32Array(q.length)), yk = up(new Float32Array(k.length).fill(777));
+    await runRead((enc) => W.normRope(ctx, enc, { q: qb, k: kb, yq, yk, gammaQ: up(gq), gammaK: up(gk), ...tables, tokens, seqLen: seq, heads, kvHeads, headDim: dim, rotaryDim, layout, eps, kRowStride: kRow, kOffset: kOff }), yq, 1);
+    const what = `${layout} heads ${heads}/${kvHeads} dim ${dim} rotary ${rotaryDim}`;
+    assert.deepEqual(await ctx.read(yq, q.length), await ctx.read(wantQ, q.length), `${what}: q`);
+    assert.deepEqual(await ctx.read(yk, k.length), await ctx.read(wantK, k.length), `${what}: k (777 outside its heads)`);
+    assert.deepEqual(await ctx.read(qb, q.length), q, `${what}: q unchanged`);
+    assert.deepEqual(await ctx.read(kb, k.length), k, `${what}: k unchanged`);
+  }
+
+  test('equals in-place RMSNorms then RoPE into y, bit for bit: both layouts, grouped k heads, a partial rotaryDim, dim > 256 threads', async () => {
+    await check({ heads: 4, kvHeads: 2, dim: 16, layout: 'half' });
+    await check({ heads: 3, kvHeads: 1, dim: 12, rotaryDim: 8, layout: 'interleaved', seed: 93 });
+    await check({ heads: 2, kvHeads: 2, dim: 320, rotaryDim: 256, layout: 'half', seq: 3, batch: 1, seed: 95 });
+  });
+
+  test('bad shapes are RangeErrors naming them', () => {
+    const b = ctx.empty(64), enc = ctx.device.createCommandEncoder();
+    const args = { q: b, k: b, yq: b, yk: b, gammaQ: b, gammaK: b, cos: b, sin: b, tokens: 4, seqLen: 2, heads: 2, kvHeads: 1, headDim: 4 };
+    assert.throws(() => W.normRope(ctx, enc, { ...args, kvHeads: 0 }), /normRope: kvHeads: expected a positive integer, got 0/);
+    assert.throws(() => W.normRope(ctx, enc, { ...args, tokens: 5 }), /normRope: tokens 5 is not a multiple of seqLen 2/);
+    assert.throws(() => W.normRope(ctx, enc, { ...args, rotaryDim: 6 }), /normRope: rotaryDim: expected an even number ≤ headDim 4, got 6/);
+    assert.throws(() => W.normRope(ctx, enc, { ...args, layout: 'neox' }), /normRope: layout 'neox'/);
+  });
+});
+
 // ---------- positions that follow the padding (MPNet's add_rows source 2) ----------
 describe('webgpu padded positions', { skip }, () => {
   test('paddedPositions equals its CPU twin (padding_idx 1 and 0; left, inner and right pads; 2-D grid) and refuses bad shapes', async () => {

@@ -60,7 +60,8 @@ import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
 import { requireDtype } from './kernels/dtype.js';
 import { convert } from './kernels/convert.js';
-import { gemmGroups } from './fusion.js';
+import { gemmGroups, normRopeGroups } from './fusion.js';
+import { normRope } from './kernels/norm_rope.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
 const ACT = ['relu', 'gelu', 'gelu_tanh', 'silu', 'tanh'];
@@ -105,11 +106,12 @@ export class PlanExecutor {
   static firstSubmit = 8;
 
   /**
-   * Whether consecutive GEMMs over one input (q / k / v, gate / up) run as one product (fusion.js gemmGroups): their
-   * weights concatenated along N once, at the first recording that groups them (the separate weights then become
-   * views of it where the device's offset alignment allows, else stay as well). false: one dispatch per plan GEMM.
+   * Whether ops run fused where fusion.js finds them: consecutive GEMMs over one input (q / k / v, gate / up) as one
+   * product — their weights concatenated along N once, at the first recording that groups them (the separate weights
+   * then become views of it where the device's offset alignment allows, else stay as well) — and the q / k RMSNorms
+   * before RoPE with the rotation, one dispatch. false: one dispatch (or more) per plan op; for A / B comparisons.
    */
-  static fuseGemms = true;
+  static fuse = true;
 
   /**
    * The GPU buffer `name` of at least `bytes` bytes from the executor's arena: one buffer per name for the model's
@@ -181,8 +183,8 @@ export class PlanExecutor {
     });
     this.narrowing?.destroy(); // queued work keeps it alive until done
     this.narrowing = null;
-    const groups = new Map();
-    if (PlanExecutor.fuseGemms)
+    const groups = new Map(), normRopes = PlanExecutor.fuse ? normRopeGroups(plan) : new Map();
+    if (PlanExecutor.fuse)
       for (const [i, g] of gemmGroups(plan)) {
         const f = this.#fuse(plan, g, weights);
         if (f) groups.set(i, { ...g, ...f });
@@ -201,7 +203,7 @@ export class PlanExecutor {
     let cache = this.caches.get(structure);
     if (!cache) this.caches.set(structure, (cache = new DispatchCache({ rewrite: true })));
     return {
-      plan, segments, weights, groups, largest, ropeFloats, ropeConstants, cache, epoch: -1,
+      plan, segments, weights, groups, normRopes, largest, ropeFloats, ropeConstants, cache, epoch: -1,
       scales: plan.weights.map((w) => this.scales.get(w.key)),
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
@@ -575,6 +577,13 @@ export class PlanExecutor {
           break;
         }
         case 'norm': {
+          const fused = p.normRopes.get(i);
+          if (fused) {
+            // q / k norms and RoPE in one dispatch, into the RoPE buffers attention reads
+            this.#attention(p, encoder, ops[fused.attention], { gammaQ: p.weights[op.gamma], gammaK: p.weights[ops[fused.k].gamma], eps: op.eps });
+            i = fused.attention;
+            break;
+          }
           const n = op.rows * op.dim;
           if (same(op, 'x', op, 'y')) {
             this.#norm(p, encoder, op, { x: buf(op, 'x') }); // in place (q / k norms)
@@ -677,7 +686,8 @@ export class PlanExecutor {
     });
   }
 
-  #attention(p, encoder, op) {
+  // normed: { gammaQ, gammaK, eps } — q and k RMS-normed per head on the way into their RoPE buffers (normRopeGroups)
+  #attention(p, encoder, op, normed = null) {
     const { batch: B, seq: L, heads: H, kv_heads: KV, head_dim: D } = op;
     let q = p.buffers[op.q].get(0), k = p.buffers[op.k].get(0);
     const v = p.buffers[op.v].get(0);
@@ -688,7 +698,12 @@ export class PlanExecutor {
       const [cos, sin] = p.ropeTables.get(op.scheme_floats);
       const [rq, rk] = p.rope;
       const layout = op.scheme_interleaved ? 'interleaved' : 'half';
-      for (const [x, y, s, n] of [[q, rq, 'q', H], [k, rk, 'k', KV]])
+      if (normed)
+        normRope(this.ctx, encoder, {
+          q, k, yq: rq, yk: rk, ...normed, cos, sin, tokens: B * L, seqLen: L, heads: H, kvHeads: KV, headDim: D, rotaryDim: op.scheme_rotary_dim,
+          layout, qRowStride: op.q_row, kRowStride: op.k_row, qOffset: op.q_off, kOffset: op.k_off, dtype: this.dtype,
+        });
+      else for (const [x, y, s, n] of [[q, rq, 'q', H], [k, rk, 'k', KV]])
         rope(this.ctx, encoder, {
           x, y, cos, sin, rows: B * L * n, seqLen: L,
           headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: n, rowStride: op[`${s}_row`], headStride: op[`${s}_head`], offset: op[`${s}_off`], dtype: this.dtype,

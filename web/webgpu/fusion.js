@@ -6,6 +6,8 @@
 // about as much each as the group does.
 //
 //   gemmGroups(plan) → Map(first op index → { ops: [op indices], N, act: { member, op } | null })
+//   normRopeGroups(plan) → Map(q norm's index → { q, k, attention }): Qwen3's / Gemma3's q / k norms and RoPE in one
+//   dispatch (kernels/norm_rope.js) instead of four
 //
 // A group: 2 or 3 gemm ops in a row with the same input (buffer and offset), M and K, float weights or q8 weights
 // alike (no derived ones), each with a bias or none with one, no op writing the buffer the group reads. An
@@ -38,6 +40,42 @@ export function gemmGroups(plan) {
     }
     groups.set(i, { ops: members, N: members.reduce((s, m) => s + ops[m].N, 0), act });
     i = act ? act.op : last;
+  }
+  return groups;
+}
+
+// The plan-buffer fields of ops (weights and constants are other index spaces).
+const BUFFER_KEYS = ['a', 'c', 'x', 'y', 'out', 'q', 'k', 'v', 'ctx'];
+
+// Whether buffer b (from op index `from` on) is next touched by a GEMM that overwrites it (or never again): what it
+// held before is not read by anyone.
+function overwrittenNext(ops, from, b) {
+  for (let j = from; j < ops.length; ++j) {
+    const op = ops[j];
+    if (BUFFER_KEYS.some((key) => op[key] === b)) return op.op === 'gemm' && op.c === b && op.a !== b;
+  }
+  return true;
+}
+
+/**
+ * The q / k RMSNorms before a RoPE attention (Qwen3, Gemma3: q_norm and k_norm in place on every head, then the
+ * rotation), keyed by the first norm's index: { q: norm index, k: norm index, attention: index }, run as one
+ * normRope dispatch (kernels/norm_rope.js) that writes the normed, rotated heads where RoPE writes them. Only where
+ * the norms are in place over whole heads of contiguous rows and nothing reads the un-normed q and k afterwards
+ * (the next op that touches them is a GEMM writing them anew).
+ */
+export function normRopeGroups(plan) {
+  const ops = plan.ops, groups = new Map();
+  const headNorm = (op, buffer, off, rows, dim) => op?.op === 'norm' && op.kind === 1 && op.beta < 0 && op.x === buffer && op.y === buffer &&
+    op.x_off === off && op.y_off === off && op.rows === rows && op.dim === dim;
+  for (let i = 0; i + 2 < ops.length; ++i) {
+    const at = ops[i + 2];
+    if (at.op !== 'attention' || at.kind !== 'rope' || at.q === at.k) continue;
+    const tokens = at.batch * at.seq, D = at.head_dim;
+    const contiguous = at.q_head === D && at.k_head === D && at.q_row === at.heads * D && at.k_row === at.kv_heads * D;
+    if (!contiguous || !headNorm(ops[i], at.q, at.q_off, tokens * at.heads, D) || !headNorm(ops[i + 1], at.k, at.k_off, tokens * at.kv_heads, D)) continue;
+    if (ops[i].eps !== ops[i + 1].eps || !overwrittenNext(ops, i + 3, at.q) || !overwrittenNext(ops, i + 3, at.k)) continue;
+    groups.set(i, { q: i, k: i + 1, attention: i + 2 });
   }
   return groups;
 }

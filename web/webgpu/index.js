@@ -18,6 +18,7 @@ export { pooling, poolingWgsl } from './kernels/pooling.js';
 export { convert, convertWgsl } from './kernels/convert.js';
 export { paddedPositions, paddedPositionsCpu } from './kernels/positions.js';
 export { rope, ropeTables, ropeWgsl } from './kernels/rope.js';
+export { normRope, normRopeWgsl } from './kernels/norm_rope.js';
 export { attention, attentionTile, attentionWgsl, t5Buckets, alibiSlopes } from './kernels/attention.js';
 export { maskRows } from './kernels/mask_rows.js';
 export { splitHeads, splitHeadsWgsl } from './kernels/heads.js';

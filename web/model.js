@@ -115,6 +115,7 @@ async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = nu
     t = performance.now();
     executor.prepare(1, 1, false); // checks the plan and uploads every weight once
     if (handle.head()) executor.prepare(1, 1, false, true, 0); // the task head's too
+    await executor.fuseWeights(); // q / k / v and gate / up weights concatenated: one product each (webgpu/fusion.js)
     await ctx.device.queue.onSubmittedWorkDone(); // the uploads (and f16 narrowing) done on the GPU
     // what prepare spent outside the plan recordings and the copies out of WASM: GPU buffers, writes, f16 narrowing
     ms.uploads = performance.now() - t - ms.plans - ms.weightValues;
@@ -126,7 +127,9 @@ async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = nu
   }
   // bytes of weights on the GPU (q8 Linears: int8 words and their scale words; fp16: 2 per value)
   let weightBytes = 0;
-  for (const b of [...executor.weights.values(), ...executor.scales.values()]) weightBytes += b.size;
+  // (each GPU buffer once: a fused GEMM group's weights are views of one buffer, or kept beside it where unaligned)
+  const held = new Set([...executor.weights.values(), ...executor.scales.values()].map((b) => (b.offset !== undefined && b.buffer ? b.buffer : b)));
+  for (const b of new Set([...held, ...executor.fusedBuffers])) weightBytes += b.size;
   // The GPU holds the weights now: the WASM copies of the Linear layers and embedding tables go (norm gains, biases and
   // scheme tables, a few KB, stay for the plans); a 0.6 B model's weights are not kept twice.
   t = performance.now();

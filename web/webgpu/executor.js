@@ -17,6 +17,8 @@
 //   const { lastHiddenState, hiddenStates, poolerOutput } = await ex.forward({ batch, seq, ids, mask, types, hiddenStates });
 //   const { logits } = await ex.forward({ …, logits: true, positions });  // the task head too (positions: masked LM rows)
 //
+// Fused (fusion.js; PlanExecutor.fuse): consecutive GEMMs over one input (q / k / v, gate / up) → one gemm with parts
+// over their weights concatenated once; q / k RMSNorms in place before a RoPE attention → one normRope dispatch.
 // Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
 // epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual; in place when its input and output are one; a pre-LN `add` then norm of the sum is one
@@ -87,7 +89,7 @@ export class PlanExecutor {
     this.free = []; // read-back buffers not in use
     this.written = null; // the prepared plan whose shape-dependent contents the arena holds
     this.replays = 0; // forwards replayed from a tape (#record)
-    this.fused = new Map(); // a GEMM group's weight keys → its concatenated weights (#fuse)
+    this.fused = new Map(); // a GEMM group's weight keys → its concatenated weights (fuseWeights)
     this.fusedBuffers = [];
   }
 
@@ -107,9 +109,8 @@ export class PlanExecutor {
 
   /**
    * Whether ops run fused where fusion.js finds them: consecutive GEMMs over one input (q / k / v, gate / up) as one
-   * product — their weights concatenated along N once, at the first recording that groups them (the separate weights
-   * then become views of it where the device's offset alignment allows, else stay as well) — and the q / k RMSNorms
-   * before RoPE with the rotation, one dispatch. false: one dispatch (or more) per plan op; for A / B comparisons.
+   * product over their weights concatenated along N (fuseWeights, at load) and the q / k RMSNorms before RoPE with
+   * the rotation, one dispatch. false: one dispatch (or more) per plan op; for A / B comparisons.
    */
   static fuse = true;
 
@@ -183,10 +184,11 @@ export class PlanExecutor {
     });
     this.narrowing?.destroy(); // queued work keeps it alive until done
     this.narrowing = null;
+    // GEMM groups whose weights fuseWeights concatenated (the load's first recordings run before it: none)
     const groups = new Map(), normRopes = PlanExecutor.fuse ? normRopeGroups(plan) : new Map();
     if (PlanExecutor.fuse)
       for (const [i, g] of gemmGroups(plan)) {
-        const f = this.#fuse(plan, g, weights);
+        const f = this.fused.get(groupKey(plan, g.ops.map((m) => plan.ops[m])));
         if (f) groups.set(i, { ...g, ...f });
       }
     let largest = 0, ropeFloats = 0;
@@ -211,53 +213,59 @@ export class PlanExecutor {
     };
   }
 
-  // A GEMM group's weights (and q8 scale words, biases) concatenated along N on the GPU: { b, scales, bias } (null
-  // where a part is not a whole number of 4-byte words: f16 with N·K odd). Made once per group of weight keys. At the
-  // first recording the separate weights become views of the concatenation when every part's offset meets the
-  // device's storage offset alignment (no GPU memory added); otherwise, or once other shapes hold the separate
-  // buffers, both stay. `weights` (this recording's) is updated to the views.
-  #fuse(plan, group, weights) {
-    const ctx = this.ctx, ops = group.ops.map((m) => plan.ops[m]), q8 = plan.weights[ops[0].w].kind === 'q8';
-    const keyOf = (i) => plan.weights[i].key;
-    const key = ops.map((o) => `${keyOf(o.w)}${o.bias >= 0 ? `+${keyOf(o.bias)}` : ''}`).join('\n');
-    let f = this.fused.get(key);
-    if (!f) {
-      const words = (o) => q8RowWords(o.K);
-      const lists = [
-        ['b', this.weights, ops.map((o) => [keyOf(o.w), weights[o.w], q8 ? 4 * o.N * words(o).q : this.eb * o.N * o.K])],
-        ...(q8 ? [['scales', this.scales, ops.map((o) => [keyOf(o.w), this.scales.get(keyOf(o.w)), 4 * o.N * words(o).s])]] : []),
-        ...(ops[0].bias >= 0 ? [['bias', this.weights, ops.map((o) => [keyOf(o.bias), weights[o.bias], this.eb * o.N])]] : []),
-      ];
-      if (lists.some(([, , parts]) => parts.some(([, src, bytes]) => !src || bytes % 4 || src.size < bytes))) return null;
-      const encoder = ctx.device.createCommandEncoder({ label: 'relpos fused GEMM weights' });
-      const align = ctx.limits.minStorageBufferOffsetAlignment ?? 256, replace = this.prepared.size === 0;
-      f = {};
-      const views = [];
-      for (const [name, map, parts] of lists) {
-        const dst = ctx.empty(parts.reduce((a, [, , bytes]) => a + bytes, 0), `fused GEMM ${name} (${parts.map(([k]) => k).join(', ')})`);
-        this.fusedBuffers.push(dst);
-        let at = 0;
-        for (const [k, src, bytes] of parts) {
-          const view = src.buffer !== undefined && src.offset !== undefined;
-          encoder.copyBufferToBuffer(view ? src.buffer : src, view ? src.offset : 0, dst, at, bytes);
-          views.push({ map, k, src, view: { buffer: dst, offset: at, size: bytes }, aligned: at % align === 0 });
-          at += bytes;
+  /**
+   * Concatenates the weights of the GEMM groups (fusion.js gemmGroups) of every plan recorded so far along N on the
+   * GPU, once per group of weight keys (float or q8 words and scale words, and biases); later recordings run each
+   * group as one product over them. The separate weights become views of the concatenation, so no GPU memory is added
+   * but the biases' (kept as well): a group whose weight parts would sit at offsets that miss the device's storage
+   * offset alignment is not fused. One group at a time, each awaited before its separate buffers go, so the GPU holds
+   * at most one group's weights twice. The plans recorded before are dropped (they bound the separate buffers); the
+   * next forward records again. The load calls it (model.js).
+   */
+  async fuseWeights() {
+    if (!PlanExecutor.fuse) return;
+    const ctx = this.ctx, align = ctx.limits.minStorageBufferOffsetAlignment ?? 256;
+    let made = 0;
+    for (const { plan } of [...this.prepared.values()])
+      for (const group of gemmGroups(plan).values()) {
+        const ops = group.ops.map((m) => plan.ops[m]), key = groupKey(plan, ops);
+        if (this.fused.has(key)) continue;
+        const q8 = plan.weights[ops[0].w].kind === 'q8', keyOf = (i) => plan.weights[i].key, words = (o) => q8RowWords(o.K);
+        const lists = [
+          ['b', this.weights, ops.map((o) => [keyOf(o.w), q8 ? 4 * o.N * words(o).q : this.eb * o.N * o.K])],
+          ...(q8 ? [['scales', this.scales, ops.map((o) => [keyOf(o.w), 4 * o.N * words(o).s])]] : []),
+          ...(ops[0].bias >= 0 ? [['bias', this.weights, ops.map((o) => [keyOf(o.bias), this.eb * o.N])]] : []),
+        ];
+        // f16 parts of an odd number of values are not whole 4-byte words (a copy's unit): not grouped. The weights
+        // (and scale words) become views of the concatenation, so each part's offset must meet the device's storage
+        // offset alignment; the biases (a few KB, at offsets of N values that often miss it) are kept as well.
+        const offsets = (parts) => parts.map((_, j) => parts.slice(0, j).reduce((a, [, bytes]) => a + bytes, 0));
+        if (lists.some(([, map, parts]) => parts.some(([k, bytes]) => bytes % 4 || !(map.get(k)?.size >= bytes)))) continue;
+        if (lists.some(([name, , parts]) => name !== 'bias' && offsets(parts).some((at) => at % align))) continue;
+        const encoder = ctx.device.createCommandEncoder({ label: 'relpos fused GEMM weights' });
+        const f = {}, views = [];
+        for (const [name, map, parts] of lists) {
+          const at = offsets(parts), dst = ctx.empty(at.at(-1) + parts.at(-1)[1], `fused GEMM ${name} (${parts.map(([k]) => k).join(', ')})`);
+          this.fusedBuffers.push(dst);
+          parts.forEach(([k, bytes], j) => {
+            const src = map.get(k), view = isView(src);
+            encoder.copyBufferToBuffer(view ? src.buffer : src, view ? src.offset : 0, dst, at[j], bytes);
+            if (name !== 'bias') views.push({ map, k, src, view: { buffer: dst, offset: at[j], size: bytes } });
+          });
+          f[name] = dst;
         }
-        f[name] = dst;
-      }
-      ctx.device.queue.submit([encoder.finish()]);
-      if (replace && views.every((v) => v.aligned))
+        ctx.device.queue.submit([encoder.finish()]);
+        await ctx.device.queue.onSubmittedWorkDone();
         for (const { map, k, src, view } of views) {
           map.set(k, view);
-          if (src.buffer === undefined) src.destroy(); // the copies submitted above keep it alive until they are done
+          if (!isView(src)) src.destroy();
         }
-      this.fused.set(key, f);
-    }
-    for (const o of ops) {
-      weights[o.w] = this.weights.get(keyOf(o.w));
-      if (o.bias >= 0) weights[o.bias] = this.weights.get(keyOf(o.bias));
-    }
-    return f;
+        this.fused.set(key, f);
+        ++made;
+      }
+    if (!made) return;
+    this.prepared.clear(); // their weights[] name the separate buffers
+    this.written = null;
   }
 
   // A derived table (cpp/src/plan/plan.h Recorder::derive: DeBERTa's relative embeddings R projected through a layer's
@@ -503,7 +511,6 @@ export class PlanExecutor {
     };
     const buf = (op, key) => p.buffers[op[key]].get(op[`${key}_off`]);
     const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
-    const isView = (b) => b.buffer !== undefined && b.offset !== undefined;
     const under = (op, key) => { const b = buf(op, key); return isView(b) ? b.buffer : b; };
     const offsetOf = (op, key) => { const b = buf(op, key); return isView(b) ? b.offset : 0; };
     // Writes `floats` from the scratch buffer to op[key] (after a dispatch that wrote the scratch).
@@ -815,6 +822,14 @@ function splitBuffers(plan, align) {
   });
   return segments;
 }
+
+// A GEMM group's identity: its weights' (and biases') keys.
+function groupKey(plan, ops) {
+  const keyOf = (i) => plan.weights[i].key;
+  return ops.map((o) => `${keyOf(o.w)}${o.bias >= 0 ? `+${keyOf(o.bias)}` : ''}`).join('\n');
+}
+
+const isView = (b) => b?.buffer !== undefined && b?.offset !== undefined;
 
 /** Ops this executor knows; a plan with others is refused before anything is uploaded. */
 const KNOWN = new Set(['gemm', 'norm', 'activate', 'multiply', 'add', 'glu', 'first_rows', 'gather', 'add_rows', 'attention', 'output', 'mask_rows', 'select_rows', 'mean_rows']);

@@ -178,7 +178,8 @@ export function measured(root) {
     `one length repeated ${same.recordMs.toFixed(2)} → ${same.replayMs.toFixed(2)} ms to\n` +
     `the submit (${same.ratio.toFixed(1)}×), 16 lengths cycling ${cycling.recordMs.toFixed(2)} → ${cycling.replayMs.toFixed(2)} ms (${cycling.ratio.toFixed(1)}×`);
   // a forward submitted as encoded, nothing copied inside it (bench/gpu/encode_cost.mjs), and the H200's CPU parts
-  for (const line of encodeCostRows(json('bench/results/encode-cost/encode-cost.json')))
+  const encodeCost = json('bench/results/encode-cost/encode-cost.json');
+  for (const line of [...encodeCostRows(encodeCost), ...fusionRows(encodeCost)])
     add('docs/webgpu.md', 'bench/results/encode-cost/encode-cost.json', line);
   const replayRun = 'bench/results/gpu/h200-2026-11-28-replay';
   const pairs = json(`${replayRun}/peer.json`).rows.find((r) => r.row === 'xlmr-pairs' && r.dtype === 'fp32');
@@ -194,15 +195,31 @@ export function measured(root) {
  * The rows of docs/webgpu.md's encode-cost table: the run before the change (its label ends in "(before)", one command
  * buffer) against the run after (one command buffer, and in chunks for its first submit and command buffers).
  */
+export const ENCODE_RUNS = { before: '224a97e (before)', inPlace: 'in place + chunked submits', fused: 'fused GEMM groups + q/k norms with RoPE' };
+
 export function encodeCostRows({ runs }) {
-  const [beforeLabel] = Object.keys(runs).filter((k) => /\(before\)$/.test(k));
-  const [afterLabel] = Object.keys(runs).filter((k) => k !== beforeLabel);
+  const [beforeLabel, afterLabel] = [ENCODE_RUNS.before, ENCODE_RUNS.inPlace];
   const before = runs[beforeLabel].rows, after = runs[afterLabel].rows;
   const lines = ['| model (layers) | plan ops | dispatches | compute passes | copies | command buffers | re-encoding, one command buffer | call → first submit |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
   for (const b of before) {
     const one = after.find((r) => r.model === b.model && r.firstSubmit === 0), chunks = after.find((r) => r.model === b.model && r.firstSubmit > 0);
     lines.push(`| ${b.model} (${b.layers}) | ${b.ops} | ${b.dispatches} → ${one.dispatches} | ${b.passes} → ${one.passes} | ${b.copies} → ${one.copies} | 1 → ${chunks.submits} | ${b.replayMs.toFixed(2)} → ${one.replayMs.toFixed(2)} ms | ${b.firstSubmitMs.toFixed(2)} → ${chunks.firstSubmitMs.toFixed(2)} ms |`);
+  }
+  return lines;
+}
+
+/**
+ * The rows of docs/webgpu.md's fusion table: the in-place run against the fused one (fusion.js), one command buffer
+ * for the dispatches and re-encoding, chunks for the first submit.
+ */
+export function fusionRows({ runs }) {
+  const before = runs[ENCODE_RUNS.inPlace].rows, after = runs[ENCODE_RUNS.fused].rows;
+  const lines = ['| model (layers) | dispatches | re-encoding, one command buffer | call → first submit |', '| --- | ---: | ---: | ---: |'];
+  for (const b of before.filter((r) => r.firstSubmit === 0)) {
+    const one = after.find((r) => r.model === b.model && r.firstSubmit === 0), chunks = after.find((r) => r.model === b.model && r.firstSubmit > 0);
+    const bChunks = before.find((r) => r.model === b.model && r.firstSubmit > 0);
+    lines.push(`| ${b.model} (${b.layers}) | ${b.dispatches} → ${one.dispatches} | ${b.replayMs.toFixed(2)} → ${one.replayMs.toFixed(2)} ms | ${bChunks.firstSubmitMs.toFixed(2)} → ${chunks.firstSubmitMs.toFixed(2)} ms |`);
   }
   return lines;
 }

@@ -16,6 +16,7 @@
 //   OUT=dir ENCODE_LABEL=name node --expose-gc bench/gpu/encode_cost.mjs   → $OUT/encode-cost.json, runs[name] (other runs kept:
 //   run it in a checkout of an older commit with the same OUT for a before / after; default name: the commit)
 // env: ENCODE_MODELS (default minilm-l6,xlm-roberta-base,qwen3-0.6b,gemma3-300m), ENCODE_REPS (default 20),
+// ENCODE_FUSE=0 (PlanExecutor.fuse = false: every plan op on its own, the A / B of web/webgpu/fusion.js),
 // ENCODE_WORK (default /tmp/relpos-encode-cost), RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -95,12 +96,13 @@ const { init } = await import('../../web/index.js');
 const W = await import('../../web/webgpu/index.js');
 const { captureExecutor } = await import('./common.mjs');
 const captured = captureExecutor(W);
+if (process.env.ENCODE_FUSE === '0') W.PlanExecutor.fuse = false;
 const rp = await init({ simd: true });
 const label = process.env.ENCODE_LABEL ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const file = path.join(OUT, 'encode-cost.json');
 const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { runs: {} };
 const adapter = await (await gpu.requestAdapter())?.info;
-const result = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, gcBeforeCalls: typeof globalThis.gc === 'function', adapter: adapter ? `${adapter.vendor} ${adapter.architecture} ${adapter.description}`.trim() : null, node: process.version, date: new Date().toISOString(), reps: REPS, firstSubmit: W.PlanExecutor.firstSubmit ?? null, rows: [] };
+const result = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, gcBeforeCalls: typeof globalThis.gc === 'function', adapter: adapter ? `${adapter.vendor} ${adapter.architecture} ${adapter.description}`.trim() : null, node: process.version, date: new Date().toISOString(), reps: REPS, firstSubmit: W.PlanExecutor.firstSubmit ?? null, fuse: W.PlanExecutor.fuse ?? null, rows: [] };
 all.runs[label] = result;
 fs.mkdirSync(OUT, { recursive: true });
 

@@ -313,11 +313,14 @@ for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM, 'qwen3
 }
 
 // Fused ops (fusion.js, PlanExecutor.fuse): consecutive GEMMs over one input (q / k / v; Qwen3's gate / up, the up
-// product's SiLU its epilogue) run as one product over their concatenated weights, and Qwen3's q / k RMSNorms with
-// RoPE as one dispatch. A replayed forward of a model loaded and run with fusion dispatches fewer times and equals,
+// product's SiLU its epilogue) run as one product over their concatenated weights, Qwen3's q / k RMSNorms with
+// RoPE as one dispatch, and the gated product inside the down projection's loads. A replayed forward of a model loaded and run with fusion dispatches fewer times and equals,
 // bit for bit, one of the same model loaded and run without (the fixtures' products are too small to split K).
-for (const [set, name, saved] of [[FIXTURES, 'bert-absolute', (layers) => 2 * layers], [LLM, 'qwen3-embed-right', (layers) => 6 * layers]]) {
-  test(`webgpu: ${name}: fused GEMM groups${name.startsWith('qwen3') ? ' and q / k norms with RoPE' : ''} dispatch ${name.startsWith('qwen3') ? 6 : 2} times fewer per layer and equal the unfused forward bit for bit`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
+// Gemma3 also runs its sandwich norms (post-norm in place, residual add, next pre-norm) as one dispatch, twice a layer.
+for (const [set, name, perLayer, what] of [[FIXTURES, 'bert-absolute', 2, 'fused GEMM groups'], [LLM, 'qwen3-embed-right', 7, 'fused GEMM groups, q / k norms with RoPE and the gated product in its GEMM'],
+  [LLM, 'gemma3-bidir-a', 9, 'fused GEMM groups, q / k norms with RoPE, the gated product in its GEMM and sandwich norms']]) {
+  const saved = (layers) => perLayer * layers;
+  test(`webgpu: ${name}: ${what} dispatch ${perLayer} times fewer per layer and equal the unfused forward bit for bit`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     const W = await import('../../web/webgpu/index.js');

@@ -234,6 +234,22 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
     await partsEqualAlone({ M: 5, K: 37, widths: [9, 4], split: 2, oneBuffer: true, seed: 75 });
   });
 
+  test('gate: A ⊙ G loaded as the A operand equals the gated product then the GEMM, bit for bit (vector, scalar, split K, with parts)', async () => {
+    for (const [M, N, K, split, transB] of [[19, 24, 32, undefined, true], [7, 13, 11, undefined, true], [33, 20, 200, 3, true], [6, 8, 12, undefined, false]]) {
+      const A = randomArray(M * K, 77), G = randomArray(M * K, 78), B = randomArray(N * K, 79), bias = randomArray(N, 80);
+      const a1 = up(A), c1 = ctx.empty(4 * M * N);
+      await runRead((enc) => {
+        W.gated(ctx, enc, { gate: a1, up: up(G), rows: 1, width: M * K, activation: 'none' });
+        W.gemm(ctx, enc, { a: a1, b: up(B), c: c1, bias: up(bias), M, N, K, split, transB, variant: '64x64' });
+      }, c1, 1);
+      const c2 = ctx.empty(4 * M * N);
+      const got = await runRead((enc) => W.gemm(ctx, enc, { a: up(A), gate: up(G), b: up(B), c: c2, bias: up(bias), M, N, K, split, transB, variant: '64x64' }), c2, M * N);
+      assert.deepEqual(got, await ctx.read(c1, M * N), `M ${M} N ${N} K ${K} split ${split}`);
+    }
+    const a = ctx.empty(4 * 64), enc = ctx.device.createCommandEncoder();
+    assert.throws(() => W.gemm(ctx, enc, { a, gate: ctx.empty(8), b: a, c: a, M: 4, N: 4, K: 4 }), /gemm: gate: expected a GPUBuffer of at least 64 bytes/);
+  });
+
   test('parts: more than 3 outputs, widths that miss N, an output too small are RangeErrors naming them', () => {
     const a = ctx.empty(4 * 64), enc = ctx.device.createCommandEncoder();
     const part = (n, c = ctx.empty(4 * 64)) => ({ c, n });
@@ -316,6 +332,32 @@ describe('webgpu norms, activations, embedding, pooling', { skip }, () => {
     assert.throws(() => W.norm(ctx, enc, { kind: 'rmsnorm', x: up(x), sumInPlace: true, y: up(x), gamma: up(g), rows, dim }), /sumInPlace needs a residual/);
     const r4 = up(r);
     assert.throws(() => W.norm(ctx, enc, { kind: 'rmsnorm', x: up(x), residual: r4, y: r4, gamma: up(g), rows, dim }), /only with sumInPlace/);
+  });
+
+  test('residualNorm (Gemma3\'s sandwich in one dispatch): r = rms₁(r) in place, x += r, r = rms₂(x) (or x = rms₂(x)) — equal to the three ops bit for bit', async () => {
+    for (const [rows, dim] of [[3, 300], [5, 24]]) {
+      const x = randomArray(rows * dim, 55), r = randomArray(rows * dim, 56), g1 = randomArray(dim, 57), g2 = randomArray(dim, 58);
+      const args = { kind: 'rmsnorm', rows, dim, eps: 1e-6 };
+      const x1 = up(x), r1 = up(r);
+      await runRead((enc) => {
+        W.norm(ctx, enc, { ...args, x: r1, gamma: up(g1) });
+        W.norm(ctx, enc, { ...args, x: x1, residual: r1, sumInPlace: true, y: r1, gamma: up(g2) });
+      }, r1, 1);
+      const x2 = up(x), r2 = up(r);
+      const got = await runRead((enc) => W.norm(ctx, enc, { ...args, x: x2, residual: r2, sumInPlace: true, y: r2, gamma: up(g2), residualNorm: up(g1) }), r2, rows * dim);
+      assert.deepEqual(await ctx.read(x2, rows * dim), await ctx.read(x1, rows * dim), `${rows}×${dim}: the sum in x`);
+      assert.deepEqual(got, await ctx.read(r1, rows * dim), `${rows}×${dim}: the norm of the sum in r`);
+      // the last sandwich of a stack: x = rms₂(x + rms₁(r)) in place
+      const x3 = up(x), r3 = up(r), x4 = up(x);
+      await runRead((enc) => {
+        W.norm(ctx, enc, { ...args, x: r3, gamma: up(g1) });
+        W.norm(ctx, enc, { ...args, x: x3, residual: r3, gamma: up(g2) });
+      }, x3, 1);
+      const inPlace = await runRead((enc) => W.norm(ctx, enc, { ...args, x: x4, residual: up(r), gamma: up(g2), residualNorm: up(g1) }), x4, rows * dim);
+      assert.deepEqual(inPlace, await ctx.read(x3, rows * dim), `${rows}×${dim}: in place`);
+    }
+    const enc = ctx.device.createCommandEncoder(), b = up(new Float32Array(8));
+    assert.throws(() => W.norm(ctx, enc, { kind: 'layernorm', x: b, residual: b, sumInPlace: true, y: b, gamma: b, rows: 1, dim: 8, residualNorm: b }), /residualNorm .* needs kind 'rmsnorm' and a residual/);
   });
 
   test('activations match the float64 functions from −12 to 12, in place and out of place', async () => {

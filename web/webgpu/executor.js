@@ -18,7 +18,9 @@
 //   const { logits } = await ex.forward({ …, logits: true, positions });  // the task head too (positions: masked LM rows)
 //
 // Fused (fusion.js; PlanExecutor.fuse): consecutive GEMMs over one input (q / k / v, gate / up) → one gemm with parts
-// over their weights concatenated once; q / k RMSNorms in place before a RoPE attention → one normRope dispatch.
+// over their weights concatenated once; q / k RMSNorms in place before a RoPE attention → one normRope dispatch;
+// Gemma3's post-norm in place, residual add and next pre-norm → one norm dispatch (residualNorm); a gated product
+// that only feeds the next GEMM → that GEMM's gated A loads (the product never written).
 // Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
 // epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual; in place when its input and output are one; a pre-LN `add` then norm of the sum is one
@@ -62,7 +64,7 @@ import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
 import { requireDtype } from './kernels/dtype.js';
 import { convert } from './kernels/convert.js';
-import { gemmGroups, normRopeGroups } from './fusion.js';
+import { gatedGemms, gemmGroups, normRopeGroups, overwrittenNext } from './fusion.js';
 import { normRope } from './kernels/norm_rope.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
@@ -185,7 +187,7 @@ export class PlanExecutor {
     this.narrowing?.destroy(); // queued work keeps it alive until done
     this.narrowing = null;
     // GEMM groups whose weights fuseWeights concatenated (the load's first recordings run before it: none)
-    const groups = new Map(), normRopes = PlanExecutor.fuse ? normRopeGroups(plan) : new Map();
+    const groups = new Map(), normRopes = PlanExecutor.fuse ? normRopeGroups(plan) : new Map(), gated = PlanExecutor.fuse ? gatedGemms(plan) : new Map();
     if (PlanExecutor.fuse)
       for (const [i, g] of gemmGroups(plan)) {
         const f = this.fused.get(groupKey(plan, g.ops.map((m) => plan.ops[m])));
@@ -205,7 +207,7 @@ export class PlanExecutor {
     let cache = this.caches.get(structure);
     if (!cache) this.caches.set(structure, (cache = new DispatchCache({ rewrite: true })));
     return {
-      plan, segments, weights, groups, normRopes, largest, ropeFloats, ropeConstants, cache, epoch: -1,
+      plan, segments, weights, groups, normRopes, gated, largest, ropeFloats, ropeConstants, cache, epoch: -1,
       scales: plan.weights.map((w) => this.scales.get(w.key)),
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
@@ -592,7 +594,18 @@ export class PlanExecutor {
             break;
           }
           const n = op.rows * op.dim;
-          if (same(op, 'x', op, 'y')) {
+          const [add1, norm2] = [ops[i + 1], ops[i + 2]];
+          // Gemma3's sandwich: y = norm₁(y) in place; x += y; then y = norm₂(x) (the next pre-norm) or x = norm₂(x) (the
+          // last one, y not read again)  →  one dispatch (norm's residualNorm)
+          const sandwich = PlanExecutor.fuse && same(op, 'x', op, 'y') && op.kind === 1 && op.beta < 0 && add1?.op === 'add' && same(add1, 'y', op, 'x') &&
+            add1.n === n && norm2?.op === 'norm' && norm2.kind === 1 && norm2.beta < 0 && same(norm2, 'x', add1, 'x') && norm2.rows === op.rows &&
+            norm2.dim === op.dim && norm2.eps === op.eps && under(add1, 'x') !== under(add1, 'y');
+          const intoY = sandwich && same(norm2, 'y', add1, 'y'), inPlace = sandwich && same(norm2, 'y', add1, 'x') && overwrittenNext(ops, i + 3, add1.y);
+          if (intoY || inPlace) {
+            const residual = buf(add1, 'y'), residualNorm = p.weights[op.gamma];
+            this.#norm(p, encoder, norm2, intoY ? { x: buf(add1, 'x'), residual, sumInPlace: true, y: residual, residualNorm } : { x: buf(add1, 'x'), residual, residualNorm });
+            i += 2;
+          } else if (same(op, 'x', op, 'y')) {
             this.#norm(p, encoder, op, { x: buf(op, 'x') }); // in place (q / k norms)
           } else if (under(op, 'x') === under(op, 'y')) {
             this.#norm(p, encoder, op, { x: buf(op, 'x'), y: p.scratch });
@@ -606,6 +619,16 @@ export class PlanExecutor {
           activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
           break;
         case 'multiply': {
+          const g = p.groups.has(i + 1) ? null : p.gated.get(i), down = g && ops[g.gemm];
+          if (down && under(down, 'a') !== under(down, 'c') && under(op, 'y') !== under(down, 'c')) {
+            // the next GEMM multiplies gate and up as it loads them (fusion.js gatedGemms): the product is never written
+            gemm(ctx, encoder, {
+              a: buf(op, 'x'), gate: buf(op, 'y'), c: buf(down, 'c'), b: p.weights[down.w], bias: down.bias >= 0 ? p.weights[down.bias] : undefined,
+              M: down.M, N: down.N, K: down.K, dtype, scales: p.scales[down.w],
+            });
+            i = g.gemm;
+            break;
+          }
           const apart = under(op, 'x') !== under(op, 'y'); // in place unless views of one buffer
           gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: apart ? undefined : p.scratch, rows: 1, width: op.n, activation: 'none', dtype });
           if (!apart) copyBack(op, 'x', op.n);

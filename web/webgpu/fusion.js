@@ -8,6 +8,7 @@
 //   gemmGroups(plan) → Map(first op index → { ops: [op indices], N, act: { member, op } | null })
 //   normRopeGroups(plan) → Map(q norm's index → { q, k, attention }): Qwen3's / Gemma3's q / k norms and RoPE in one
 //   dispatch (kernels/norm_rope.js) instead of four
+//   gatedGemms(plan) → Map(multiply's index → { gemm }): a gated FFN's product computed by its down projection's loads
 //
 // A group: 2 or 3 gemm ops in a row with the same input (buffer and offset), M and K, float weights or q8 weights
 // alike (no derived ones), each with a bias or none with one, no op writing the buffer the group reads. An
@@ -49,7 +50,7 @@ const BUFFER_KEYS = ['a', 'c', 'x', 'y', 'out', 'q', 'k', 'v', 'ctx'];
 
 // Whether buffer b (from op index `from` on) is next touched by a GEMM that overwrites it (or never again): what it
 // held before is not read by anyone.
-function overwrittenNext(ops, from, b) {
+export function overwrittenNext(ops, from, b) {
   for (let j = from; j < ops.length; ++j) {
     const op = ops[j];
     if (BUFFER_KEYS.some((key) => op[key] === b)) return op.op === 'gemm' && op.c === b && op.a !== b;
@@ -78,4 +79,22 @@ export function normRopeGroups(plan) {
     groups.set(i, { q: i, k: i + 1, attention: i + 2 });
   }
   return groups;
+}
+
+/**
+ * Gated products that only feed the next GEMM (a gated FFN's gate ⊙ act(up) before its down projection), keyed by the
+ * multiply's index: { gemm: index }. The GEMM multiplies its A operand's two factors as it loads them (kernels/gemm.js
+ * gate), so the product is never written: one dispatch and one [rows, intermediate] round trip fewer. Only where the
+ * GEMM reads exactly the product and nothing reads it afterwards (the next op touching its buffer overwrites it).
+ */
+export function gatedGemms(plan) {
+  const ops = plan.ops, found = new Map();
+  for (let i = 0; i + 1 < ops.length; ++i) {
+    const mul = ops[i], g = ops[i + 1];
+    if (mul.op !== 'multiply' || g.op !== 'gemm' || g.a !== mul.x || g.a_off !== mul.x_off || g.M * g.K !== mul.n) continue;
+    if (g.c === mul.x || g.c === mul.y || !overwrittenNext(ops, i + 2, mul.x)) continue;
+    if (ops[i + 2]?.op === 'activate' && ops[i + 2].x === g.c) continue; // (an activation epilogue: not a down projection)
+    found.set(i, { gemm: i + 1 });
+  }
+  return found;
 }

@@ -30,6 +30,9 @@
 // C go to output p at element offset o_p as a row-major [M, w_p] matrix, each part with its own activation; outputs
 // are up to 3 bindings, parts in one buffer share a binding (their offsets differ), so no two writable bindings
 // alias. Every element is the same sum in the same order as in a product of its part alone: bit-identical results.
+// A gated A operand (gate: a second buffer G of A's shape, as a gated FFN's down projection reads gate ⊙ act(up)):
+// each A value is A·G as it is loaded, rounded to the storage type as a separate product would store it, so the
+// product is never written and the result equals its GEMM over the stored product bit for bit.
 // Storage (dtype.js): dtype 'f32' (default) or 'f16' for A, C, bias and float weights; tiles in shared memory
 // and the accumulators are f32 either way (an f16 load is widened once, on its way into shared memory).
 // q8 weights (transB only: an nn.Linear loaded with dtype 'q8', cpp/src/plan/plan.h Q8Values): W is
@@ -125,7 +128,7 @@ const PART_DIMS = 's1: u32, s2: u32, w0: u32, w1: u32, w2: u32, o0: u32, o1: u32
  * WGSL source for one (variant, transB, vector, bias, activation, dtype, weights) combination; parts:
  * [{ binding, activation }] for several outputs (activation then per part), not with split (the reduction writes them).
  */
-export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false, parts = null }) {
+export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false, parts = null, gate = false }) {
   const cfg = GEMM_VARIANTS[variant];
   if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
   const { BM, BN, BK, TM, TN } = cfg;
@@ -163,10 +166,12 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   return vec4<f32>(f32(extractBits(w, 0u, 8u)), f32(extractBits(w, 8u, 8u)), f32(extractBits(w, 16u, 8u)), f32(extractBits(w, 24u, 8u))) * s;
 }`);
   }
+  const extraOuts = parts ? Math.max(...parts.map((p) => p.binding)) : 0;
   if (parts) {
     L.push(...partBindings(parts, 4 + (bias ? 1 : 0) + (q8 ? 1 : 0), T));
     L.push(partsWgsl(parts, vector, S));
   }
+  if (gate) L.push(`@group(0) @binding(${4 + (bias ? 1 : 0) + (q8 ? 1 : 0) + extraOuts}) var<storage, read> G: array<${T}>;`);
   L.push(`var<workgroup> As: array<vec4<f32>, ${2 * AS}>;`);
   L.push(`var<workgroup> Bs: array<vec4<f32>, ${2 * BS}>;`);
   L.push(activationWgsl(activation, 'vec4<f32>', 'v'));
@@ -178,6 +183,13 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   // load4(buf, rowExpr, colExpr, rows, cols, ld): a vec4 at (row, col..col+3) of a row-major [rows, cols] matrix.
   const load4 = (buf, row, col, rows, cols, ldm) => {
     if (q8 && buf === 'B') return `wq(${row}, ${col}, kEnd)`;
+    if (gate && buf === 'A') {
+      const product = `${loadRaw('A', row, col, rows, cols, ldm)} * ${loadRaw('G', row, col, rows, cols, ldm)}`;
+      return dtype === 'f32' ? product : S.loadV(S.storeV(product));
+    }
+    return loadRaw(buf, row, col, rows, cols, ldm);
+  };
+  const loadRaw = (buf, row, col, rows, cols, ldm) => {
     if (vector) {
       const idx = `((${row}) * ${ldm} + (${col})) / 4u`;
       return `select(vec4<f32>(0.0), ${ld(`${buf}[min(${idx}, arrayLength(&${buf}) - 1u)]`)}, (${row}) < ${rows} && (${col}) < ${cols})`;
@@ -320,6 +332,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
  * (the header's wq words, transB only) and scales their ws words.
  * parts (instead of c and activation): [{ c, n, offset = 0, activation = 'none' }], up to 3, Σ n = N: columns of C in
  * order, part p written to its c (a GPUBuffer or a { buffer, offset } view) at element `offset` as [M, n].
+ * gate: a buffer of A's shape and type: the product uses A ⊙ gate as its A (a gated FFN's down projection).
  */
 export function gemm(ctx, encoder, args) {
   const { a, b, M, N, K } = args;
@@ -343,6 +356,7 @@ export function gemm(ctx, encoder, args) {
   const out = args.parts ? gemmParts(args.parts, M, N, eb) : null;
   const c = out ? out.buffers[0] : args.c;
   const need = [['a', a, M * K, eb, dtype]];
+  if (args.gate) need.push(['gate', args.gate, M * K, eb, dtype]);
   if (!out) need.push(['c', c, M * N, eb, dtype]);
   if (q8) need.push(['b', b, N * words.q, 4, 'u32 (q8 words)'], ['scales', args.scales, N * words.s, 4, 'u32 (q8 scale words)']);
   else need.push(['b', b, N * K, eb, dtype]);
@@ -356,14 +370,16 @@ export function gemm(ctx, encoder, args) {
   const split = parts > 1;
   const layout = out ? out.parts.map((p) => ({ binding: p.binding, activation: p.activation })) : null;
   const outKey = layout ? `:parts=${layout.map((p) => `${p.binding}${p.activation === 'none' ? '' : `/${p.activation}`}`).join(',')}` : '';
-  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split || out ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split, parts: split ? null : layout };
-  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : outKey}`;
+  const gate = !!args.gate;
+  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split || out ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split, parts: split ? null : layout, gate };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : outKey}${gate ? ':gate' : ''}`;
   const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
   const partials = split ? ctx.splitPartials(parts * M * N * 4) : null;
   const buffers = [a, b, split ? partials : c, ctx.uniforms([M, N, K, kSplit, ...(out && !split ? out.dims : [])])];
   if (opts.bias) buffers.push(args.bias);
   if (q8) buffers.push(args.scales);
   if (out && !split) buffers.push(...out.buffers.slice(1));
+  if (gate) buffers.push(args.gate);
   const gx = Math.ceil(N / cfg.BN), gy = Math.ceil(M / cfg.BM);
   dispatch(ctx, encoder, pipeline, buffers, [gx, gy, parts], key);
   if (!split) return;

@@ -318,7 +318,8 @@ for (const [set, name, outputs] of [[FIXTURES, 'bert-absolute', 2], [LLM, 'qwen3
 // bit for bit, one of the same model loaded and run without (the fixtures' products are too small to split K).
 // Gemma3 also runs its sandwich norms (post-norm in place, residual add, next pre-norm) as one dispatch, twice a layer.
 for (const [set, name, perLayer, what] of [[FIXTURES, 'bert-absolute', 2, 'fused GEMM groups'], [LLM, 'qwen3-embed-right', 7, 'fused GEMM groups, q / k norms with RoPE and the gated product in its GEMM'],
-  [LLM, 'gemma3-bidir-a', 9, 'fused GEMM groups, q / k norms with RoPE, the gated product in its GEMM and sandwich norms']]) {
+  [LLM, 'gemma3-bidir-a', 9, 'fused GEMM groups, q / k norms with RoPE, the gated product in its GEMM and sandwich norms'],
+  [FAMILIES, 'modernbert-a', 2, 'RoPE of q and k in one dispatch and the GeGLU in its GEMM'], [FAMILIES, 'nomic-bert-a', 3, 'the gate / up group, RoPE of q and k in one dispatch and the gated product in its GEMM']]) {
   const saved = (layers) => perLayer * layers;
   test(`webgpu: ${name}: ${what} dispatch ${perLayer} times fewer per layer and equal the unfused forward bit for bit`, { skip: skip || (!have(set, name) && `no fixture ${join(set, name)}`) }, async () => {
     const dir = join(set, name);
@@ -341,7 +342,7 @@ for (const [set, name, perLayer, what] of [[FIXTURES, 'bert-absolute', 2, 'fused
       }
     };
     const fused = await run(true), plain = await run(false);
-    assert.equal(plain.dispatches - fused.dispatches, saved(config.num_hidden_layers), `${plain.dispatches} → ${fused.dispatches} dispatches`);
+    assert.equal(plain.dispatches - fused.dispatches, saved(config.num_hidden_layers ?? config.n_layer), `${plain.dispatches} → ${fused.dispatches} dispatches`);
     assert.deepEqual(fused.out.lastHiddenState.data, plain.out.lastHiddenState.data, 'fused equals unfused');
   });
 }

@@ -250,6 +250,23 @@ describe('webgpu gemm matches a float64 product', { skip }, () => {
     assert.throws(() => W.gemm(ctx, enc, { a, gate: ctx.empty(8), b: a, c: a, M: 4, N: 4, K: 4 }), /gemm: gate: expected a GPUBuffer of at least 64 bytes/);
   });
 
+  test('glu: act(one half) ⊙ the other of a [M, 2K] A, loaded as the A operand, equals the pair-layout GLU then the GEMM, bit for bit', async () => {
+    for (const [M, N, K, split, act, actHalf] of [[19, 24, 32, undefined, 'gelu', 0], [7, 13, 11, undefined, 'silu', 1], [33, 20, 200, 3, 'gelu_tanh', 0]]) {
+      const X = randomArray(M * 2 * K, 81), B = randomArray(N * K, 82);
+      const y = ctx.empty(4 * M * K), c1 = ctx.empty(4 * M * N);
+      await runRead((enc) => {
+        W.gated(ctx, enc, { x: up(X), y, rows: M, width: K, activation: act, actHalf });
+        W.gemm(ctx, enc, { a: y, b: up(B), c: c1, M, N, K, split, variant: '64x64' });
+      }, c1, 1);
+      const c2 = ctx.empty(4 * M * N);
+      const got = await runRead((enc) => W.gemm(ctx, enc, { a: up(X), glu: { activation: act, actHalf }, b: up(B), c: c2, M, N, K, split, variant: '64x64' }), c2, M * N);
+      assert.deepEqual(got, await ctx.read(c1, M * N), `M ${M} N ${N} K ${K} ${act} half ${actHalf}`);
+    }
+    const a = ctx.empty(64), enc = ctx.device.createCommandEncoder();
+    assert.throws(() => W.gemm(ctx, enc, { a, glu: { activation: 'gelu' }, b: a, c: a, M: 4, N: 4, K: 4 }), /gemm: a: expected a GPUBuffer of at least 128 bytes/);
+    assert.throws(() => W.gemm(ctx, enc, { a, glu: { activation: 'gelu', actHalf: 2 }, b: a, c: a, M: 2, N: 2, K: 2 }), /gemm: glu: expected/);
+  });
+
   test('parts: more than 3 outputs, widths that miss N, an output too small are RangeErrors naming them', () => {
     const a = ctx.empty(4 * 64), enc = ctx.device.createCommandEncoder();
     const part = (n, c = ctx.empty(4 * 64)) => ({ c, n });
@@ -925,6 +942,31 @@ describe('webgpu attention', { skip }, () => {
           assert.equal(got[at], c < heads * headStride ? want[at] : 777, `${layout} ${rotaryDim}: token ${t} column ${c}`);
         }
     }
+  });
+});
+
+describe('webgpu rope pair', { skip }, () => {
+  test('q and k rotated in one dispatch (second) equal two rotations into y, bit for bit: views of one buffer, grouped k heads, a partial rotaryDim', async () => {
+    // ModernBERT's layout: q and k at offsets 0 and 24 of rows of 72 (a fused QKV output), 3 heads × 8; then 4 q heads, 2 k heads
+    for (const [H, KV, D, rotaryDim, layout] of [[3, 3, 8, 8, 'half'], [4, 2, 12, 8, 'interleaved']]) {
+      const seq = 5, batch = 2, tokens = batch * seq, row = (H + 2 * KV) * D, qOff = 0, kOff = H * D;
+      const x = randomArray(tokens * row, 97);
+      const { cos, sin } = W.ropeTables(seq, rotaryDim, 10000);
+      const common = { cos: up(cos), sin: up(sin), seqLen: seq, headDim: D, rotaryDim, layout, headStride: D };
+      const xb = up(x), marker = () => up(new Float32Array(x.length).fill(777));
+      const [wq, wk, gq, gk] = [marker(), marker(), marker(), marker()];
+      await runRead((enc) => {
+        W.rope(ctx, enc, { ...common, x: xb, y: wq, rows: tokens * H, heads: H, rowStride: row, offset: qOff });
+        W.rope(ctx, enc, { ...common, x: xb, y: wk, rows: tokens * KV, heads: KV, rowStride: row, offset: kOff });
+      }, wq, 1);
+      await runRead((enc) => W.rope(ctx, enc, { ...common, x: xb, y: gq, rows: tokens * H, heads: H, rowStride: row, offset: qOff, second: { x: xb, y: gk, rows: tokens * KV, heads: KV, rowStride: row, offset: kOff } }), gq, 1);
+      assert.deepEqual(await ctx.read(gq, x.length), await ctx.read(wq, x.length), `${layout}: q`);
+      assert.deepEqual(await ctx.read(gk, x.length), await ctx.read(wk, x.length), `${layout}: k`);
+    }
+    const b = ctx.empty(64), enc = ctx.device.createCommandEncoder();
+    const args = { x: b, cos: b, sin: b, rows: 4, seqLen: 2, headDim: 4, heads: 2 };
+    assert.throws(() => W.rope(ctx, enc, { ...args, second: { x: b, y: b, rows: 4, heads: 2 } }), /rope: second: expected .* and a y for the first/);
+    assert.throws(() => W.rope(ctx, enc, { ...args, y: b, second: { x: b, y: b, rows: 5, heads: 2 } }), /rope: second: rows 5 is not a multiple of seqLen 2 × heads 2/);
   });
 });
 

@@ -20,7 +20,8 @@
 // Fused (fusion.js; PlanExecutor.fuse): consecutive GEMMs over one input (q / k / v, gate / up) → one gemm with parts
 // over their weights concatenated once; q / k RMSNorms in place before a RoPE attention → one normRope dispatch;
 // Gemma3's post-norm in place, residual add and next pre-norm → one norm dispatch (residualNorm); a gated product
-// that only feeds the next GEMM → that GEMM's gated A loads (the product never written).
+// (multiply, or glu of a pair layout) that only feeds the next GEMM → that GEMM's gated A loads (never written);
+// RoPE of q and of k → one dispatch.
 // Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
 // epilogue); norm → norm (an `add` into the norm's own in-place input
 // is fused as its residual; in place when its input and output are one; a pre-LN `add` then norm of the sum is one
@@ -635,6 +636,16 @@ export class PlanExecutor {
           break;
         }
         case 'glu': {
+          const g = p.groups.has(i + 1) ? null : p.gated.get(i), down = g && ops[g.gemm];
+          if (down && under(op, 'x') !== under(down, 'c')) {
+            // the next GEMM forms act(one half) ⊙ the other as it loads its A (fusion.js gatedGemms): y never written
+            gemm(ctx, encoder, {
+              a: buf(op, 'x'), glu: { activation: ACT[op.act], actHalf: 0 }, c: buf(down, 'c'), b: p.weights[down.w],
+              bias: down.bias >= 0 ? p.weights[down.bias] : undefined, M: down.M, N: down.N, K: down.K, dtype, scales: p.scales[down.w],
+            });
+            i = g.gemm;
+            break;
+          }
           const alias = under(op, 'x') === under(op, 'y');
           gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0, dtype });
           if (alias) copyBack(op, 'y', op.rows * op.width);
@@ -732,6 +743,12 @@ export class PlanExecutor {
         normRope(this.ctx, encoder, {
           q, k, yq: rq, yk: rk, ...normed, cos, sin, tokens: B * L, seqLen: L, heads: H, kvHeads: KV, headDim: D, rotaryDim: op.scheme_rotary_dim,
           layout, qRowStride: op.q_row, kRowStride: op.k_row, qOffset: op.q_off, kOffset: op.k_off, dtype: this.dtype,
+        });
+      else if (PlanExecutor.fuse)
+        rope(this.ctx, encoder, { // q and k in one dispatch
+          x: q, y: rq, cos, sin, rows: B * L * H, seqLen: L, headDim: D, rotaryDim: op.scheme_rotary_dim, layout, heads: H,
+          rowStride: op.q_row, headStride: op.q_head, offset: op.q_off, dtype: this.dtype,
+          second: { x: k, y: rk, rows: B * L * KV, heads: KV, rowStride: op.k_row, offset: op.k_off },
         });
       else for (const [x, y, s, n] of [[q, rq, 'q', H], [k, rk, 'k', KV]])
         rope(this.ctx, encoder, {

@@ -48,12 +48,15 @@ export function gemmGroups(plan) {
 // The plan-buffer fields of ops (weights and constants are other index spaces).
 const BUFFER_KEYS = ['a', 'c', 'x', 'y', 'out', 'q', 'k', 'v', 'ctx'];
 
-// Whether buffer b (from op index `from` on) is next touched by a GEMM that overwrites it (or never again): what it
-// held before is not read by anyone.
+// The field each op writes without reading it (its output), where it has one.
+const WRITES = { gemm: 'c', glu: 'y', attention: 'ctx', gather: 'out' };
+
+// Whether buffer b (from op index `from` on) is next touched by an op that only writes it (a GEMM's output, a GLU's,
+// attention's, a gather's), or never again: what it held before is not read by anyone.
 export function overwrittenNext(ops, from, b) {
   for (let j = from; j < ops.length; ++j) {
-    const op = ops[j];
-    if (BUFFER_KEYS.some((key) => op[key] === b)) return op.op === 'gemm' && op.c === b && op.a !== b;
+    const op = ops[j], keys = BUFFER_KEYS.filter((key) => op[key] === b);
+    if (keys.length) return keys.length === 1 && keys[0] === WRITES[op.op];
   }
   return true;
 }
@@ -82,19 +85,23 @@ export function normRopeGroups(plan) {
 }
 
 /**
- * Gated products that only feed the next GEMM (a gated FFN's gate ⊙ act(up) before its down projection), keyed by the
- * multiply's index: { gemm: index }. The GEMM multiplies its A operand's two factors as it loads them (kernels/gemm.js
- * gate), so the product is never written: one dispatch and one [rows, intermediate] round trip fewer. Only where the
+ * Gated products that only feed the next GEMM (a gated FFN's gate ⊙ act(up) before its down projection: a multiply of
+ * split halves, or a glu of a pair layout, ModernBERT's), keyed by the product's index: { gemm: index, glu }. The GEMM
+ * forms its A operand as it loads it (kernels/gemm.js gate, glu), so the product is never written: one dispatch and one [rows, intermediate] round trip fewer. Only where the
  * GEMM reads exactly the product and nothing reads it afterwards (the next op touching its buffer overwrites it).
  */
 export function gatedGemms(plan) {
   const ops = plan.ops, found = new Map();
   for (let i = 0; i + 1 < ops.length; ++i) {
     const mul = ops[i], g = ops[i + 1];
-    if (mul.op !== 'multiply' || g.op !== 'gemm' || g.a !== mul.x || g.a_off !== mul.x_off || g.M * g.K !== mul.n) continue;
-    if (g.c === mul.x || g.c === mul.y || !overwrittenNext(ops, i + 2, mul.x)) continue;
+    if (g.op !== 'gemm') continue;
+    // multiply: x = x ⊙ y (split halves), the product in x; glu: y = act(x[:, :F]) ⊙ x[:, F:] (pair layout), in y
+    if (mul.op !== 'multiply' && mul.op !== 'glu') continue;
+    const key = mul.op === 'multiply' ? 'x' : 'y', size = mul.op === 'multiply' ? mul.n : mul.rows * mul.width;
+    if (g.a !== mul[key] || g.a_off !== mul[`${key}_off`] || g.M * g.K !== size || (mul.op === 'glu' && g.K !== mul.width)) continue;
+    if (g.c === mul.x || g.c === mul.y || !overwrittenNext(ops, i + 2, mul[key])) continue;
     if (ops[i + 2]?.op === 'activate' && ops[i + 2].x === g.c) continue; // (an activation epilogue: not a down projection)
-    found.set(i, { gemm: i + 1 });
+    found.set(i, { gemm: i + 1, glu: mul.op === 'glu' });
   }
   return found;
 }

@@ -30,9 +30,11 @@
 // C go to output p at element offset o_p as a row-major [M, w_p] matrix, each part with its own activation; outputs
 // are up to 3 bindings, parts in one buffer share a binding (their offsets differ), so no two writable bindings
 // alias. Every element is the same sum in the same order as in a product of its part alone: bit-identical results.
-// A gated A operand (gate: a second buffer G of A's shape, as a gated FFN's down projection reads gate ⊙ act(up)):
-// each A value is A·G as it is loaded, rounded to the storage type as a separate product would store it, so the
-// product is never written and the result equals its GEMM over the stored product bit for bit.
+// A gated A operand, as a gated FFN's down projection reads gate ⊙ act(up): gate, a second buffer G of A's shape
+// (each A value is A·G as it is loaded), or glu { activation, actHalf }, A holding both halves as [M, 2K] (each A
+// value is act(A[m, h·K + k]) · A[m, (1 − h)·K + k], h = actHalf: ModernBERT's GeGLU). Rounded to the storage type as
+// a separate product would store it, so the product is never written and the result equals its GEMM over the
+// stored product bit for bit.
 // Storage (dtype.js): dtype 'f32' (default) or 'f16' for A, C, bias and float weights; tiles in shared memory
 // and the accumulators are f32 either way (an f16 load is widened once, on its way into shared memory).
 // q8 weights (transB only: an nn.Linear loaded with dtype 'q8', cpp/src/plan/plan.h Q8Values): W is
@@ -128,7 +130,7 @@ const PART_DIMS = 's1: u32, s2: u32, w0: u32, w1: u32, w2: u32, o0: u32, o1: u32
  * WGSL source for one (variant, transB, vector, bias, activation, dtype, weights) combination; parts:
  * [{ binding, activation }] for several outputs (activation then per part), not with split (the reduction writes them).
  */
-export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false, parts = null, gate = false }) {
+export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f32', weights = 'float', split = false, parts = null, gate = false, glu = null }) {
   const cfg = GEMM_VARIANTS[variant];
   if (!cfg) throw new Error(`webgpu: gemm: unknown variant '${variant}' (expected ${Object.keys(GEMM_VARIANTS).join(', ')})`);
   const { BM, BN, BK, TM, TN } = cfg;
@@ -172,6 +174,7 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
     L.push(partsWgsl(parts, vector, S));
   }
   if (gate) L.push(`@group(0) @binding(${4 + (bias ? 1 : 0) + (q8 ? 1 : 0) + extraOuts}) var<storage, read> G: array<${T}>;`);
+  if (glu) L.push(activationWgsl(glu.activation, 'vec4<f32>', 'glu'));
   L.push(`var<workgroup> As: array<vec4<f32>, ${2 * AS}>;`);
   L.push(`var<workgroup> Bs: array<vec4<f32>, ${2 * BS}>;`);
   L.push(activationWgsl(activation, 'vec4<f32>', 'v'));
@@ -183,20 +186,23 @@ export function gemmWgsl({ variant, transB, vector, bias, activation, dtype = 'f
   // load4(buf, rowExpr, colExpr, rows, cols, ld): a vec4 at (row, col..col+3) of a row-major [rows, cols] matrix.
   const load4 = (buf, row, col, rows, cols, ldm) => {
     if (q8 && buf === 'B') return `wq(${row}, ${col}, kEnd)`;
-    if (gate && buf === 'A') {
-      const product = `${loadRaw('A', row, col, rows, cols, ldm)} * ${loadRaw('G', row, col, rows, cols, ldm)}`;
+    if ((gate || glu) && buf === 'A') {
+      const half = (h) => (h ? `${col} + dims.K` : col); // the pair layout: columns of the h-th half of a 2K-wide row
+      const product = gate ? `${loadRaw('A', row, col, rows, cols, ldm)} * ${loadRaw('G', row, col, rows, cols, ldm)}`
+        : `act_glu(${loadRaw('A', row, half(glu.actHalf), rows, cols, '2u * dims.K', col)}) * ${loadRaw('A', row, half(1 - glu.actHalf), rows, cols, '2u * dims.K', col)}`;
       return dtype === 'f32' ? product : S.loadV(S.storeV(product));
     }
     return loadRaw(buf, row, col, rows, cols, ldm);
   };
-  const loadRaw = (buf, row, col, rows, cols, ldm) => {
+  // at: the column checked against `cols` (the k of a pair layout's column, whose index is col + K)
+  const loadRaw = (buf, row, col, rows, cols, ldm, at = col) => {
     if (vector) {
       const idx = `((${row}) * ${ldm} + (${col})) / 4u`;
-      return `select(vec4<f32>(0.0), ${ld(`${buf}[min(${idx}, arrayLength(&${buf}) - 1u)]`)}, (${row}) < ${rows} && (${col}) < ${cols})`;
+      return `select(vec4<f32>(0.0), ${ld(`${buf}[min(${idx}, arrayLength(&${buf}) - 1u)]`)}, (${row}) < ${rows} && (${at}) < ${cols})`;
     }
     const one = (c) => {
       const r = `(${row})`, k = `(${col}) + ${c}u`;
-      return `select(0.0, ${ld(`${buf}[min(${r} * ${ldm} + ${k}, arrayLength(&${buf}) - 1u)]`)}, ${r} < ${rows} && ${k} < ${cols})`;
+      return `select(0.0, ${ld(`${buf}[min(${r} * ${ldm} + ${k}, arrayLength(&${buf}) - 1u)]`)}, ${r} < ${rows} && (${at}) + ${c}u < ${cols})`;
     };
     return `vec4<f32>(${one(0)}, ${one(1)}, ${one(2)}, ${one(3)})`;
   };
@@ -333,6 +339,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
  * parts (instead of c and activation): [{ c, n, offset = 0, activation = 'none' }], up to 3, Σ n = N: columns of C in
  * order, part p written to its c (a GPUBuffer or a { buffer, offset } view) at element `offset` as [M, n].
  * gate: a buffer of A's shape and type: the product uses A ⊙ gate as its A (a gated FFN's down projection).
+ * glu: { activation, actHalf = 0 }: a holds [M, 2K], the product uses act(one half) ⊙ the other as its A.
  */
 export function gemm(ctx, encoder, args) {
   const { a, b, M, N, K } = args;
@@ -355,7 +362,11 @@ export function gemm(ctx, encoder, args) {
   const eb = dtype === 'f16' ? 2 : 4, words = q8RowWords(K);
   const out = args.parts ? gemmParts(args.parts, M, N, eb) : null;
   const c = out ? out.buffers[0] : args.c;
-  const need = [['a', a, M * K, eb, dtype]];
+  const glu = args.glu ? { activation: args.glu.activation ?? 'none', actHalf: args.glu.actHalf ?? 0 } : null;
+  if (glu && (!ACTIVATIONS.includes(glu.activation) || (glu.actHalf !== 0 && glu.actHalf !== 1)))
+    throw new Error(`webgpu: gemm: glu: expected { activation: ${ACTIVATIONS.join(' | ')}, actHalf: 0 | 1 }, got ${JSON.stringify(args.glu)}`);
+  if (glu && args.gate) throw new Error('webgpu: gemm: gate and glu are two layouts of one gated A: give one');
+  const need = [['a', a, (glu ? 2 : 1) * M * K, eb, dtype]];
   if (args.gate) need.push(['gate', args.gate, M * K, eb, dtype]);
   if (!out) need.push(['c', c, M * N, eb, dtype]);
   if (q8) need.push(['b', b, N * words.q, 4, 'u32 (q8 words)'], ['scales', args.scales, N * words.s, 4, 'u32 (q8 scale words)']);
@@ -371,8 +382,8 @@ export function gemm(ctx, encoder, args) {
   const layout = out ? out.parts.map((p) => ({ binding: p.binding, activation: p.activation })) : null;
   const outKey = layout ? `:parts=${layout.map((p) => `${p.binding}${p.activation === 'none' ? '' : `/${p.activation}`}`).join(',')}` : '';
   const gate = !!args.gate;
-  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split || out ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split, parts: split ? null : layout, gate };
-  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : outKey}${gate ? ':gate' : ''}`;
+  const opts = { variant, transB, vector, bias: !split && !!args.bias, activation: split || out ? 'none' : activation, dtype, weights: q8 ? 'q8' : 'float', split, parts: split ? null : layout, gate, glu };
+  const key = `gemm:${variant}:${transB ? 'nt' : 'nn'}:${vector ? 'v' : 's'}:${opts.bias ? 'bias' : '-'}:${opts.activation}${dtype === 'f32' ? '' : `:${dtype}`}${q8 ? ':q8' : ''}${split ? ':split' : outKey}${gate ? ':gate' : ''}${glu ? `:glu=${glu.activation}/${glu.actHalf}` : ''}`;
   const pipeline = ctx.pipeline(key, () => gemmWgsl(opts));
   const partials = split ? ctx.splitPartials(parts * M * N * 4) : null;
   const buffers = [a, b, split ? partials : c, ctx.uniforms([M, N, K, kSplit, ...(out && !split ? out.dims : [])])];

@@ -31,45 +31,57 @@ export function ropeTables(seqLen, rotaryDim, theta = 10000) {
   return { cos, sin };
 }
 
-export function ropeWgsl(layout, dtype = 'f32', into = false) {
+export function ropeWgsl(layout, dtype = 'f32', into = false, pair = false) {
   const S = storage(dtype);
   const [a, b] = layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
-  const y = into ? 'y' : 'x';
-  // into y: an invocation per rotated pair and per column ≥ rotaryDim (w = h + dim − 2h per row), the latter copied
-  return `${S.enable}// relpos rope ${layout}${into ? ' into y' : ''}
-struct Dims { rows: u32, seq: u32, dim: u32, h: u32, gx: u32, heads: u32, rowStride: u32, headStride: u32, offset: u32, w: u32, p1: u32, p2: u32 }
+  if (pair && !into) throw new Error('webgpu: rope: a pair (q and k in one dispatch) rotates into y and y2');
+  // one rotation of tensor x into y (x itself in place) with its own rows, heads, strides and offset
+  const body = (x, y, rows, heads, rowStride, headStride, offset) => `  let row = g / dims.w;
+  let i = g % dims.w;
+  let token = row / ${heads};
+  let p = token % dims.seq;
+  let base = ${offset} + token * ${rowStride} + (row % ${heads}) * ${headStride};
+${into ? `  if (i >= dims.h) {
+    let col = i + dims.h;
+    ${y}[base + col] = ${x}[base + col];
+    return;
+  }
+` : ''}  let c = cosT[p * dims.h + i];
+  let s = sinT[p * dims.h + i];
+  let x0 = ${S.load(`${x}[base + ${a}]`)};
+  let x1 = ${S.load(`${x}[base + ${b}]`)};
+  ${y}[base + ${a}] = ${S.store('x0 * c - x1 * s')};
+  ${y}[base + ${b}] = ${S.store('x1 * c + x0 * s')};`;
+  // into y: an invocation per rotated pair and per column ≥ rotaryDim (w = h + dim − 2h per row), the latter copied;
+  // a pair: k's rows (x2 into y2) after q's, in one dispatch
+  return `${S.enable}// relpos rope ${layout}${into ? ' into y' : ''}${pair ? ' pair' : ''}
+struct Dims { rows: u32, seq: u32, dim: u32, h: u32, gx: u32, heads: u32, rowStride: u32, headStride: u32, offset: u32, w: u32, p1: u32, p2: u32${pair ? ', rows2: u32, heads2: u32, rowStride2: u32, offset2: u32' : ''} }
 @group(0) @binding(0) var<uniform> dims: Dims;
 @group(0) @binding(1) var<storage, ${into ? 'read' : 'read_write'}> x: array<${S.E}>;
 @group(0) @binding(2) var<storage, read> cosT: array<f32>;
 @group(0) @binding(3) var<storage, read> sinT: array<f32>;
 ${into ? `@group(0) @binding(4) var<storage, read_write> y: array<${S.E}>;` : ''}
+${pair ? `@group(0) @binding(5) var<storage, read> x2: array<${S.E}>;\n@group(0) @binding(6) var<storage, read_write> y2: array<${S.E}>;` : ''}
+fn first(g: u32) {
+${body('x', into ? 'y' : 'x', 'dims.rows', 'dims.heads', 'dims.rowStride', 'dims.headStride', 'dims.offset')}
+}
+${pair ? `fn second(g: u32) {
+${body('x2', 'y2', 'dims.rows2', 'dims.heads2', 'dims.rowStride2', 'dims.headStride', 'dims.offset2')}
+}` : ''}
 @compute @workgroup_size(${THREADS})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let g = gid.y * dims.gx * ${THREADS}u + gid.x;
-  if (g >= dims.rows * dims.w) { return; }
-  let row = g / dims.w;
-  let i = g % dims.w;
-  let token = row / dims.heads;
-  let p = token % dims.seq;
-  let base = dims.offset + token * dims.rowStride + (row % dims.heads) * dims.headStride;
-${into ? `  if (i >= dims.h) {
-    let col = i + dims.h;
-    y[base + col] = x[base + col];
-    return;
-  }
-` : ''}  let c = cosT[p * dims.h + i];
-  let s = sinT[p * dims.h + i];
-  let x0 = ${S.load(`x[base + ${a}]`)};
-  let x1 = ${S.load(`x[base + ${b}]`)};
-  ${y}[base + ${a}] = ${S.store('x0 * c - x1 * s')};
-  ${y}[base + ${b}] = ${S.store('x1 * c + x0 * s')};
+  if (g < dims.rows * dims.w) { first(g); return; }
+${pair ? '  if (g < (dims.rows + dims.rows2) * dims.w) { second(g - dims.rows * dims.w); }' : ''}
 }`;
 }
 
 /**
  * args: { x, y? (rotated into y at the same offsets, x unchanged; without y, in place on x), cos, sin (buffers
  * [seqLen, rotaryDim/2]), rows: batch·heads·seqLen, seqLen, headDim, rotaryDim, layout, heads = 1,
- * rowStride = headDim, headStride = 0, offset = 0 (elements; token-major layout above), dtype = 'f32' (of x) }.
+ * rowStride = headDim, headStride = 0, offset = 0 (elements; token-major layout above), dtype = 'f32' (of x),
+ * second? { x, y, rows, heads, rowStride, offset }: k rotated in the same dispatch (into y; same tables, head size
+ * and head stride) }.
  */
 export function rope(ctx, encoder, args) {
   const layout = args.layout ?? 'half';
@@ -83,12 +95,19 @@ export function rope(ctx, encoder, args) {
   const h = rotaryDim / 2;
   const dtype = args.dtype ?? 'f32';
   requireDtype(ctx, dtype, 'rope');
-  const into = !!args.y;
-  const key = `rope:${layout}${dtype === 'f32' ? '' : `:${dtype}`}${into ? ':into' : ''}`;
-  const pipeline = ctx.pipeline(key, () => ropeWgsl(layout, dtype, into));
+  const into = !!args.y, two = args.second;
+  if (two) {
+    if (!into || !two.x || !two.y) throw new Error('webgpu: rope: second: expected { x, y, rows, heads, rowStride, offset } and a y for the first');
+    if (!Number.isInteger(two.heads) || two.heads < 1 || two.rows % (seqLen * two.heads)) throw new RangeError(`webgpu: rope: second: rows ${two.rows} is not a multiple of seqLen ${seqLen} × heads ${two.heads}`);
+  }
+  const key = `rope:${layout}${dtype === 'f32' ? '' : `:${dtype}`}${into ? ':into' : ''}${two ? ':pair' : ''}`;
+  const pipeline = ctx.pipeline(key, () => ropeWgsl(layout, dtype, into, !!two));
   const w = into ? headDim - h : h; // invocations per row: the pairs, and into y the columns ≥ rotaryDim
-  const g = grid(ctx, Math.ceil((rows * w) / THREADS));
-  const buffers = [ctx.uniforms([rows, seqLen, headDim, h, g[0], heads, rowStride, headStride, offset, w, 0, 0]), args.x, args.cos, args.sin];
+  const g = grid(ctx, Math.ceil(((rows + (two ? two.rows : 0)) * w) / THREADS));
+  const words = [rows, seqLen, headDim, h, g[0], heads, rowStride, headStride, offset, w, 0, 0];
+  if (two) words.push(two.rows, two.heads, two.rowStride ?? headDim, two.offset ?? 0);
+  const buffers = [ctx.uniforms(words), args.x, args.cos, args.sin];
   if (into) buffers.push(args.y);
+  if (two) buffers.push(two.x, two.y);
   dispatch(ctx, encoder, pipeline, buffers, g, key);
 }

@@ -16,7 +16,8 @@
 //   OUT=dir ENCODE_LABEL=name node --expose-gc bench/gpu/encode_cost.mjs   → $OUT/encode-cost.json, runs[name] (other runs kept:
 //   run it in a checkout of an older commit with the same OUT for a before / after; default name: the commit)
 // env: ENCODE_MODELS (default minilm-l6,xlm-roberta-base,qwen3-0.6b,gemma3-300m), ENCODE_REPS (default 20),
-// ENCODE_FUSE=0 (PlanExecutor.fuse = false: every plan op on its own, the A / B of web/webgpu/fusion.js),
+// ENCODE_FUSE=0 (PlanExecutor.fuse = false: every plan op on its own), ENCODE_AB_FUSE=1 (both: a model loaded with
+// fusion and one without, calls alternating — the A / B of web/webgpu/fusion.js; rows say `fuse`),
 // ENCODE_WORK (default /tmp/relpos-encode-cost), RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -97,6 +98,7 @@ const W = await import('../../web/webgpu/index.js');
 const { captureExecutor } = await import('./common.mjs');
 const captured = captureExecutor(W);
 if (process.env.ENCODE_FUSE === '0') W.PlanExecutor.fuse = false;
+const AB_FUSE = process.env.ENCODE_AB_FUSE === '1' && W.PlanExecutor.fuse !== undefined;
 const rp = await init({ simd: true });
 const label = process.env.ENCODE_LABEL ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const file = path.join(OUT, 'encode-cost.json');
@@ -115,37 +117,51 @@ for (const name of MODELS) {
     writeRandomCheckpoint(dir, config, { seed: 3, prefix: PREFIX[name] ?? 'model.' });
     fs.writeFileSync(stamp, JSON.stringify(config));
   }
-  const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
-  const ids = [Array.from({ length: 8 }, (_, i) => 3 + ((i * 37) % 500))];
-  const settings = W.PlanExecutor.firstSubmit ? [W.PlanExecutor.firstSubmit, 0] : [0]; // (an older executor: one command buffer)
-  const runs = new Map(settings.map((s) => [s, []]));
+  // with ENCODE_AB_FUSE=1 a second model of the same files, loaded and run with PlanExecutor.fuse off: alternating calls
+  const fuses = AB_FUSE ? [true, false] : [W.PlanExecutor.fuse ?? null];
+  const models = new Map();
+  const setFuse = (f) => { if (f !== null) W.PlanExecutor.fuse = f; };
+  const fuse0 = W.PlanExecutor.fuse, submit0 = W.PlanExecutor.firstSubmit;
   try {
-    for (const s of settings) { // warm-up: each setting records its tape
+    for (const f of fuses) {
+      setFuse(f);
+      const model = await rp.loadModel(dir, { device: 'webgpu', gpu });
+      models.set(f, { model, ex: captured.get() });
+    }
+    const ids = [Array.from({ length: 8 }, (_, i) => 3 + ((i * 37) % 500))];
+    const submits = W.PlanExecutor.firstSubmit ? [W.PlanExecutor.firstSubmit, 0] : [0]; // (an older executor: one command buffer)
+    const settings = fuses.flatMap((f) => submits.map((s) => ({ f, s })));
+    const runs = new Map(settings.map((x) => [x, []]));
+    for (const { f, s } of settings) { // warm-up: each setting records its tape
+      setFuse(f);
       W.PlanExecutor.firstSubmit = s;
-      for (let i = 0; i < 3; ++i) await model.forward({ inputIds: ids });
+      for (let i = 0; i < 3; ++i) await models.get(f).model.forward({ inputIds: ids });
     }
     for (let r = 0; r < REPS; ++r)
-      for (const s of settings) {
-        W.PlanExecutor.firstSubmit = s;
+      for (const x of settings) {
+        const { model, ex } = models.get(x.f);
+        setFuse(x.f);
+        W.PlanExecutor.firstSubmit = x.s;
         for (const k of Object.keys(tally)) tally[k] = 0;
-        const replays = captured.get().replays;
+        const replays = ex.replays;
         globalThis.gc?.(); // the read-back poll's garbage collected outside the timed call (node --expose-gc)
         const t0 = performance.now();
         await model.forward({ inputIds: ids });
         const t1 = performance.now();
-        if (captured.get().replays !== replays + 1) throw new Error(`encode_cost: ${name}: a forward was not replayed`);
-        runs.get(s).push({ ...tally, firstSubmitMs: tally.firstSubmit - t0, lastSubmitMs: tally.lastSubmit - t0, callMs: t1 - t0 });
+        if (ex.replays !== replays + 1) throw new Error(`encode_cost: ${name}: a forward was not replayed`);
+        runs.get(x).push({ ...tally, firstSubmitMs: tally.firstSubmit - t0, lastSubmitMs: tally.lastSubmit - t0, callMs: t1 - t0 });
       }
-    const ops = [...captured.get().prepared.values()].at(-1).plan.ops.length;
-    for (const [s, list] of runs) {
+    const ops = [...models.get(fuses[0]).ex.prepared.values()].at(-1).plan.ops.length;
+    for (const [{ f, s }, list] of runs) {
       const m = (k) => +median(list.map((x) => x[k])).toFixed(3);
-      const row = { model: name, layers: config.num_hidden_layers, firstSubmit: s, ops, dispatches: m('dispatches'), passes: m('passes'), copies: m('copies'), submits: m('submits'), replayMs: m('replayMs'), firstSubmitMs: m('firstSubmitMs'), lastSubmitMs: m('lastSubmitMs'), callMs: m('callMs') };
+      const row = { model: name, layers: config.num_hidden_layers, firstSubmit: s, ...(f === null ? {} : { fuse: f }), ops, dispatches: m('dispatches'), passes: m('passes'), copies: m('copies'), submits: m('submits'), replayMs: m('replayMs'), firstSubmitMs: m('firstSubmitMs'), lastSubmitMs: m('lastSubmitMs'), callMs: m('callMs') };
       result.rows.push(row);
       console.error('[encode]', JSON.stringify(row));
     }
   } finally {
-    W.PlanExecutor.firstSubmit = settings[0];
-    model.dispose();
+    W.PlanExecutor.firstSubmit = submit0;
+    if (fuse0 !== undefined) W.PlanExecutor.fuse = fuse0;
+    for (const { model } of models.values()) model.dispose();
   }
   fs.writeFileSync(file, JSON.stringify(all, null, 1) + '\n');
 }

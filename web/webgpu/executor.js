@@ -111,9 +111,10 @@ export class PlanExecutor {
   static firstSubmit = 8;
 
   /**
-   * Whether ops run fused where fusion.js finds them: consecutive GEMMs over one input (q / k / v, gate / up) as one
-   * product over their weights concatenated along N (fuseWeights, at load) and the q / k RMSNorms before RoPE with
-   * the rotation, one dispatch. false: one dispatch (or more) per plan op; for A / B comparisons.
+   * Whether ops run fused (the header's list; fusion.js): GEMMs over one input as one product over their weights
+   * concatenated along N (fuseWeights, at load), q / k norms with RoPE, gated products inside their GEMM's loads,
+   * Gemma3's sandwich norms, RoPE of q and k in one dispatch. false: every plan op on its own (a separate model's
+   * load and forwards read it; for A / B comparisons).
    */
   static fuse = true;
 

@@ -195,7 +195,7 @@ export function measured(root) {
  * The rows of docs/webgpu.md's encode-cost table: the run before the change (its label ends in "(before)", one command
  * buffer) against the run after (one command buffer, and in chunks for its first submit and command buffers).
  */
-export const ENCODE_RUNS = { before: '224a97e (before)', inPlace: 'in place + chunked submits', unfused: 'fusion off (ENCODE_FUSE=0)', fused: 'fused GEMM groups + q/k norms with RoPE' };
+export const ENCODE_RUNS = { before: '224a97e (before)', inPlace: 'in place + chunked submits', fusion: 'fusion A/B (ENCODE_AB_FUSE=1)' };
 
 export function encodeCostRows({ runs }) {
   const [beforeLabel, afterLabel] = [ENCODE_RUNS.before, ENCODE_RUNS.inPlace];
@@ -210,11 +210,11 @@ export function encodeCostRows({ runs }) {
 }
 
 /**
- * The rows of docs/webgpu.md's fusion table: the run with fusion off against the one with it on (fusion.js; one
- * session, same commit), one command buffer for the dispatches and re-encoding, chunks for the first submit.
+ * The rows of docs/webgpu.md's fusion table: fusion off against on (fusion.js; two models of the same files, calls
+ * alternating in one process), one command buffer for the dispatches and re-encoding, chunks for the first submit.
  */
 export function fusionRows({ runs }) {
-  const before = runs[ENCODE_RUNS.unfused].rows, after = runs[ENCODE_RUNS.fused].rows;
+  const rows = runs[ENCODE_RUNS.fusion].rows, before = rows.filter((r) => !r.fuse), after = rows.filter((r) => r.fuse);
   const lines = ['| model (layers) | dispatches | re-encoding, one command buffer | call → first submit |', '| --- | ---: | ---: | ---: |'];
   for (const b of before.filter((r) => r.firstSubmit === 0)) {
     const one = after.find((r) => r.model === b.model && r.firstSubmit === 0), chunks = after.find((r) => r.model === b.model && r.firstSubmit > 0);

@@ -16,8 +16,8 @@
 //   OUT=dir ENCODE_LABEL=name node --expose-gc bench/gpu/encode_cost.mjs   → $OUT/encode-cost.json, runs[name] (other runs kept:
 //   run it in a checkout of an older commit with the same OUT for a before / after; default name: the commit)
 // env: ENCODE_MODELS (default minilm-l6,xlm-roberta-base,qwen3-0.6b,gemma3-300m), ENCODE_REPS (default 20),
-// ENCODE_FUSE=0 (PlanExecutor.fuse = false: every plan op on its own), ENCODE_AB_FUSE=1 (both: a model loaded with
-// fusion and one without, calls alternating — the A / B of web/webgpu/fusion.js; rows say `fuse`),
+// ENCODE_AB_FUSE=1 (a model loaded with fusion and one without, PlanExecutor.fuse, calls alternating — the A / B of
+// web/webgpu/fusion.js; rows say `fuse`),
 // ENCODE_WORK (default /tmp/relpos-encode-cost), RELPOS_WEBGPU / RELPOS_DAWN_FLAGS (bench/gpu/common.mjs).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -97,7 +97,6 @@ const { init } = await import('../../web/index.js');
 const W = await import('../../web/webgpu/index.js');
 const { captureExecutor } = await import('./common.mjs');
 const captured = captureExecutor(W);
-if (process.env.ENCODE_FUSE === '0') W.PlanExecutor.fuse = false;
 const AB_FUSE = process.env.ENCODE_AB_FUSE === '1' && W.PlanExecutor.fuse !== undefined;
 const rp = await init({ simd: true });
 const label = process.env.ENCODE_LABEL ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();

@@ -19,7 +19,7 @@
 //
 // Fused (fusion.js; PlanExecutor.fuse): consecutive GEMMs over one input (q / k / v, gate / up) → one gemm with parts
 // over their weights concatenated once; q / k RMSNorms in place before a RoPE attention → one normRope dispatch;
-// Gemma3's post-norm in place, residual add and next pre-norm → one norm dispatch (residualNorm); a gated product
+// Gemma3's post-norm in place, residual add and next (or final) norm → one norm dispatch (residualNorm); a gated product
 // (multiply, or glu of a pair layout) that only feeds the next GEMM → that GEMM's gated A loads (never written);
 // RoPE of q and of k → one dispatch.
 // Op → kernel: gemm → gemm (bias epilogue; an activate of exactly its output becomes its activation
@@ -65,7 +65,7 @@ import { pooling } from './kernels/pooling.js';
 import { paddedPositions } from './kernels/positions.js';
 import { requireDtype } from './kernels/dtype.js';
 import { convert } from './kernels/convert.js';
-import { gatedGemms, gemmGroups, normRopeGroups, overwrittenNext } from './fusion.js';
+import { gatedGemms, gemmGroups, normRopeGroups, sandwichNorms } from './fusion.js';
 import { normRope } from './kernels/norm_rope.js';
 
 /** Activation enum of cpp/src/models/layers/layers.h → kernel names. */
@@ -189,7 +189,8 @@ export class PlanExecutor {
     this.narrowing?.destroy(); // queued work keeps it alive until done
     this.narrowing = null;
     // GEMM groups whose weights fuseWeights concatenated (the load's first recordings run before it: none)
-    const groups = new Map(), normRopes = PlanExecutor.fuse ? normRopeGroups(plan) : new Map(), gated = PlanExecutor.fuse ? gatedGemms(plan) : new Map();
+    const found = (f) => (PlanExecutor.fuse ? f(plan) : new Map());
+    const groups = new Map(), normRopes = found(normRopeGroups), gated = found(gatedGemms), sandwiches = found(sandwichNorms);
     if (PlanExecutor.fuse)
       for (const [i, g] of gemmGroups(plan)) {
         const f = this.fused.get(groupKey(plan, g.ops.map((m) => plan.ops[m])));
@@ -209,7 +210,7 @@ export class PlanExecutor {
     let cache = this.caches.get(structure);
     if (!cache) this.caches.set(structure, (cache = new DispatchCache({ rewrite: true })));
     return {
-      plan, segments, weights, groups, normRopes, gated, largest, ropeFloats, ropeConstants, cache, epoch: -1,
+      plan, segments, weights, groups, normRopes, gated, sandwiches, largest, ropeFloats, ropeConstants, cache, epoch: -1,
       scales: plan.weights.map((w) => this.scales.get(w.key)),
       inputs: Object.fromEntries(plan.buffers.map((b, i) => [b.kind, i]).filter(([k]) => k !== 'activation')),
       needsPadded: plan.ops.some((op) => op.op === 'add_rows' && op.source === 2),
@@ -524,9 +525,22 @@ export class PlanExecutor {
       encoder.copyBufferToBuffer(...args);
     };
     const copyBack = (op, key, floats) => copy(p.scratch, 0, under(op, key), offsetOf(op, key), bytes(floats));
+    // A gated product (op: multiply or glu, fusion.js gatedGemms) formed by the next GEMM as it loads its A from op.x
+    // (`how`: { gate } or { glu }): the product never written. Returns whether it did (i then at that GEMM).
+    let i = 0;
+    const gatedDown = (op, how) => {
+      const g = p.groups.has(i + 1) ? null : p.gated.get(i), down = g && ops[g.gemm];
+      if (!down || [under(op, 'x'), under(op, 'y')].includes(under(down, 'c'))) return false;
+      gemm(ctx, encoder, {
+        a: buf(op, 'x'), ...how, c: buf(down, 'c'), b: p.weights[down.w], bias: down.bias >= 0 ? p.weights[down.bias] : undefined,
+        M: down.M, N: down.N, K: down.K, dtype, scales: p.scales[down.w],
+      });
+      i = g.gemm;
+      return true;
+    };
     // submit points (a ChunkedEncoder's cut): after firstSubmit ops, then after each chunk twice the one before
     let chunk = encoder.cut && !onOp ? PlanExecutor.firstSubmit : 0, nextCut = chunk > 0 ? chunk : Infinity;
-    for (let i = 0; i < ops.length; ++i) {
+    for (; i < ops.length; ++i) {
       const op = ops[i];
       if (i >= nextCut) {
         endSharedPass(ctx);
@@ -596,17 +610,12 @@ export class PlanExecutor {
             break;
           }
           const n = op.rows * op.dim;
-          const [add1, norm2] = [ops[i + 1], ops[i + 2]];
-          // Gemma3's sandwich: y = norm₁(y) in place; x += y; then y = norm₂(x) (the next pre-norm) or x = norm₂(x) (the
-          // last one, y not read again)  →  one dispatch (norm's residualNorm)
-          const sandwich = PlanExecutor.fuse && same(op, 'x', op, 'y') && op.kind === 1 && op.beta < 0 && add1?.op === 'add' && same(add1, 'y', op, 'x') &&
-            add1.n === n && norm2?.op === 'norm' && norm2.kind === 1 && norm2.beta < 0 && same(norm2, 'x', add1, 'x') && norm2.rows === op.rows &&
-            norm2.dim === op.dim && norm2.eps === op.eps && under(add1, 'x') !== under(add1, 'y');
-          const intoY = sandwich && same(norm2, 'y', add1, 'y'), inPlace = sandwich && same(norm2, 'y', add1, 'x') && overwrittenNext(ops, i + 3, add1.y);
-          if (intoY || inPlace) {
-            const residual = buf(add1, 'y'), residualNorm = p.weights[op.gamma];
-            this.#norm(p, encoder, norm2, intoY ? { x: buf(add1, 'x'), residual, sumInPlace: true, y: residual, residualNorm } : { x: buf(add1, 'x'), residual, residualNorm });
-            i += 2;
+          const sandwich = p.sandwiches.get(i);
+          if (sandwich) {
+            // Gemma3's post-norm, residual add and next (or final) norm: one dispatch (fusion.js sandwichNorms)
+            const add1 = ops[sandwich.add], residual = buf(add1, 'y'), residualNorm = p.weights[op.gamma];
+            this.#norm(p, encoder, ops[sandwich.norm], sandwich.intoY ? { x: buf(add1, 'x'), residual, sumInPlace: true, y: residual, residualNorm } : { x: buf(add1, 'x'), residual, residualNorm });
+            i = sandwich.norm;
           } else if (same(op, 'x', op, 'y')) {
             this.#norm(p, encoder, op, { x: buf(op, 'x') }); // in place (q / k norms)
           } else if (under(op, 'x') === under(op, 'y')) {
@@ -621,32 +630,14 @@ export class PlanExecutor {
           activate(ctx, encoder, { x: buf(op, 'x'), n: op.n, activation: ACT[op.act], dtype });
           break;
         case 'multiply': {
-          const g = p.groups.has(i + 1) ? null : p.gated.get(i), down = g && ops[g.gemm];
-          if (down && under(down, 'a') !== under(down, 'c') && under(op, 'y') !== under(down, 'c')) {
-            // the next GEMM multiplies gate and up as it loads them (fusion.js gatedGemms): the product is never written
-            gemm(ctx, encoder, {
-              a: buf(op, 'x'), gate: buf(op, 'y'), c: buf(down, 'c'), b: p.weights[down.w], bias: down.bias >= 0 ? p.weights[down.bias] : undefined,
-              M: down.M, N: down.N, K: down.K, dtype, scales: p.scales[down.w],
-            });
-            i = g.gemm;
-            break;
-          }
+          if (gatedDown(op, { gate: buf(op, 'y') })) break;
           const apart = under(op, 'x') !== under(op, 'y'); // in place unless views of one buffer
           gated(ctx, encoder, { gate: buf(op, 'x'), up: buf(op, 'y'), y: apart ? undefined : p.scratch, rows: 1, width: op.n, activation: 'none', dtype });
           if (!apart) copyBack(op, 'x', op.n);
           break;
         }
         case 'glu': {
-          const g = p.groups.has(i + 1) ? null : p.gated.get(i), down = g && ops[g.gemm];
-          if (down && under(op, 'x') !== under(down, 'c')) {
-            // the next GEMM forms act(one half) ⊙ the other as it loads its A (fusion.js gatedGemms): y never written
-            gemm(ctx, encoder, {
-              a: buf(op, 'x'), glu: { activation: ACT[op.act], actHalf: 0 }, c: buf(down, 'c'), b: p.weights[down.w],
-              bias: down.bias >= 0 ? p.weights[down.bias] : undefined, M: down.M, N: down.N, K: down.K, dtype, scales: p.scales[down.w],
-            });
-            i = g.gemm;
-            break;
-          }
+          if (gatedDown(op, { glu: { activation: ACT[op.act], actHalf: 0 } })) break;
           const alias = under(op, 'x') === under(op, 'y');
           gated(ctx, encoder, { x: buf(op, 'x'), y: alias ? p.scratch : buf(op, 'y'), rows: op.rows, width: op.width, activation: ACT[op.act], actHalf: 0, dtype });
           if (alias) copyBack(op, 'y', op.rows * op.width);

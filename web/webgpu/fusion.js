@@ -1,20 +1,24 @@
-// GEMM groups of a plan (cpp/src/plan/plan.h), which the WebGPU executor runs as one product each: consecutive
-// gemm ops over the same input rows — a layer's q, k and v projections, a gated FFN's gate and up projections —
-// become one GEMM over their weights concatenated along N, writing each op's columns to that op's own output
-// (kernels/gemm.js parts). One dispatch instead of two or three, and one product with 2–3× the workgroups: at a
-// few hundred rows (one sentence, a 128-token query) a GEMM is latency-bound, so the separate products cost
-// about as much each as the group does.
+// Patterns of a plan (cpp/src/plan/plan.h) that the WebGPU executor runs as fewer dispatches, found from the plan's
+// structure alone (so every shape of a model fuses the same ops); the plan stays the CPU's.
 //
-//   gemmGroups(plan) → Map(first op index → { ops: [op indices], N, act: { member, op } | null })
+//   gemmGroups(plan) → Map(first op index → { ops: [op indices], N, act: { member, op } | null }): consecutive GEMMs
+//     over the same input rows — a layer's q, k and v projections, a gated FFN's gate and up projections — as one GEMM
+//     over their weights concatenated along N (PlanExecutor.fuseWeights, at load), each op's columns to its own output
+//     (kernels/gemm.js parts). One dispatch instead of two or three, and one product with 2–3× the workgroups: at a
+//     few hundred rows (one sentence, a 128-token query) a GEMM is latency-bound, so the separate products cost
+//     about as much each as the group does.
 //   normRopeGroups(plan) → Map(q norm's index → { q, k, attention }): Qwen3's / Gemma3's q / k norms and RoPE in one
-//   dispatch (kernels/norm_rope.js) instead of four
-//   gatedGemms(plan) → Map(multiply's index → { gemm }): a gated FFN's product computed by its down projection's loads
+//     dispatch (kernels/norm_rope.js) instead of four
+//   gatedGemms(plan) → Map(product's index → { gemm, glu }): a gated FFN's product (multiply or pair-layout glu)
+//     formed by its down projection's loads (kernels/gemm.js gate, glu)
+//   sandwichNorms(plan) → Map(post-norm's index → { add, norm, intoY }): Gemma3's post-norm, residual add and next
+//     (or final) norm as one norm dispatch (kernels/norm.js residualNorm)
 //
-// A group: 2 or 3 gemm ops in a row with the same input (buffer and offset), M and K, float weights or q8 weights
+// A pattern that leaves an intermediate unwritten holds only where nobody reads it afterwards (overwrittenNext).
+// A GEMM group: 2 or 3 gemm ops in a row with the same input (buffer and offset), M and K, float weights or q8 weights
 // alike (no derived ones), each with a bias or none with one, no op writing the buffer the group reads. An
 // `activate` right after the group over exactly one member's output becomes that member's epilogue (act.op: the
-// activate's index, skipped). The grouping depends on the plan's structure only, so every shape of a model groups
-// the same ops (the executor concatenates each group's weights once, at its first recording).
+// activate's index, skipped).
 
 /** The plan's GEMM groups, keyed by their first op's index. */
 export function gemmGroups(plan) {
@@ -65,8 +69,7 @@ export function overwrittenNext(ops, from, b) {
  * The q / k RMSNorms before a RoPE attention (Qwen3, Gemma3: q_norm and k_norm in place on every head, then the
  * rotation), keyed by the first norm's index: { q: norm index, k: norm index, attention: index }, run as one
  * normRope dispatch (kernels/norm_rope.js) that writes the normed, rotated heads where RoPE writes them. Only where
- * the norms are in place over whole heads of contiguous rows and nothing reads the un-normed q and k afterwards
- * (the next op that touches them is a GEMM writing them anew).
+ * the norms are in place over whole heads of contiguous rows and nothing reads the un-normed q and k afterwards.
  */
 export function normRopeGroups(plan) {
   const ops = plan.ops, groups = new Map();
@@ -87,8 +90,8 @@ export function normRopeGroups(plan) {
 /**
  * Gated products that only feed the next GEMM (a gated FFN's gate ⊙ act(up) before its down projection: a multiply of
  * split halves, or a glu of a pair layout, ModernBERT's), keyed by the product's index: { gemm: index, glu }. The GEMM
- * forms its A operand as it loads it (kernels/gemm.js gate, glu), so the product is never written: one dispatch and one [rows, intermediate] round trip fewer. Only where the
- * GEMM reads exactly the product and nothing reads it afterwards (the next op touching its buffer overwrites it).
+ * forms its A operand as it loads it (kernels/gemm.js gate, glu), so the product is never written: one dispatch and
+ * one [rows, intermediate] round trip fewer. Only where the GEMM reads exactly the product and nobody reads it after.
  */
 export function gatedGemms(plan) {
   const ops = plan.ops, found = new Map();
@@ -102,6 +105,25 @@ export function gatedGemms(plan) {
     if (g.c === mul.x || g.c === mul.y || !overwrittenNext(ops, i + 2, mul[key])) continue;
     if (ops[i + 2]?.op === 'activate' && ops[i + 2].x === g.c) continue; // (an activation epilogue: not a down projection)
     found.set(i, { gemm: i + 1, glu: mul.op === 'glu' });
+  }
+  return found;
+}
+
+/**
+ * Gemma3's sandwich norms: y = rms₁(y) in place; x += y; then y = rms₂(x) (the next layer's pre-norm: intoY) or
+ * x = rms₂(x) in place (the final norm, y not read again), keyed by the post-norm's index: { add, norm, intoY }, run as
+ * one norm dispatch that RMS-norms the residual on its way in (kernels/norm.js residualNorm). x and y distinct buffers.
+ */
+export function sandwichNorms(plan) {
+  const ops = plan.ops, found = new Map();
+  const same = (a, ka, b, kb) => a[ka] === b[kb] && a[`${ka}_off`] === b[`${kb}_off`];
+  const rms = (op) => op?.op === 'norm' && op.kind === 1 && op.beta < 0;
+  for (let i = 0; i + 2 < ops.length; ++i) {
+    const post = ops[i], add = ops[i + 1], norm = ops[i + 2];
+    if (!rms(post) || !same(post, 'x', post, 'y') || add.op !== 'add' || !same(add, 'y', post, 'x') || add.x === add.y) continue;
+    if (add.n !== post.rows * post.dim || !rms(norm) || !same(norm, 'x', add, 'x') || norm.rows !== post.rows || norm.dim !== post.dim || norm.eps !== post.eps) continue;
+    const intoY = same(norm, 'y', add, 'y');
+    if (intoY || (same(norm, 'y', add, 'x') && overwrittenNext(ops, i + 3, add.y))) found.set(i, { add: i + 1, norm: i + 2, intoY });
   }
   return found;
 }

@@ -5,20 +5,21 @@
 //   y = rope(n)                              half (rotate_half) or interleaved pairs of the first rotaryDim columns,
 //                                            the rest of n copied (rope.js's formulas and cos / sin tables)
 // Each normalized value is rounded to the storage type before its rotation, as the two kernels store it between
-// them, and computed by the same expressions with the same reduction (reduce.js), so the result equals norm then
-// rope bit for bit. x stays as it is (the plan reads q and k through y alone).
+// them, and computed by the same expressions (the rotation is rope.js's own rotatePairWgsl) with the same reduction
+// (reduce.js), so the result equals norm then rope bit for bit. x stays as it is (the plan reads q and k through y alone).
 // Layout (token-major, as the plan's projections): head h of token t at offset + t·rowStride + h·dim; position t %
 // seqLen. One workgroup (256 threads) per head row: q's batch·seqLen·heads rows first, then k's.
 import { dispatch, grid } from '../device.js';
 import { storage, requireDtype } from './dtype.js';
 import { reduceSum } from './reduce.js';
+import { ropePair, rotatePairWgsl } from './rope.js';
 
 const THREADS = 256;
 
 export function normRopeWgsl({ layout, dtype = 'f32', subgroups = false }) {
   const S = storage(dtype), E = S.E;
   const R = reduceSum({ threads: THREADS, subgroups });
-  const [a, b] = layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
+  const [a, b] = ropePair(layout);
   // one head row of x (q or k) into y, γ g, `heads` per token, rows from `first`
   const body = (x, y, g, heads, stride, off, first) => `    let r = row - ${first};
     let token = r / ${heads};
@@ -32,8 +33,7 @@ export function normRopeWgsl({ layout, dtype = 'f32', subgroups = false }) {
       let s = sinT[p * dims.h + i];
       let x0 = ${S.load(S.store(`${S.load(`${x}[base + ${a}]`)} * inv * ${S.load(`${g}[${a}]`)}`))};
       let x1 = ${S.load(S.store(`${S.load(`${x}[base + ${b}]`)} * inv * ${S.load(`${g}[${b}]`)}`))};
-      ${y}[base + ${a}] = ${S.store('x0 * c - x1 * s')};
-      ${y}[base + ${b}] = ${S.store('x1 * c + x0 * s')};
+      ${rotatePairWgsl(S, y, a, b)}
     }
     for (var i = 2u * dims.h + tid; i < dims.dim; i += ${THREADS}u) { ${y}[base + i] = ${S.store(`${S.load(`${x}[base + i]`)} * inv * ${S.load(`${g}[i]`)}`)}; }`;
   return `${S.enable}${R.enable}// relpos rmsnorm + rope ${layout}${dtype === 'f32' ? '' : ` dtype=${dtype}`} subgroups=${subgroups}

@@ -31,9 +31,24 @@ export function ropeTables(seqLen, rotaryDim, theta = 10000) {
   return { cos, sin };
 }
 
+/**
+ * WGSL statements rotating one pair (columns a, b of a row at `base`) from the f32 values x0, x1 into y — the
+ * formulas above, shared with norm_rope.js so that a fused norm + RoPE rotates bit for bit as this kernel does.
+ * Needs c, s (the position's cos, sin) in scope.
+ */
+export function rotatePairWgsl(S, y, a, b) {
+  return `${y}[base + ${a}] = ${S.store('x0 * c - x1 * s')};
+  ${y}[base + ${b}] = ${S.store('x1 * c + x0 * s')};`;
+}
+
+/** The pair of columns rotated by invocation i: [a, b] WGSL expressions for the layout. */
+export function ropePair(layout) {
+  return layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
+}
+
 export function ropeWgsl(layout, dtype = 'f32', into = false, pair = false) {
   const S = storage(dtype);
-  const [a, b] = layout === 'half' ? ['i', 'i + dims.h'] : ['2u * i', '2u * i + 1u'];
+  const [a, b] = ropePair(layout);
   if (pair && !into) throw new Error('webgpu: rope: a pair (q and k in one dispatch) rotates into y and y2');
   // one rotation of tensor x into y (x itself in place) with its own rows, heads, strides and offset
   const body = (x, y, rows, heads, rowStride, headStride, offset) => `  let row = g / dims.w;
@@ -50,8 +65,7 @@ ${into ? `  if (i >= dims.h) {
   let s = sinT[p * dims.h + i];
   let x0 = ${S.load(`${x}[base + ${a}]`)};
   let x1 = ${S.load(`${x}[base + ${b}]`)};
-  ${y}[base + ${a}] = ${S.store('x0 * c - x1 * s')};
-  ${y}[base + ${b}] = ${S.store('x1 * c + x0 * s')};`;
+  ${rotatePairWgsl(S, y, a, b)}`;
   // into y: an invocation per rotated pair and per column ≥ rotaryDim (w = h + dim − 2h per row), the latter copied;
   // a pair: k's rows (x2 into y2) after q's, in one dispatch
   return `${S.enable}// relpos rope ${layout}${into ? ' into y' : ''}${pair ? ' pair' : ''}

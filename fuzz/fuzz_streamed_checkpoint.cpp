@@ -1,7 +1,10 @@
 // libFuzzer target: StreamedCheckpoint (models/layers/streamed_checkpoint.h) against SafeTensors::parse,
 // differentially. Byte 0 picks the mode: bit 0 = file size known / unknown (HTTP without a length),
-// bit 1 = q8 / fp32, bits 2–7 seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in and pick the
-// family whose naming rule applies (streamed_names.h: "", deberta-v2, mpnet, modernbert, nomic_bert, bert).
+// bit 1 = q8 / fp32, bits 2–7 (v) seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in, pick the
+// family whose naming rule applies (v % 6; streamed_names.h: "", deberta-v2, mpnet, modernbert, nomic_bert, bert)
+// and the weight sink (v / 6 % 3): none, a rows sink, or a sink that takes bytes fed as web/weights.js feeds it —
+// direct bytes (direct_bytes / take_direct) from the input itself, the rest through write() up to
+// bytes_before_direct. With a sink, the tensors it received must equal to_f32's floats bit for bit, arriving in order.
 //
 // Contract checked: only relpos::Error escapes; the stream rejects exactly the files parse() rejects
 // (with the same message when the size is known); for an accepted file every tensor has parse()'s
@@ -40,6 +43,36 @@ bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
 
 const char* const kTypes[] = {"", "deberta-v2", "mpnet", "modernbert", "nomic_bert", "bert"};
 
+// Records a sink's tensors as float32 bytes, checking that rows and bytes arrive in order and in bounds.
+struct Sink final : relpos::models::WeightSink {
+  explicit Sink(bool bytes) : takes(bytes) {}
+  struct Layer {
+    std::size_t cols = 0, received = 0;  // bytes
+    std::vector<std::uint8_t> data;
+  };
+  std::vector<Layer> layers;
+  bool takes;
+  int begin(const std::string&, int rows, int cols) override {
+    if (rows < 0 || cols < 0) finding("sink: negative shape");
+    layers.push_back({static_cast<std::size_t>(cols), 0, std::vector<std::uint8_t>(4 * static_cast<std::size_t>(rows) * cols)});
+    return static_cast<int>(layers.size()) - 1;
+  }
+  void rows(int id, int first, int count, int cols, const float* values) override {
+    Layer& l = layers.at(static_cast<std::size_t>(id));
+    const std::size_t at = 4 * static_cast<std::size_t>(first) * l.cols, n = 4 * static_cast<std::size_t>(count) * l.cols;
+    if (static_cast<std::size_t>(cols) != l.cols || at != l.received || at + n > l.data.size()) finding("sink: rows out of order");
+    if (n) std::memcpy(l.data.data() + at, values, n);
+    l.received += n;
+  }
+  bool takes_bytes() const override { return takes; }
+  void bytes(int id, std::size_t offset, const std::uint8_t* p, std::size_t n) override {
+    Layer& l = layers.at(static_cast<std::size_t>(id));
+    if (!takes || offset != l.received || offset % 4 || n % 4 || offset + n > l.data.size()) finding("sink: bytes out of order");
+    std::memcpy(l.data.data() + offset, p, n);
+    l.received += n;
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -66,8 +99,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.dtype = (mode & 2) && finite ? relpos::WeightFormat::Q8 : relpos::WeightFormat::F32;
   const bool known = (mode & 1) != 0;
 
-  const std::string type = kTypes[(mode >> 2) % (sizeof kTypes / sizeof kTypes[0])];
+  const int v = mode >> 2, families = sizeof kTypes / sizeof kTypes[0], sink_mode = v / families % 3;
+  const std::string type = kTypes[v % families];
   relpos::models::StreamedCheckpoint stream(options, type);
+  Sink sink(sink_mode == 2);
+  if (sink_mode > 0) stream.set_weight_sink(&sink);
   std::string stream_error;
   try {
     stream.begin_file("model.safetensors", known ? static_cast<double>(file.size()) : -1.0);
@@ -76,9 +112,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       s ^= s << 13;
       s ^= s >> 17;
       s ^= s << 5;
-      const std::size_t n = std::min<std::size_t>(file.size() - at, 1 + (s % (s & 1 ? 7 : 65536)));
-      stream.write(file.data() + at, n);
-      at += n;
+      const std::size_t end = at + std::min<std::size_t>(file.size() - at, 1 + (s % (s & 1 ? 7 : 65536)));
+      while (at < end) {  // web/weights.js streamSafetensors
+        const std::size_t direct = std::min(stream.direct_bytes(), end - at) & ~std::size_t{3};
+        if (direct > 0) {
+          const auto target = stream.take_direct(direct);
+          sink.bytes(target.id, target.offset, file.data() + at, direct);
+          at += direct;
+          continue;
+        }
+        const std::size_t before = stream.bytes_before_direct();
+        if (sink_mode < 2 && before != static_cast<std::size_t>(-1)) finding("direct bytes without a sink that takes bytes");
+        const std::size_t n = std::min(end - at, before > 0 ? before : end - at);
+        stream.write(file.data() + at, n);
+        at += n;
+      }
     }
     stream.end_file();
     stream.finish();
@@ -111,9 +159,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       continue;
     }
     const int rows = static_cast<int>(a.shape[0]), cols = static_cast<int>(a.shape[1]);
+    const auto sunk = [&](int id) {  // a tensor the sink received: its floats, whole
+      if (sink_mode == 0 || id < 0 || static_cast<std::size_t>(id) >= sink.layers.size()) finding("tensor '" + name + "': a sink id without a sink");
+      const Sink::Layer& l = sink.layers[static_cast<std::size_t>(id)];
+      if (l.received != l.data.size() || l.data.size() != 4 * w.size() || (!w.empty() && std::memcmp(l.data.data(), w.data(), l.data.size()) != 0))
+        finding("tensor '" + name + "': the sink's floats differ");
+    };
     if (table) {
       std::optional<relpos::models::PreparedTable> p = stream.take_table(name);
       if (!p) finding("tensor '" + name + "': no prepared table");
+      if (p->gpu >= 0) {
+        sunk(p->gpu);
+        continue;
+      }
       if (options.dtype == relpos::WeightFormat::F32) {
         if (!same_floats(w, p->f32)) finding("tensor '" + name + "': table rows differ");
         continue;
@@ -126,6 +184,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::optional<relpos::models::PreparedLinear> p = stream.take_linear(name);
     if (!p) finding("tensor '" + name + "': no prepared linear layer");
+    if (p->gpu >= 0) {
+      sunk(p->gpu);
+      continue;
+    }
     if (options.dtype == relpos::WeightFormat::F32) {
       std::vector<float> packed(relpos::kernels::packed_b_floats(cols, rows));
       relpos::kernels::pack_b_nk(cols, rows, w.data(), static_cast<std::size_t>(cols), packed.data());

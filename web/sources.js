@@ -121,12 +121,25 @@ function fileSource(folder, { fs, fileURLToPath, path }) {
       try {
         const { size } = await fh.stat();
         sink.start(size);
-        const chunk = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(size, 1)));
-        for (let at = 0; ; ) {
-          const { bytesRead } = await fh.read(chunk, 0, chunk.length, at);
-          if (bytesRead === 0) break;
-          sink.write(chunk.subarray(0, bytesRead));
-          at += bytesRead;
+        // Two chunks: the next is read (on libuv's threads) while the sink takes the current one. With the float32
+        // tensors of a WebGPU load going from the chunk straight to the GPU, the read had become half the load: XLM-R-base
+        // (1.1 GB) on SwiftShader, AMD EPYC, 2 cores: 1.7–2.2 s → 1.4–1.6 s.
+        const chunks = [0, 1].map(() => new Uint8Array(Math.min(CHUNK_BYTES, Math.max(size, 1))));
+        let i = 0;
+        let at = 0;
+        let next = fh.read(chunks[0], 0, chunks[0].length, 0);
+        try {
+          for (;;) {
+            const { bytesRead } = await next;
+            if (bytesRead === 0) break;
+            const chunk = chunks[i];
+            at += bytesRead;
+            i ^= 1;
+            next = fh.read(chunks[i], 0, chunks[i].length, at);
+            sink.write(chunk.subarray(0, bytesRead));
+          }
+        } finally {
+          next.catch(() => {}); // a read still in flight when the sink threw: close() waits for it
         }
       } finally {
         await fh.close();

@@ -100,7 +100,9 @@ export function converting(onProgress, file, stream) {
 
 /**
  * A sink (sources.js) that feeds one safetensors (or GGUF, web/io/gguf.js) file through `stream` (a StreamLoad): each chunk goes
- * through the heap buffer `staging` and is converted before the next one is read.
+ * through the heap buffer `staging` and is converted before the next one is read — but the float32 tensors bound for
+ * a GPU weight sink (webgpu/weight-sink.js, WebGPU fp32 / fp16 loads), which go from the chunk to the GPU as they are
+ * (stream.writeDirect): XLM-R's 1.1 GB never enters the heap nor is copied there on the way.
  */
 export function streamSafetensors(mod, stream, staging, name, report, reportConvert) {
   let used = 0;
@@ -113,11 +115,19 @@ export function streamSafetensors(mod, stream, staging, name, report, reportConv
       report(0, total);
     },
     write(chunk) {
-      for (let at = 0; at < chunk.length; at += room) {
-        const part = chunk.subarray(at, Math.min(chunk.length, at + room));
+      for (let at = 0; at < chunk.length; ) {
+        const direct = Math.min(stream.directBytes(), chunk.length - at) & ~3; // whole floats; < 4 left: the heap's
+        if (direct > 0) {
+          unwrap(stream.writeDirect(chunk.subarray(at, at + direct)));
+          at += direct;
+          continue;
+        }
+        const before = stream.bytesBeforeDirect(); // through the heap up to the next direct byte (0: a split float)
+        const n = Math.min(room, chunk.length - at, before > 0 ? before : chunk.length - at);
         const address = staging.address() >>> 0;
-        mod.HEAPU8.set(part, address); // HEAPU8 re-read: conversion may have grown the heap
-        unwrap(stream.write(address, part.length));
+        mod.HEAPU8.set(chunk.subarray(at, at + n), address); // HEAPU8 re-read: conversion may have grown the heap
+        unwrap(stream.write(address, n));
+        at += n;
       }
       used += chunk.length;
       report(used, total);

@@ -40,7 +40,9 @@
 //     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
 //     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
 //     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit),
-//     .setWeightSink({ begin(name, rows, cols) → id, rows(id, first, count, Float32Array) }) before the first file:
+//     .setWeightSink({ begin(name, rows, cols) → id, rows(id, first, count, Float32Array)[, writeBytes(id,
+//     offset, Uint8Array)] }) before the first file (with bytes: float32 tensors as the file's bytes, and .directBytes(),
+//     .writeDirect(Uint8Array), .bytesBeforeDirect() let JS send them without the heap):
 //     fp32 linear layers go to it block by block (the view is valid during the call) instead of the heap
 //   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
 //     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
@@ -56,7 +58,9 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <limits>
 #include <memory>
+#include <string>
 
 #include "common.h"
 #include "relpos/checkpoint.h"
@@ -320,16 +324,24 @@ val load(const std::string& config_text, val files, val js_options) {
 //   s.beginFile(name, size | -1); s.write(address, n) …; s.endFile();   (per file; setIndex(name, text) for shards)
 //   s.load(configText) → LoadedModel                // then s.delete()
 // A JS object as a WeightSink (web/webgpu/weight-sink.js): the rows go as a view of the heap.
+// A sink with a writeBytes(id, offset, Uint8Array) method takes float32 tensors as the file's bytes (takes_bytes): from
+// the heap when they came through write(), or the caller's own view (StreamLoad.writeDirect).
 class JsWeightSink final : public models::WeightSink {
  public:
-  explicit JsWeightSink(val sink) : sink_(std::move(sink)) {}
+  explicit JsWeightSink(val sink) : sink_(std::move(sink)), bytes_(sink_["writeBytes"].typeOf().as<std::string>() == "function") {}
   int begin(const std::string& name, int rows, int cols) override { return sink_.call<int>("begin", name, rows, cols); }
   void rows(int id, int first, int count, int cols, const float* values) override {
     sink_.call<void>("rows", id, first, count, val(typed_memory_view(static_cast<std::size_t>(count) * cols, values)));
   }
+  bool takes_bytes() const override { return bytes_; }
+  void bytes(int id, std::size_t offset, const std::uint8_t* p, std::size_t n) override {
+    sink_.call<void>("writeBytes", id, static_cast<double>(offset), val(typed_memory_view(n, p)));
+  }
+  void bytes_of(int id, std::size_t offset, const val& view) { sink_.call<void>("writeBytes", id, static_cast<double>(offset), view); }
 
  private:
   val sink_;
+  bool bytes_;
 };
 
 class StreamLoad {
@@ -364,6 +376,20 @@ class StreamLoad {
   val write(std::uintptr_t address, double n) {
     return guarded([&] {
       checkpoint_->write(ptr<const std::uint8_t>(address), static_cast<std::size_t>(n));
+      return val::undefined();
+    });
+  }
+  // Bytes at the current position that may skip the heap: writeDirect(a Uint8Array of a multiple of 4 of them, ≤
+  // directBytes()) hands them to the sink itself; bytesBeforeDirect(): write() these first (Infinity: all the rest).
+  double direct_bytes() const { return sink_ ? static_cast<double>(checkpoint_->direct_bytes()) : 0.0; }
+  double bytes_before_direct() const {
+    const std::size_t n = sink_ ? checkpoint_->bytes_before_direct() : static_cast<std::size_t>(-1);
+    return n == static_cast<std::size_t>(-1) ? std::numeric_limits<double>::infinity() : static_cast<double>(n);
+  }
+  val write_direct(val view) {
+    return guarded([&] {
+      const auto target = checkpoint_->take_direct(static_cast<std::size_t>(view["length"].as<double>()));
+      sink_->bytes_of(target.id, target.offset, view);
       return val::undefined();
     });
   }
@@ -492,6 +518,9 @@ EMSCRIPTEN_BINDINGS(relpos_models) {
   class_<StreamLoad>("StreamLoad")
       .function("beginFile", &StreamLoad::begin_file)
       .function("write", &StreamLoad::write)
+      .function("directBytes", &StreamLoad::direct_bytes)
+      .function("bytesBeforeDirect", &StreamLoad::bytes_before_direct)
+      .function("writeDirect", &StreamLoad::write_direct)
       .function("endFile", &StreamLoad::end_file)
       .function("setIndex", &StreamLoad::set_index)
       .function("convertedBytes", &StreamLoad::converted_bytes)

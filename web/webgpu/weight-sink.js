@@ -8,6 +8,8 @@
 //
 //   const sink = new GpuWeightSink(ctx, 'f32' | 'f16');
 //   stream.setWeightSink(sink);  …stream the files…;  sink.finish();
+// Float32 tensors skip the rows: writeBytes(id, offset, Uint8Array) writes the file's bytes as they are, from the chunk just
+// read (web/weights.js streamSafetensors → stream.writeDirect), so they are not copied into the heap either.
 //   sink.buffer(id)  → the GPUBuffer of the layer the C++ side named `id` (weightValues(i) → { gpuBuffer: id })
 //   sink.bytes       → bytes of GPU memory the layers take
 import { convert } from './kernels/convert.js';
@@ -20,7 +22,7 @@ export class GpuWeightSink {
     this.bytes = 0;
   }
 
-  // begin and rows are called from C++ (through Embind) and never throw: an exception must not unwind WebAssembly
+  // begin, rows and writeBytes are called from C++ (through Embind) and never throw: an exception must not unwind WebAssembly
   // frames. The first failure is kept and finish() throws it once the stream has returned.
   begin(name, rows, cols) {
     const n = rows * cols;
@@ -40,6 +42,17 @@ export class GpuWeightSink {
     if (count === 0 || !layer?.buffer || this.error) return;
     try {
       this.ctx.write(layer.buffer, 4 * first * layer.cols, values); // a view of the heap (shared in the threads build)
+    } catch (e) {
+      this.error = e;
+    }
+  }
+
+  /** Float32 tensors as the checkpoint's bytes (little-endian float32): `view`'s bytes at byte `offset` of the layer (both multiples of 4). */
+  writeBytes(id, offset, view) {
+    const layer = this.layers[id];
+    if (view.length === 0 || !layer?.buffer || this.error) return;
+    try {
+      this.ctx.write(layer.buffer, offset, view); // the chunk read from the file (stream.writeDirect), or a view of the heap
     } catch (e) {
       this.error = e;
     }

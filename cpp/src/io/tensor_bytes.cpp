@@ -9,8 +9,12 @@ namespace relpos::io {
 
 void decode_floats(DType d, const std::uint8_t* p, std::size_t n, float* o) {
   switch (d) {
-    case DType::F32:
-      for (std::size_t i = 0; i < n; ++i) o[i] = bits_to_float(load_u32(p + 4 * i));
+    case DType::F32:  // little-endian on a little-endian host: the bytes are the floats (wasm32, x86-64, arm64)
+      if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+        if (n > 0) std::memcpy(o, p, 4 * n);  // (an empty tensor's pointers may be null)
+      } else {
+        for (std::size_t i = 0; i < n; ++i) o[i] = bits_to_float(load_u32(p + 4 * i));
+      }
       break;
     case DType::F16:
       for (std::size_t i = 0; i < n; ++i) o[i] = half_to_float(load_u16(p + 2 * i));

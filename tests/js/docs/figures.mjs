@@ -149,15 +149,30 @@ export function measured(root) {
   add('docs/webgpu.md', 'bench/results/loads/webgpu-swiftshader-deberta-v3-base-d021236-vs-gpu-projection.json',
     `same method, SwiftShader, its CPU build went\n${projection.build} ms and the heap's peak ${projection.mib} MiB, but SwiftShader runs those 24 products (14.5 GFLOP) on the CPU, so its\n` +
     `whole load went ${projection.s} s;`);
+  // float32 tensors from the chunk read to the GPU without the heap, and the next chunk read meanwhile (direct bytes),
+  // on SwiftShader and WASM (bench/lib/load_ab.mjs)
+  const direct = (model, device = 'webgpu-swiftshader') => abOf(`bench/results/loads/${device}-${model}-ddd9aa8-vs-direct-bytes.json`);
+  const [xlmrDirect, mpnetDirect, mpnetWasm] = [direct('xlm-roberta-base'), direct('mpnet-base'), direct('mpnet-base', 'wasm')];
+  add('docs/webgpu.md', 'bench/results/loads/*-ddd9aa8-vs-direct-bytes.json',
+    `Same method (SwiftShader, ${json('bench/results/loads/webgpu-swiftshader-xlm-roberta-base-ddd9aa8-vs-direct-bytes.json').cpu}, 2 cores):\n` +
+    `XLM-R-base ${xlmrDirect.s} s (its \`weights\` part ${xlmrDirect.weights} ms), MPNet-base ${mpnetDirect.s} s; a WASM load of\n` +
+    `MPNet-base, which gains the read-ahead and a plain copy for float32, ${mpnetWasm.s} s.`);
+  const replayLoads = json('bench/results/gpu/h200-2026-11-28-replay/peer.json').loads.filter((l) => l.model === 'xlm-roberta-base' && l.dtype === 'fp32' && !l.what);
+  const loadS = (library) => replayLoads.find((l) => l.library === library).s.toFixed(2);
+  add('docs/webgpu.md', 'bench/results/gpu/h200-2026-11-28-replay/peer.json',
+    `where the H200's XLM-R-base load\nwas ${loadS('relpos')} s against Transformers.js's ${loadS('Transformers.js')} s before this change.`);
   // WebGPU loads before / after DeBERTa and MPNet streamed, on SwiftShader (bench/lib/load_ab.mjs --webgpu)
   function ab(model, change = 'c40b9a3-vs-streamed') {
-    const file = `bench/results/loads/webgpu-swiftshader-${model}-${change}.json`;
+    return abOf(`bench/results/loads/webgpu-swiftshader-${model}-${change}.json`, model);
+  }
+  function abOf(file, model = '') {
     const [before, after] = Object.values(json(file).runs);
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const s = (rows) => (med(rows.map((r) => r.ms)) / 1000).toFixed(2), mib = (rows) => mibOf(med(rows.map((r) => r.heap)));
-    const build = (rows) => med(rows.map((r) => r.build)).toFixed(0);
+    const build = (rows) => med(rows.map((r) => r.build)).toFixed(0), weights = (rows) => med(rows.map((r) => r.weights)).toFixed(0);
     return { text: `${s(before)} → ${s(after)} s, ${model === 'mpnet-base' ? '' : 'heap '}${mib(before)} → ${mib(after)} MiB`,
-             s: `${s(before)} → ${s(after)}`, mib: `${mib(before)} → ${mib(after)}`, build: `${build(before)} → ${build(after)}` };
+             s: `${s(before)} → ${s(after)}`, mib: `${mib(before)} → ${mib(after)}`, build: `${build(before)} → ${build(after)}`,
+             weights: `${weights(before)} → ${weights(after)}` };
   }
   // split K on the H200: wall time per dispatch of bench/gpu/bench.mjs's shaped rows (GPU_BENCH_PARTS=shaped)
   const streamedDir = 'bench/results/gpu/h200-2026-11-28-streamed';

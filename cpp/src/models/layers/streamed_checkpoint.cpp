@@ -41,6 +41,7 @@ struct StreamedCheckpoint::Entry {
   bool minus_one = false;  // a GGUF gemma norm gain stored as 1 + w (io/gguf_model.h)
   Form form = Float;
   std::size_t rows = 0, cols = 0, row_bytes = 0, block_rows = 0, done_rows = 0;
+  std::size_t done_bytes = 0;  // sends_bytes: bytes handed to the sink (done_rows: the whole rows among them)
   bool allocated = false, taken = false;
   int gpu = -1;                   // Linear or Table sent to a WeightSink: its id
   std::vector<float> f32;         // Float, Table (fp32), Linear (fp32: packed panels)
@@ -249,6 +250,14 @@ void StreamedCheckpoint::consume(const std::uint8_t* p, std::size_t n) {
       pos_ += skip;
       continue;
     }
+    if (sends_bytes(e)) {  // as the file holds them, any split
+      const std::size_t take = std::min(n, e.info.nbytes - e.done_bytes - pending_.size());
+      consume_bytes(e, p, take);
+      p += take;
+      n -= take;
+      pos_ += take;
+      continue;
+    }
     const std::size_t rows = std::min(e.block_rows, e.rows - e.done_rows);
     const std::size_t block = rows * e.row_bytes;
     const std::size_t take = std::min(n, block - pending_.size());
@@ -267,10 +276,75 @@ void StreamedCheckpoint::consume(const std::uint8_t* p, std::size_t n) {
   }
 }
 
-void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows) {
+// A float32 tensor bound for a sink that takes bytes: whole floats go on at once, a split one waits in pending_.
+void StreamedCheckpoint::consume_bytes(Entry& e, const std::uint8_t* p, std::size_t n) {
+  allocate(e);
+  if (!pending_.empty()) {
+    const std::size_t k = std::min(n, 4 - pending_.size());
+    pending_.insert(pending_.end(), p, p + k);
+    p += k;
+    n -= k;
+    if (pending_.size() < 4) return;
+    deliver(e, pending_.data(), 4);
+    pending_.clear();
+  }
+  const std::size_t whole = n & ~std::size_t{3};
+  if (whole > 0) deliver(e, p, whole);
+  pending_.assign(p + whole, p + n);
+}
+
+void StreamedCheckpoint::deliver(Entry& e, const std::uint8_t* p, std::size_t n) {
+  sink_->bytes(e.gpu, e.done_bytes, p, n);
+  e.done_bytes += n;
+  e.done_rows = e.row_bytes ? e.done_bytes / e.row_bytes : e.rows;
+}
+
+// The tensor the next bytes of the file belong to (or precede); null after the last.
+const StreamedCheckpoint::Entry* StreamedCheckpoint::current() const {
+  for (std::size_t i = next_; i < order_.size(); ++i)
+    if (!order_[i]->done()) return order_[i];
+  return nullptr;
+}
+
+std::size_t StreamedCheckpoint::direct_bytes() const {
+  if (data_start_ == 0 || gguf_ || !pending_.empty()) return 0;
+  const Entry* e = current();
+  if (!e || !sends_bytes(*e) || pos_ < e->info.offset) return 0;
+  return e->info.nbytes - e->done_bytes;
+}
+
+StreamedCheckpoint::DirectTarget StreamedCheckpoint::take_direct(std::size_t n) {
+  if (n == 0 || n % 4 != 0 || n > direct_bytes())
+    fail_value(name_ + ": take_direct(" + std::to_string(n) + "): expected a multiple of 4 up to " + std::to_string(direct_bytes()));
+  while (order_[next_]->done()) ++next_;
+  Entry& e = *order_[next_];
+  allocate(e);
+  const DirectTarget target{e.gpu, e.done_bytes};
+  e.done_bytes += n;
+  e.done_rows = e.done_bytes / e.row_bytes;
+  pos_ += n;
+  return target;
+}
+
+std::size_t StreamedCheckpoint::bytes_before_direct() const {
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  if (gguf_ || !sink_ || !sink_->takes_bytes() || options_.dtype == WeightFormat::Q8) return kNone;  // never direct
+  if (data_start_ == 0)  // the rest of the 8-byte length, then of the header (write() has checked its length)
+    return head_.size() < 8 ? 8 - head_.size() : 8 + static_cast<std::size_t>(io::load_u64(head_.data())) - head_.size();
+  const Entry* e = current();
+  if (e && sends_bytes(*e) && pos_ >= e->info.offset) return pending_.empty() ? 0 : 4 - pending_.size();
+  for (std::size_t i = next_; i < order_.size(); ++i) {
+    const Entry& f = *order_[i];
+    if (!f.done() && sends_bytes(f) && f.info.offset >= pos_) return f.info.offset - pos_;
+  }
+  return kNone;
+}
+
+void StreamedCheckpoint::allocate(Entry& e) {
+  if (e.allocated) return;
   const WeightFormat dtype = options_.dtype;
   const int K = static_cast<int>(e.cols);
-  if (!e.allocated) {
+  {
     e.allocated = true;
     const std::size_t n = e.rows * e.cols;
     switch (e.form) {
@@ -301,6 +375,12 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     }
     if (e.held()) converted_bytes_ += e.bytes(dtype);
   }
+}
+
+void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows) {
+  const WeightFormat dtype = options_.dtype;
+  const int K = static_cast<int>(e.cols);
+  allocate(e);
   const std::size_t r0 = e.done_rows, n = rows * e.cols;
   if (e.form == Entry::Raw) {
     e.raw.insert(e.raw.end(), bytes, bytes + rows * e.row_bytes);
@@ -331,6 +411,12 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
 bool StreamedCheckpoint::sends_to_sink(const Entry& e) const {
   if (!sink_ || options_.dtype == WeightFormat::Q8) return false;
   return e.form == Entry::Linear || (e.form == Entry::Table && tables_stream_to_sink(model_type_));
+}
+
+// ... as the file's bytes: float32 safetensors tensors, on a little-endian host, for a sink that takes bytes.
+bool StreamedCheckpoint::sends_bytes(const Entry& e) const {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the bytes sent are little-endian float32");
+  return e.ggml < 0 && e.info.dtype == DType::F32 && e.info.nbytes > 0 && sends_to_sink(e) && sink_->takes_bytes();
 }
 
 void StreamedCheckpoint::end_file() {

@@ -61,11 +61,16 @@ struct PreparedLinear {
 // 'webgpu', fp32 and fp16 loads: web/webgpu/weight-sink.js writes them into a GPU buffer): begin() names the
 // [rows, cols] matrix (a Linear's W, out × in as the checkpoint holds it, or a table's [rows, dim]), rows() hands over
 // rows [first, first + count), count · cols floats — valid during the call.
+// A sink that takes_bytes() receives a float32 checkpoint tensor's bytes as the file holds them instead of rows():
+// bytes(id, offset, p, n) hands over n bytes (little-endian float32) at byte `offset` of the matrix, both multiples
+// of 4, in order — any split, not whole rows; the stream converts nothing for it (see direct_bytes below).
 class WeightSink {
  public:
   virtual ~WeightSink() = default;
   virtual int begin(const std::string& name, int rows, int cols) = 0;
   virtual void rows(int id, int first, int count, int cols, const float* values) = 0;
+  virtual bool takes_bytes() const { return false; }
+  virtual void bytes(int /*id*/, std::size_t /*offset*/, const std::uint8_t* /*p*/, std::size_t /*n*/) {}
 };
 struct PreparedTable {
   int gpu = -1;            // ≥ 0: its rows went to a WeightSink, which named them this id (nothing held here)
@@ -117,6 +122,22 @@ class StreamedCheckpoint final : public Weights {
   // not for q8, whose int8 forms the GPU takes in another layout): the heap never holds them, the peak is one block.
   void set_weight_sink(WeightSink* sink) { sink_ = sink; }
 
+  // Direct bytes (a sink that takes_bytes; float32 safetensors tensors bound for it): the caller may hand such bytes
+  // to the sink itself, from its own buffer, instead of write() — the file's bytes then never enter this memory
+  // (web/weights.js does, from the chunk it read). At the current position of the file:
+  //   direct_bytes()         bytes that may go that way now (0: none; else a multiple of 4, up to the tensor's end)
+  //   take_direct(n)         counts n of them (a multiple of 4, ≤ direct_bytes()) as received: → { sink id, byte
+  //                          offset in its matrix } — the caller then gives the sink those n bytes at that offset
+  //   bytes_before_direct()  bytes to write() before the next direct byte may come: the rest of the header first,
+  //                          then up to the next such tensor (SIZE_MAX: none follows in this file, or none ever will)
+  struct DirectTarget {
+    int id;
+    std::size_t offset;
+  };
+  std::size_t direct_bytes() const;
+  DirectTarget take_direct(std::size_t n);
+  std::size_t bytes_before_direct() const;
+
   // The prepared forms (moved out: each can be taken once); nullopt when `name` is not one.
   std::optional<PreparedLinear> take_linear(const std::string& name) const;
   std::optional<PreparedTable> take_table(const std::string& name) const;
@@ -129,8 +150,13 @@ class StreamedCheckpoint final : public Weights {
   bool parse_gguf_header();
   void add_entries(std::vector<std::unique_ptr<Entry>> fresh);
   void consume(const std::uint8_t* p, std::size_t n);
+  void allocate(Entry& e);
   void convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows);
+  void consume_bytes(Entry& e, const std::uint8_t* p, std::size_t n);
+  void deliver(Entry& e, const std::uint8_t* p, std::size_t n);
   bool sends_to_sink(const Entry& e) const;
+  bool sends_bytes(const Entry& e) const;
+  const Entry* current() const;
   const Entry& entry(const std::string& name) const;
 
   LoadOptions options_;
@@ -147,7 +173,7 @@ class StreamedCheckpoint final : public Weights {
   std::vector<std::uint8_t> head_;     // its first 8 + header bytes until parsed
   std::vector<Entry*> order_;          // its tensors by offset
   std::size_t next_ = 0;               // order_[next_]: the tensor being received
-  std::vector<std::uint8_t> pending_;  // bytes of a block that arrived split across writes
+  std::vector<std::uint8_t> pending_;  // bytes of a block (or of a float, sends_bytes) that arrived split across writes
   std::vector<float> rows_;            // a block as float32
   // all files
   std::map<std::string, std::unique_ptr<Entry>> entries_;

@@ -1,6 +1,6 @@
 // loadModel wall time A/B of two checkouts' web/ folders (a before/after of a load change), one fresh Node process per
 // load, alternating, 5 rounds, medians; prints { ms, weights, build, heap } per side (info.loadMs, rp.heapBytes).
-//   node bench/lib/load_ab.mjs <model folder> <variant | -> <webDirA> <webDirB> [--out file.json] [--webgpu]
+//   node bench/lib/load_ab.mjs <model folder> <variant | -> <webDirA> <webDirB> [--out file.json] [--webgpu] [--dtype q8]
 // --webgpu: device 'webgpu', fp32, through Dawn (bench/gpu/common.mjs; without a GPU, SwiftShader with
 // VK_ICD_FILENAMES — its uploads are CPU copies, the rest of the load is what a GPU machine's CPU does); each load also
 // reports info.loadMs.gpu.
@@ -12,21 +12,23 @@ const outAt = args.indexOf('--out');
 const outFile = outAt >= 0 ? args.splice(outAt, 2)[1] : null;
 const gpuAt = args.indexOf('--webgpu');
 const webgpu = gpuAt >= 0 && args.splice(gpuAt, 1).length > 0;
+const dtypeAt = args.indexOf('--dtype');
+const dtype = dtypeAt >= 0 ? args.splice(dtypeAt, 2)[1] : 'fp32';
 const [model, variant, ...webs] = args;
 const res = Object.fromEntries(webs.map((w) => [w, []]));
 const common = new URL('../gpu/common.mjs', import.meta.url).href;
 const code = `const rp0 = await import(process.env.WEB + '/index.js'); const R = await rp0.init({ threads: 1 });
-const options = process.env.VARIANT ? { variant: process.env.VARIANT } : {};
-if (process.env.WEBGPU) Object.assign(options, { device: 'webgpu', dtype: 'fp32', gpu: (await (await import('${common}')).openDawn()).gpu });
+const options = { dtype: process.env.DTYPE, ...(process.env.VARIANT ? { variant: process.env.VARIANT } : {}) };
+if (process.env.WEBGPU) Object.assign(options, { device: 'webgpu', gpu: (await (await import('${common}')).openDawn()).gpu });
 const t = performance.now(); const m = await R.loadModel(process.env.MODEL, options);
 const ms = performance.now() - t; const l = m.info.loadMs; console.log(JSON.stringify({ ms, weights: l.weights, build: l.build, heap: R.heapBytes, gpu: l.gpu }));`;
 for (let r = 0; r < 5; ++r)
   for (const w of r % 2 ? [...webs].reverse() : webs) {
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, WEB: w, MODEL: model, VARIANT: variant === '-' ? '' : variant, WEBGPU: webgpu ? '1' : '' } }).toString();
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, DTYPE: dtype, WEB: w, MODEL: model, VARIANT: variant === '-' ? '' : variant, WEBGPU: webgpu ? '1' : '' } }).toString();
     res[w].push(JSON.parse(out.trim().split('\n').at(-1)));
   }
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-if (outFile) fs.writeFileSync(outFile, JSON.stringify({ date: new Date().toISOString(), model, variant, device: webgpu ? 'webgpu' : 'wasm', node: process.version, cpu: (await import('node:os')).cpus()[0].model, loadavg: (await import('node:os')).loadavg(), runs: res }, null, 1));
+if (outFile) fs.writeFileSync(outFile, JSON.stringify({ date: new Date().toISOString(), model, variant, dtype, device: webgpu ? 'webgpu' : 'wasm', node: process.version, cpu: (await import('node:os')).cpus()[0].model, loadavg: (await import('node:os')).loadavg(), runs: res }, null, 1));
 for (const w of webs) {
   const gpu = webgpu ? ['weightValues', 'uploads'].map((k) => `${k} ${med(res[w].map((x) => x.gpu[k])).toFixed(0)}`).join(' ') : '';
   console.log(w, 'median ms', med(res[w].map((x) => x.ms)).toFixed(0), 'weights', med(res[w].map((x) => x.weights)).toFixed(0), 'build', med(res[w].map((x) => x.build)).toFixed(0), gpu, 'heap MiB', (med(res[w].map((x) => x.heap)) / 2 ** 20).toFixed(0));

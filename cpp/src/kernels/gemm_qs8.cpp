@@ -312,8 +312,7 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
   long long l1_max = 0;
   for (int n = 0; n < N; ++n) {
     const float* row = Bt + static_cast<std::size_t>(n) * ldbt;
-    float amax = 0.0f;
-    for (int k = 0; k < K; ++k) amax = std::max(amax, std::fabs(row[k]));
+    const float amax = rabsmax_f32(static_cast<std::size_t>(K), row);
     scales[n] = amax / (127.0f * Mx);
     if (amax == 0.0f) continue;  // q = 0, nibbles 0 (m = 1)
     std::int8_t* panel = packed + static_cast<std::size_t>(n / NR) * panel_bytes(K);
@@ -322,18 +321,21 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
     long long l1 = 0;
     for (int k0 = 0; k0 < K; k0 += kQs8Group) {
       const int k1 = std::min(K, k0 + kQs8Group);
-      float gmax = 0.0f;
-      for (int k = k0; k < k1; ++k) gmax = std::max(gmax, std::fabs(row[k]));
+      const float gmax = rabsmax_f32(static_cast<std::size_t>(k1 - k0), row + k0);
       // clamp(ceil(16 · gmax / amax), 1, 16), compared as a float first: a non-finite weight (amax = inf,
       // ratio NaN) gets m = 1 instead of a float → int conversion out of range (found by fuzz_streamed_checkpoint)
       const float r = std::ceil(Mx * (gmax / amax));
       const int m = r >= 1.0f ? (r < static_cast<float>(Mx) ? static_cast<int>(r) : Mx) : 1;
       const float inv = (127.0f * Mx) / (amax * static_cast<float>(m));
+      // the group's values first (a loop the compiler vectorizes), then into the panel: pairs (k, k + 1) of column c
+      alignas(64) std::int32_t q[kQs8Group];
+      vquantize_f32(static_cast<std::size_t>(k1 - k0), row + k0, inv, 127, q);
+      int sum = 0;
       for (int k = k0; k < k1; ++k) {
-        const int q = quantize_value(row[k], inv, 127);
-        panel[(static_cast<std::size_t>(k / 2) * NR + c) * 2 + (k & 1)] = static_cast<std::int8_t>(q);
-        l1 += static_cast<long long>(std::abs(q)) * m;
+        sum += std::abs(q[k - k0]);
+        panel[(static_cast<std::size_t>(k / 2) * NR + c) * 2 + (k & 1)] = static_cast<std::int8_t>(q[k - k0]);
       }
+      l1 += static_cast<long long>(sum) * m;
       const std::size_t at = static_cast<std::size_t>(k0 / kQs8Group) * NR + c;
       nibbles[at / 2] |= static_cast<std::uint8_t>((m - 1) << (4 * (at & 1)));
     }

@@ -18,6 +18,7 @@
 // last slot is 0).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,13 +29,22 @@ constexpr int kQs8MaxMultiplier = 16;  // group multipliers m ∈ [1, 16], store
 
 // round(x · inv) to the nearest integer (halves away from zero), clamped to [−qmax, qmax]; NaN → 0.
 // Never converts an out-of-range float to int (non-finite weights or inputs give garbage, not UB).
+// Branch-free (selects, copysign; vquantize_f32 is its vector form): the signs of weights are random, and a branch on
+// each was mispredicted half the time (bench/results/loads/README.md). ±0.5 by copysign gives −0.5 for −0.0, where a
+// v ≥ 0 test gave +0.5: both truncate to 0, so every result is the same.
 inline int quantize_value(float x, float inv, int qmax) {
   float v = x * inv;
   const float m = static_cast<float>(qmax);
-  if (!(v >= -m)) v = v != v ? 0.0f : -m;  // NaN or below
-  if (v > m) v = m;
-  return static_cast<int>(v + (v >= 0.0f ? 0.5f : -0.5f));
+  v = v != v ? 0.0f : v;  // NaN
+  v = v < -m ? -m : v;
+  v = v > m ? m : v;
+  return static_cast<int>(v + std::copysign(0.5f, v));
 }
+
+// max |x[i]| over n floats, from 0, NaN ignored (std::max(m, |x|) in order: one result whatever the vector width).
+float rabsmax_f32(std::size_t n, const float* x);
+// q[i] = quantize_value(x[i], inv, qmax), a vector at a time (the same results).
+void vquantize_f32(std::size_t n, const float* x, float inv, int qmax, std::int32_t* q);
 
 // Bytes of a packed K × N int8 matrix (weights and group multipliers). Also where column n0 starts
 // when n0 is a multiple of NR: the columns [n0, n0 + n) of a packed matrix are the packed K × n matrix

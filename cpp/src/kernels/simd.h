@@ -22,6 +22,9 @@ inline void store(float* p, const vf& x) { x.store_unaligned(p); }
 inline vf splat(float x) { return vf(x); }
 inline vf fma(const vf& a, const vf& b, const vf& c) { return xsimd::fma(a, b, c); }
 inline vf max(const vf& a, const vf& b) { return xsimd::max(a, b); }
+// acc < x ? x : acc per lane (std::max(acc, x)): a NaN x leaves acc as it is
+inline vf max_keep(const vf& acc, const vf& x) { return xsimd::select(acc < x, x, acc); }
+inline vf abs(const vf& x) { return xsimd::abs(x); }
 inline float reduce_add(const vf& x) { return xsimd::hadd(x); }
 inline float reduce_max(const vf& x) {
   alignas(64) float lanes[width];
@@ -39,6 +42,8 @@ inline void store(float* p, vf x) { *p = x; }
 inline vf splat(float x) { return x; }
 inline vf fma(vf a, vf b, vf c) { return a * b + c; }
 inline vf max(vf a, vf b) { return a > b ? a : b; }
+inline vf max_keep(vf acc, vf x) { return acc < x ? x : acc; }
+inline vf abs(vf x) { return std::fabs(x); }
 inline float reduce_add(vf x) { return x; }
 inline float reduce_max(vf x) { return x; }
 constexpr const char* arch_name() { return "scalar"; }

@@ -74,9 +74,9 @@ Q8Values pack_words(int rows, int cols, const std::int8_t* q, const std::uint8_t
   const std::size_t G = (K + 31) / 32, swords = 1 + (G + 7) / 8;
   out.q.assign(static_cast<std::size_t>(rows) * words, 0u);
   out.scales.assign(static_cast<std::size_t>(rows) * swords, 0u);
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte b of a word is q[4w + b]: the row's bytes as they are");
   for (std::size_t n = 0; n < static_cast<std::size_t>(rows); ++n) {
-    for (std::size_t k = 0; k < K; ++k)
-      out.q[n * words + k / 4] |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(q[n * K + k])) << (8 * (k % 4));
+    if (K > 0) std::memcpy(out.q.data() + n * words, q + n * K, K);  // the rest of the last word stays 0
     std::uint32_t bits;
     std::memcpy(&bits, &scales[n], sizeof bits);
     out.scales[n * swords] = bits;

@@ -157,6 +157,11 @@ export function measured(root) {
     `Same method (SwiftShader, ${json('bench/results/loads/webgpu-swiftshader-xlm-roberta-base-ddd9aa8-vs-direct-bytes.json').cpu}, 2 cores):\n` +
     `XLM-R-base ${xlmrDirect.s} s (its \`weights\` part ${xlmrDirect.weights} ms), MPNet-base ${mpnetDirect.s} s; a WASM load of\n` +
     `MPNet-base, which gains the read-ahead and a plain copy for float32, ${mpnetWasm.s} s.`);
+  // q8 loads before / after the vector quantization (bench/lib/load_ab.mjs --dtype q8)
+  const q8Load = (device, model) => abOf(`bench/results/loads/${device}-${model}-q8-ddd9aa8-vs-vector-quantization.json`).s;
+  add('docs/q8.md', 'bench/results/loads/*-q8-ddd9aa8-vs-vector-quantization.json',
+    `MPNet-base q8 ${q8Load('wasm', 'mpnet-base')} s, XLM-R-base q8 (its 250,002 × 768 table quantized too) ${q8Load('wasm', 'xlm-roberta-base')} s; on WebGPU\n` +
+    `(SwiftShader), where the int8 rows are then laid out for the GPU, MPNet-base q8 ${q8Load('webgpu-swiftshader', 'mpnet-base')} s.`);
   const replayLoads = json('bench/results/gpu/h200-2026-11-28-replay/peer.json').loads.filter((l) => l.model === 'xlm-roberta-base' && l.dtype === 'fp32' && !l.what);
   const loadS = (library) => replayLoads.find((l) => l.library === library).s.toFixed(2);
   add('docs/webgpu.md', 'bench/results/gpu/h200-2026-11-28-replay/peer.json',

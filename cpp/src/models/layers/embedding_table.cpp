@@ -22,12 +22,16 @@ namespace relpos::models {
 void EmbeddingTable::quantize_rows(int rows, int dim, const float* values, std::int8_t* q8, float* scales) {
   for (int r = 0; r < rows; ++r) {
     const float* row = values + static_cast<std::size_t>(r) * dim;
-    float amax = 0.0f;
-    for (int c = 0; c < dim; ++c) amax = std::max(amax, std::fabs(row[c]));
+    const float amax = kernels::rabsmax_f32(static_cast<std::size_t>(dim), row);
     scales[r] = amax / 127.0f;
     const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
     std::int8_t* q = q8 + static_cast<std::size_t>(r) * dim;
-    for (int c = 0; c < dim; ++c) q[c] = static_cast<std::int8_t>(kernels::quantize_value(row[c], inv, 127));
+    std::int32_t wide[256];  // a row at most 256 values at a time
+    for (int c0 = 0; c0 < dim; c0 += 256) {
+      const int n = std::min(256, dim - c0);
+      kernels::vquantize_f32(static_cast<std::size_t>(n), row + c0, inv, 127, wide);
+      for (int c = 0; c < n; ++c) q[c0 + c] = static_cast<std::int8_t>(wide[c]);
+    }
   }
 }
 

@@ -122,8 +122,8 @@ function fileSource(folder, { fs, fileURLToPath, path }) {
         const { size } = await fh.stat();
         sink.start(size);
         // Two chunks: the next is read (on libuv's threads) while the sink takes the current one. With the float32
-        // tensors of a WebGPU load going from the chunk straight to the GPU, the read had become half the load: XLM-R-base
-        // (1.1 GB) on SwiftShader, AMD EPYC, 2 cores: 1.7–2.2 s → 1.4–1.6 s.
+        // tensors of a WebGPU load going from the chunk straight to the GPU, waiting for the read had become a quarter
+        // of the load (bench/results/loads/README.md, direct bytes).
         const chunks = [0, 1].map(() => new Uint8Array(Math.min(CHUNK_BYTES, Math.max(size, 1))));
         let i = 0;
         let at = 0;

@@ -327,7 +327,7 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
       const float r = std::ceil(Mx * (gmax / amax));
       const int m = r >= 1.0f ? (r < static_cast<float>(Mx) ? static_cast<int>(r) : Mx) : 1;
       const float inv = (127.0f * Mx) / (amax * static_cast<float>(m));
-      // the group's values first (a loop the compiler vectorizes), then into the panel: pairs (k, k + 1) of column c
+      // the group's values a vector at a time (vquantize_f32), then into the panel: pairs (k, k + 1) of column c
       alignas(64) std::int32_t q[kQs8Group];
       vquantize_f32(static_cast<std::size_t>(k1 - k0), row + k0, inv, 127, q);
       int sum = 0;

@@ -340,41 +340,40 @@ std::size_t StreamedCheckpoint::bytes_before_direct() const {
   return kNone;
 }
 
+// The form a tensor is converted into (or its sink id), made when its first bytes arrive.
 void StreamedCheckpoint::allocate(Entry& e) {
   if (e.allocated) return;
   const WeightFormat dtype = options_.dtype;
   const int K = static_cast<int>(e.cols);
-  {
-    e.allocated = true;
-    const std::size_t n = e.rows * e.cols;
-    switch (e.form) {
-      case Entry::Raw: e.raw.reserve(e.info.nbytes); break;
-      case Entry::Float: e.f32.resize(n); break;
-      case Entry::Table:
-        if (sends_to_sink(e)) {
-          e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
-        } else if (dtype == WeightFormat::Q8) {
-          e.q8.resize(n);
-          e.scales.resize(e.rows);
-        } else {
-          e.f32.resize(n);
-        }
+  e.allocated = true;
+  const std::size_t n = e.rows * e.cols;
+  switch (e.form) {
+    case Entry::Raw: e.raw.reserve(e.info.nbytes); break;
+    case Entry::Float: e.f32.resize(n); break;
+    case Entry::Table:
+      if (sends_to_sink(e)) {
+        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
+      } else if (dtype == WeightFormat::Q8) {
+        e.q8.resize(n);
+        e.scales.resize(e.rows);
+      } else {
+        e.f32.resize(n);
+      }
+      break;
+    case Entry::Linear:
+      if (sends_to_sink(e)) {
+        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
         break;
-      case Entry::Linear:
-        if (sends_to_sink(e)) {
-          e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
-          break;
-        }
-        if (dtype == WeightFormat::Q8) {
-          e.q8.resize(kernels::packed_qs8_bytes(K, static_cast<int>(e.rows)));
-          e.scales.resize(e.rows);
-        } else {
-          e.f32.resize(kernels::packed_b_floats(K, static_cast<int>(e.rows)));
-        }
-        break;
-    }
-    if (e.held()) converted_bytes_ += e.bytes(dtype);
+      }
+      if (dtype == WeightFormat::Q8) {
+        e.q8.resize(kernels::packed_qs8_bytes(K, static_cast<int>(e.rows)));
+        e.scales.resize(e.rows);
+      } else {
+        e.f32.resize(kernels::packed_b_floats(K, static_cast<int>(e.rows)));
+      }
+      break;
   }
+  if (e.held()) converted_bytes_ += e.bytes(dtype);
 }
 
 void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows) {

@@ -16,7 +16,8 @@
 //   linear  2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
 //           bits of the whole matrix); Linear::load takes it (take_linear). With a WeightSink (fp32):
-//           each block's float32 rows go to the sink and nothing is kept (DeBERTa projects its relative
+//           each block's float32 rows go to the sink and nothing is kept (an F32 tensor, to a sink that
+//           takes_bytes, goes as the file's bytes, any split — or, direct, not through write() at all) (DeBERTa projects its relative
 //           embeddings through its query/key projections on the GPU then: deberta_v2.cpp).
 //   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
 //           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a WeightSink

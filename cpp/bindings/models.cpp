@@ -335,7 +335,7 @@ class JsWeightSink final : public models::WeightSink {
   }
   bool takes_bytes() const override { return bytes_; }
   void bytes(int id, std::size_t offset, const std::uint8_t* p, std::size_t n) override {
-    sink_.call<void>("writeBytes", id, static_cast<double>(offset), val(typed_memory_view(n, p)));
+    bytes_of(id, offset, val(typed_memory_view(n, p)));
   }
   void bytes_of(int id, std::size_t offset, const val& view) { sink_.call<void>("writeBytes", id, static_cast<double>(offset), view); }
 

@@ -295,8 +295,13 @@ void StreamedCheckpoint::consume_bytes(Entry& e, const std::uint8_t* p, std::siz
 
 void StreamedCheckpoint::deliver(Entry& e, const std::uint8_t* p, std::size_t n) {
   sink_->bytes(e.gpu, e.done_bytes, p, n);
+  count_bytes(e, n);
+}
+
+// n more bytes of e received (whole rows among them counted in done_rows; sends_bytes tensors are never empty).
+void StreamedCheckpoint::count_bytes(Entry& e, std::size_t n) {
   e.done_bytes += n;
-  e.done_rows = e.row_bytes ? e.done_bytes / e.row_bytes : e.rows;
+  e.done_rows = e.done_bytes / e.row_bytes;
 }
 
 // The tensor the next bytes of the file belong to (or precede); null after the last.
@@ -320,8 +325,7 @@ StreamedCheckpoint::DirectTarget StreamedCheckpoint::take_direct(std::size_t n) 
   Entry& e = *order_[next_];
   allocate(e);
   const DirectTarget target{e.gpu, e.done_bytes};
-  e.done_bytes += n;
-  e.done_rows = e.done_bytes / e.row_bytes;
+  count_bytes(e, n);
   pos_ += n;
   return target;
 }

@@ -155,6 +155,7 @@ class StreamedCheckpoint final : public Weights {
   void convert_block(Entry& e, const std::uint8_t* bytes, std::size_t rows);
   void consume_bytes(Entry& e, const std::uint8_t* p, std::size_t n);
   void deliver(Entry& e, const std::uint8_t* p, std::size_t n);
+  void count_bytes(Entry& e, std::size_t n);
   bool sends_to_sink(const Entry& e) const;
   bool sends_bytes(const Entry& e) const;
   const Entry* current() const;

@@ -25,7 +25,7 @@
 # 'shader-f16' on NVIDIA's Vulkan driver without that adapter toggle (a driver bug list; unsafe for browsing, fine
 # for a bench). PEER_ROWS / PEER_DTYPES pass through to peer.mjs, REAL_SIZE_* to real_size.mjs; GPU_PEER_FIXTURES=0
 # skips step 3, GPU_REAL_SIZE=0 step 2.
-# GPU_BENCH_SMALL=1 checks the whole script on SwiftShader (MiniLM only, 2 texts, 2 sentences; real sizes at 2 layers):
+# GPU_BENCH_SMALL=1 checks the whole script on SwiftShader (MiniLM only, 2 texts, 1 sentence; real sizes at 2 layers):
 #   bash scripts/gpu-peer-carry.sh && VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json GPU_BENCH_SMALL=1 bash bench/gpu/peer.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."

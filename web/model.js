@@ -90,7 +90,7 @@ function checkDevice(device) {
 async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = null) {
   let t = performance.now();
   const W = await import('./webgpu/index.js');
-  const ctx = streamed?.ctx ?? (await W.createContext(gpuOptions(options)));
+  const ctx = streamed?.ctx ?? (await W.acquireContext(gpuOptions(options)));
   const ms = { context: streamed?.contextMs ?? performance.now() - t, plans: 0, weightValues: 0, uploads: 0, release: 0 };
   loadMs.gpu = ms;
   const timed = (key, fn) => (...args) => {
@@ -102,7 +102,7 @@ async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = nu
     }
   };
   if (dtype === 'fp16' && !ctx.shaderF16) {
-    ctx.destroy();
+    ctx.release();
     throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
   }
   const source = {
@@ -122,7 +122,7 @@ async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = nu
   } catch (e) {
     executor.destroy();
     streamed?.sink.destroy();
-    ctx.destroy();
+    ctx.release();
     throw e;
   }
   // bytes of weights on the GPU (q8 Linears: int8 words and their scale words; fp16: 2 per value)
@@ -258,11 +258,13 @@ export async function loadModel(mod, source, options = {}) {
   const dim = sentenceTransformers?.poolingDimension ?? null;
   if (dim !== null && dim !== model.info.hiddenSize) {
     model.dispose();
+    failStreamed(streamed);
     throw new Error(`${sentenceTransformers.poolingFile}: word_embedding_dimension ${dim} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
   const firstDense = sentenceTransformers?.dense?.[0];
   if (dim === null && firstDense && firstDense.inFeatures !== model.info.hiddenSize) {
     model.dispose();
+    failStreamed(streamed);
     throw new Error(`sentence-transformers Dense module: in_features ${firstDense.inFeatures} does not match the model's hidden size ${model.info.hiddenSize} (config.json)`);
   }
   return attachDevice(model, handle, options, dtype, device, loadMs, started, streamed);
@@ -275,9 +277,9 @@ export async function loadModel(mod, source, options = {}) {
 async function streamToGpu(options, dtype) {
   const t = performance.now();
   const W = await import('./webgpu/index.js');
-  const ctx = await W.createContext(gpuOptions(options));
+  const ctx = await W.acquireContext(gpuOptions(options));
   if (dtype === 'fp16' && !ctx.shaderF16) {
-    ctx.destroy();
+    ctx.release();
     throw new Error(`webgpu: dtype 'fp16' needs the adapter feature 'shader-f16', which this adapter (${ctx.info.description || ctx.info.device || ctx.info.vendor || 'unnamed'}) does not have${W.f16Hint(ctx.info)}`);
   }
   const { GpuWeightSink } = await import('./webgpu/weight-sink.js');
@@ -293,7 +295,7 @@ function webGpuError(e) {
 /** A load that streamed to the GPU failed before the executor took the buffers: they and the context go. */
 function failStreamed(streamed) {
   streamed?.sink.destroy();
-  streamed?.ctx.destroy();
+  streamed?.ctx.release();
 }
 
 /** device 'webgpu' / 'auto': the model moves to WebGPU (or, for 'auto', says why it stays). */
@@ -628,7 +630,7 @@ export class Model {
     this.#disposed = true;
     if (this.#gpu) {
       this.#gpu.executor.destroy();
-      this.#gpu.ctx.destroy();
+      this.#gpu.ctx.release();
     }
     this.#handle.delete();
   }

@@ -8,12 +8,17 @@
 // No adapter: under CI (process.env.CI) a failing test says why — the suites must not skip there — else
 // every test skips with the reason.
 import { existsSync } from 'node:fs';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
 const SWIFTSHADER = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
-/** { ctx, gpu, skip }: keep: true leaves the context open for the caller (else it is destroyed). */
+/**
+ * { ctx, gpu, skip }. The context is the one models loaded with that GPU object (undefined: Node's Dawn) and the default
+ * GPU options share (acquireContext), held until the test file ends: the file's models run on one device, as a
+ * page's do, and each kernel compiles once per file instead of once per model (SwiftShader takes seconds per GEMM
+ * kernel). keep: true hands it to the caller too (for kernel tests; released when the file ends, not by the caller).
+ */
 export async function webgpuAdapter({ keep = false } = {}) {
   if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER)) process.env.VK_ICD_FILENAMES = SWIFTSHADER;
   let gpu;
@@ -24,8 +29,8 @@ export async function webgpuAdapter({ keep = false } = {}) {
   }
   let ctx = null, noGpu = null;
   try {
-    const { createContext } = await import('../../web/webgpu/index.js');
-    ctx = await createContext({ gpu });
+    const { acquireContext } = await import('../../web/webgpu/index.js');
+    ctx = await acquireContext({ gpu });
   } catch (e) {
     noGpu = e;
   }
@@ -34,11 +39,11 @@ export async function webgpuAdapter({ keep = false } = {}) {
       throw new Error(`no WebGPU adapter under CI (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}): ${noGpu.message}`);
     });
   }
-  if (ctx && !keep) {
-    ctx.destroy();
-    ctx = null;
+  if (ctx) {
+    const held = ctx;
+    after(() => held.release());
   }
-  return { ctx, gpu, skip: noGpu ? `no WebGPU adapter: ${noGpu.message}` : false };
+  return { ctx: keep ? ctx : null, gpu, skip: noGpu ? `no WebGPU adapter: ${noGpu.message}` : false };
 }
 
 /**

@@ -43,10 +43,7 @@ if (noRp && process.env.CI) {
 }
 const skipRp = skip || (noRp ? `relpos WASM package not available (${ROOT}/web/dist): ${noRp.message}` : false);
 
-after(() => {
-  if (ctx) ctx.destroy();
-  ctx = null;
-});
+// (ctx is released when the file ends: webgpuAdapter)
 
 // ---------- helpers ----------
 const up = (a) => ctx.upload(a);

@@ -1,6 +1,8 @@
 // The GPUDevice that relpos's WebGPU kernels run on.
 //
 //   const ctx = await createContext({ gpu });   // gpu: a GPU object (navigator.gpu or webgpu's create([]))
+//   const ctx = await acquireContext({ gpu });  // the same, shared by every holder of that GPU object and those
+//                                               // options (loadModel's models); ctx.release() when done
 //   ctx.info      → { vendor, architecture, device, description, backend: 'webgpu', source, subgroups,
 //                     subgroupMinSize, subgroupMaxSize }
 //   ctx.features  → adapter features granted to the device (e.g. 'shader-f16', 'timestamp-query', 'subgroups')
@@ -87,7 +89,7 @@ export async function findGpu(options = {}) {
     const looked = await missingVulkanDriver();
     if (looked) throw new Error(`webgpu: no GPU adapter: no Vulkan driver is installed (no ICD manifest in ${looked.join(', ')}); Dawn needs ${SWIFTSHADER_HINT}`);
   }
-  // One Dawn instance per process: every context (one per model on WebGPU) requests its adapter from it.
+  // One Dawn instance per process: every context (models share one per options: acquireContext) requests its adapter from it.
   nodeGpu ??= mod.create([]);
   return { gpu: nodeGpu, source: "npm package 'webgpu' (Dawn)" };
 }
@@ -145,6 +147,45 @@ export async function createContext(options = {}) {
   const limits = {};
   for (const key in device.limits) if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
   return new GpuContext(gpu, adapter, device, info, [...device.features].sort(), limits);
+}
+
+// Contexts that models share (loadModel's device 'webgpu' acquires one): one per GPU object and options, kept while a
+// model holds it. The models of a page then run on one GPUDevice, as WebGPU intends: each pipeline compiles once for
+// all of them (SwiftShader takes seconds per GEMM pipeline, a driver tens of milliseconds), and the split-K partials
+// are one buffer. A lost device leaves the table at once, so the next load gets a new one.
+const sharedContexts = new WeakMap(); // GPU object → Map(options key → Promise<GpuContext>)
+
+/**
+ * A context shared with the other holders of the same GPU object and options (createContext's); each acquire is
+ * paired with one ctx.release(), and the last release destroys the device. createContext's errors, unchanged.
+ */
+export async function acquireContext(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`webgpu: options: expected an object, got ${describe(options)}`);
+  const { gpu } = await findGpu(options);
+  const key = `${options.powerPreference ?? 'high-performance'}:${options.f16 ?? true}:${options.subgroups ?? true}`;
+  let table = sharedContexts.get(gpu);
+  if (!table) sharedContexts.set(gpu, (table = new Map()));
+  for (;;) {
+    let entry = table.get(key);
+    if (!entry) {
+      const made = createContext(options).then((ctx) => {
+        ctx.users = 0;
+        ctx.leave = () => table.get(key) === made && table.delete(key);
+        ctx.lost.then(ctx.leave);
+        return ctx;
+      });
+      made.catch(() => table.get(key) === made && table.delete(key));
+      table.set(key, (entry = made));
+    }
+    const ctx = await entry;
+    // released or lost while this call waited: that device is gone, the next turn makes a new one
+    if (ctx.released || ctx.lostInfo) {
+      ctx.leave();
+      continue;
+    }
+    ctx.users++;
+    return ctx;
+  }
 }
 
 export class GpuContext {
@@ -345,7 +386,16 @@ export class GpuContext {
 
   /** Releases the device (its buffers with it). */
   destroy() {
+    this.released = true;
     this.device.destroy();
+  }
+
+  /** Gives up a hold of acquireContext: the last one destroys the device (a context of createContext: at once). */
+  release() {
+    if (this.released) return;
+    if (this.users !== undefined && --this.users > 0) return;
+    this.leave?.();
+    this.destroy();
   }
 }
 

@@ -7,7 +7,7 @@
 //   const result = await gpu.read(c, M * N);
 // Each kernel records into a GPUCommandEncoder, so a forward pass is one command buffer; see
 // docs/architecture.md for the executor that will drive them from the C++ model's plan.
-export { createContext, findGpu, GpuContext, dispatch, lostError, f16Hint, hasSubgroups } from './device.js';
+export { acquireContext, createContext, findGpu, GpuContext, dispatch, lostError, f16Hint, hasSubgroups } from './device.js';
 export { reduceSum } from './kernels/reduce.js';
 export { gemm, gemmWgsl, GEMM_VARIANTS, defaultGemmVariant, defaultGemmSplit, gemmSharedBytes, q8RowWords } from './kernels/gemm.js';
 export { DTYPES, storage, toHalf, fromHalf } from './kernels/dtype.js';

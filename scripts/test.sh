@@ -25,7 +25,9 @@ step "Checkpoint variants (pytorch_model.bin, shards, hostile files) from the HF
 /usr/bin/python3 scripts/make-checkpoint-variants.py
 
 step "Catch2 suite: native"
-ctest --test-dir build/native --output-on-failure
+# The suites of a build folder run side by side (-j: native and scalar here, SIMD128, scalar and threads below):
+# mostly one busy thread each.
+ctest --test-dir build/native --output-on-failure -j"$(nproc)"
 step "Catch2 suites (library + training core): native, AddressSanitizer + UndefinedBehaviorSanitizer"
 bash scripts/test-sanitize.sh
 step "Catch2 suites (library + training core): native, ThreadSanitizer (3 threads)"
@@ -33,7 +35,7 @@ bash scripts/test-tsan.sh
 step "Fuzzing: libFuzzer targets (fuzz/), 45 s each"
 bash scripts/fuzz.sh 45
 step "Catch2 suite: WebAssembly (SIMD128 and scalar, under node)"
-ctest --test-dir build/wasm --output-on-failure
+ctest --test-dir build/wasm --output-on-failure -j"$(nproc)"
 
 step "SentencePiece models and the library's reference ids (build/spm)"
 /usr/bin/python3 scripts/make-spm-models.py

@@ -5,6 +5,7 @@
 //   const gpu = recordingGpu(realGpu);               // a GPU object whose gpu.devices are the GPUDevices it made
 //   const gpu = countingGpu(realGpu);                // gpu.counts: GPU objects its devices created, bytes mapped
 //   const gpu = shaderRecordingGpu(realGpu);         // gpu.codes: the WGSL of every shader module its devices made
+//   await within(promise, ms, what);                 // the promise, or an Error saying it hung
 // No adapter: under CI (process.env.CI) a failing test says why — the suites must not skip there — else
 // every test skips with the reason.
 import { existsSync } from 'node:fs';
@@ -132,4 +133,12 @@ export function countingGpu(real) {
     queue: wrap(d.queue, { submit: (buffers) => { counts.submits += buffers.length; return d.queue.submit(buffers); } }),
   });
   return overDevices(real, { counts, reset: () => { for (const k in counts) counts[k] = 0; } }, device);
+}
+
+/** Rejects with "hung" when `promise` has not settled after `ms` (a GPU loss must end work, never hang it). */
+export function within(promise, ms, what) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} hung: not settled after ${ms} ms`)), ms);
+  })]).finally(() => clearTimeout(timer));
 }

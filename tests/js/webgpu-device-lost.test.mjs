@@ -13,19 +13,11 @@ import { test } from 'node:test';
 
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { recordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { recordingGpu, webgpuAdapter, within } from './webgpu-adapter.mjs';
 
 const { skip, gpu: flagged } = await webgpuAdapter();
 const W = await import('../../web/webgpu/index.js');
 const haveDist = existsSync(new URL('../../web/dist/relpos-simd.wasm', import.meta.url));
-
-/** Rejects with "hung" when `promise` has not settled after `ms`. */
-function within(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} hung: not settled after ${ms} ms`)), ms);
-  })]).finally(() => clearTimeout(timer));
-}
 
 const LOST = /the GPU device was lost \(reason 'destroyed'.*load the model again \(device 'auto' falls back to WebAssembly/;
 

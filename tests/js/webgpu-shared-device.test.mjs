@@ -11,21 +11,13 @@ import { test } from 'node:test';
 
 import { FIXTURES, haveFixtures, readSafetensors } from './safetensors.mjs';
 import { hiddenError } from './fixture-errors.mjs';
-import { recordingGpu, shaderRecordingGpu, webgpuAdapter } from './webgpu-adapter.mjs';
+import { recordingGpu, shaderRecordingGpu, webgpuAdapter, within } from './webgpu-adapter.mjs';
 
 const { skip, gpu: flagged } = await webgpuAdapter();
 const W = await import('../../web/webgpu/index.js');
 const haveDist = existsSync(new URL('../../web/dist/relpos-simd.wasm', import.meta.url));
 const CASE = join(FIXTURES, 'bert-absolute');
 const needModel = skip || (!haveDist && 'web/dist is not built') || ((!haveFixtures || !existsSync(CASE)) && `no fixture ${CASE}`);
-
-/** Rejects with "hung" when `promise` has not settled after `ms`. */
-function within(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} hung: not settled after ${ms} ms`)), ms);
-  })]).finally(() => clearTimeout(timer));
-}
 
 async function setup() {
   const { init } = await import('../../web/index.js');

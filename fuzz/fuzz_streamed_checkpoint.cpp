@@ -2,7 +2,8 @@
 // differentially. Byte 0 picks the mode: bit 0 = file size known / unknown (HTTP without a length),
 // bit 1 = q8 / fp32, bits 2–7 (v) seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in, pick the
 // family whose naming rule applies (v % 6; streamed_names.h: "", deberta-v2, mpnet, modernbert, nomic_bert, bert)
-// and the weight sink (v / 6 % 3): none, a rows sink, or a sink that takes bytes fed as web/weights.js feeds it —
+// and the weight sink (v / 6 % 4): none, a rows sink, or a sink that takes float32 bytes — or F16 / BF16 ones too, widened
+// as the GPU's sink widens them — fed as web/weights.js feeds it —
 // direct bytes (direct_bytes / take_direct) from the input itself, the rest through write() up to
 // bytes_before_direct. With a sink, the tensors it received must equal to_f32's floats bit for bit, arriving in order.
 //
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "io/dtype_convert.h"
 #include "kernels/gemm_f32.h"
 #include "models/layers/embedding_table.h"
 #include "models/layers/linear_q8.h"
@@ -43,34 +45,44 @@ bool same_floats(const std::vector<float>& a, const std::vector<float>& b) {
 
 const char* const kTypes[] = {"", "deberta-v2", "mpnet", "modernbert", "nomic_bert", "bert"};
 
-// Records a sink's tensors as float32 bytes, checking that rows and bytes arrive in order and in bounds.
+// Records a sink's tensors as float32 bytes, checking that rows and bytes arrive in order and in bounds. takes: 0 rows
+// only, 1 float32 bytes too, 2 F16 / BF16 bytes as well (widened here, as web/webgpu/weight-sink.js does on the GPU).
 struct Sink final : relpos::models::WeightSink {
-  explicit Sink(bool bytes) : takes(bytes) {}
+  explicit Sink(int bytes) : takes(bytes) {}
   struct Layer {
-    std::size_t cols = 0, received = 0;  // bytes
-    std::vector<std::uint8_t> data;
+    std::size_t cols = 0, received = 0;  // bytes (of the arrival's dtype)
+    std::vector<std::uint8_t> data;       // float32
+    std::optional<relpos::DType> arrival;
   };
   std::vector<Layer> layers;
-  bool takes;
-  int begin(const std::string&, int rows, int cols) override {
+  int takes;
+  int begin(const std::string&, int rows, int cols, std::optional<relpos::DType> bytes) override {
     if (rows < 0 || cols < 0) finding("sink: negative shape");
-    layers.push_back({static_cast<std::size_t>(cols), 0, std::vector<std::uint8_t>(4 * static_cast<std::size_t>(rows) * cols)});
+    if (bytes && !takes_bytes(*bytes)) finding("sink: bytes of a dtype it does not take");
+    layers.push_back({static_cast<std::size_t>(cols), 0, std::vector<std::uint8_t>(4 * static_cast<std::size_t>(rows) * cols), bytes});
     return static_cast<int>(layers.size()) - 1;
   }
   void rows(int id, int first, int count, int cols, const float* values) override {
     Layer& l = layers.at(static_cast<std::size_t>(id));
     const std::size_t at = 4 * static_cast<std::size_t>(first) * l.cols, n = 4 * static_cast<std::size_t>(count) * l.cols;
-    if (static_cast<std::size_t>(cols) != l.cols || at != l.received || at + n > l.data.size()) finding("sink: rows out of order");
+    if (l.arrival || static_cast<std::size_t>(cols) != l.cols || at != l.received || at + n > l.data.size()) finding("sink: rows out of order");
     if (n) std::memcpy(l.data.data() + at, values, n);
     l.received += n;
   }
-  bool takes_bytes() const override { return takes; }
+  bool takes_bytes(relpos::DType d) const override {
+    return d == relpos::DType::F32 ? takes >= 1 : (d == relpos::DType::F16 || d == relpos::DType::BF16) && takes >= 2;
+  }
   void bytes(int id, std::size_t offset, const std::uint8_t* p, std::size_t n) override {
     Layer& l = layers.at(static_cast<std::size_t>(id));
-    if (!takes || offset != l.received || offset % 4 || n % 4 || offset + n > l.data.size()) finding("sink: bytes out of order");
-    std::memcpy(l.data.data() + offset, p, n);
+    const std::size_t size = l.arrival ? relpos::io::dtype_size(*l.arrival) : 0;
+    if (!size || offset != l.received || offset % 4 || n % 4 || (offset + n) / size * 4 > l.data.size()) finding("sink: bytes out of order");
+    for (std::size_t i = 0; i < n; i += size) {
+      const float v = relpos::io::load_float(*l.arrival, p + i);
+      std::memcpy(l.data.data() + (offset + i) / size * 4, &v, 4);
+    }
     l.received += n;
   }
+  std::size_t floats_received(const Layer& l) const { return l.arrival ? l.received / relpos::io::dtype_size(*l.arrival) * 4 : l.received; }
 };
 
 }  // namespace
@@ -99,10 +111,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.dtype = (mode & 2) && finite ? relpos::WeightFormat::Q8 : relpos::WeightFormat::F32;
   const bool known = (mode & 1) != 0;
 
-  const int v = mode >> 2, families = sizeof kTypes / sizeof kTypes[0], sink_mode = v / families % 3;
+  const int v = mode >> 2, families = sizeof kTypes / sizeof kTypes[0], sink_mode = v / families % 4;
   const std::string type = kTypes[v % families];
   relpos::models::StreamedCheckpoint stream(options, type);
-  Sink sink(sink_mode == 2);
+  Sink sink(sink_mode < 2 ? 0 : sink_mode - 1);
   if (sink_mode > 0) stream.set_weight_sink(&sink);
   std::string stream_error;
   try {
@@ -162,7 +174,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto sunk = [&](int id) {  // a tensor the sink received: its floats, whole
       if (sink_mode == 0 || id < 0 || static_cast<std::size_t>(id) >= sink.layers.size()) finding("tensor '" + name + "': a sink id without a sink");
       const Sink::Layer& l = sink.layers[static_cast<std::size_t>(id)];
-      if (l.received != l.data.size() || l.data.size() != 4 * w.size() || (!w.empty() && std::memcmp(l.data.data(), w.data(), l.data.size()) != 0))
+      if (sink.floats_received(l) != l.data.size() || l.data.size() != 4 * w.size() || (!w.empty() && std::memcmp(l.data.data(), w.data(), l.data.size()) != 0))
         finding("tensor '" + name + "': the sink's floats differ");
     };
     if (table) {

@@ -40,8 +40,9 @@
 //     arrive (models/layers/streamed_checkpoint.h; web/weights.js streamSafetensors):
 //     StreamLoad.beginFile(name, size | -1), .write(address, n), .endFile(), .setIndex(name, text),
 //     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit),
-//     .setWeightSink({ begin(name, rows, cols) → id, rows(id, first, count, Float32Array)[, writeBytes(id,
-//     offset, Uint8Array)] }) before the first file (with bytes: float32 tensors as the file's bytes, and .directBytes(),
+//     .setWeightSink({ begin(name, rows, cols, 'rows' | 'F32' | 'F16' | 'BF16') → id, rows(id, first, count,
+//     Float32Array)[, writeBytes(id, offset, Uint8Array)][, takesBytes: ['F16', 'BF16']] }) before the first file (with
+//     bytes: float32 tensors — and those of takesBytes' dtypes — as the file's bytes, and .directBytes(),
 //     .writeDirect(Uint8Array), .bytesBeforeDirect() let JS send them without the heap):
 //     fp32 linear layers go to it block by block (the view is valid during the call) instead of the heap
 //   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
@@ -324,16 +325,34 @@ val load(const std::string& config_text, val files, val js_options) {
 //   s.beginFile(name, size | -1); s.write(address, n) …; s.endFile();   (per file; setIndex(name, text) for shards)
 //   s.load(configText) → LoadedModel                // then s.delete()
 // A JS object as a WeightSink (web/webgpu/weight-sink.js): the rows go as a view of the heap.
-// A sink with a writeBytes(id, offset, Uint8Array) method takes float32 tensors as the file's bytes (takes_bytes): from
-// the heap when they came through write(), or the caller's own view (StreamLoad.writeDirect).
+// A sink with a writeBytes(id, offset, Uint8Array) method takes tensors as the file's bytes (takes_bytes): float32 ones,
+// and those of the dtypes its `takesBytes` array names ('F32', 'F16', 'BF16'), which begin's 4th argument then names
+// ('rows' otherwise); from the heap when they came through write(), or the caller's own view (StreamLoad.writeDirect).
 class JsWeightSink final : public models::WeightSink {
  public:
-  explicit JsWeightSink(val sink) : sink_(std::move(sink)), bytes_(sink_["writeBytes"].typeOf().as<std::string>() == "function") {}
-  int begin(const std::string& name, int rows, int cols) override { return sink_.call<int>("begin", name, rows, cols); }
+  explicit JsWeightSink(val sink) : sink_(std::move(sink)) {
+    if (sink_["writeBytes"].typeOf().as<std::string>() != "function") return;
+    takes_[0] = true;  // F32
+    const val named = sink_["takesBytes"];
+    if (!named.isArray()) return;
+    const int count = named["length"].as<int>();
+    for (int i = 0; i < count; ++i) {
+      const val n = named[i];
+      if (!n.isString()) continue;
+      const std::string d = n.as<std::string>();
+      if (d == "F16") takes_[1] = true;
+      if (d == "BF16") takes_[2] = true;
+    }
+  }
+  int begin(const std::string& name, int rows, int cols, std::optional<DType> bytes) override {
+    return sink_.call<int>("begin", name, rows, cols, std::string(bytes ? dtype_name(*bytes) : "rows"));
+  }
   void rows(int id, int first, int count, int cols, const float* values) override {
     sink_.call<void>("rows", id, first, count, val(typed_memory_view(static_cast<std::size_t>(count) * cols, values)));
   }
-  bool takes_bytes() const override { return bytes_; }
+  bool takes_bytes(DType source) const override {
+    return source == DType::F32 ? takes_[0] : source == DType::F16 ? takes_[1] : source == DType::BF16 && takes_[2];
+  }
   void bytes(int id, std::size_t offset, const std::uint8_t* p, std::size_t n) override {
     bytes_of(id, offset, val(typed_memory_view(n, p)));
   }
@@ -341,7 +360,7 @@ class JsWeightSink final : public models::WeightSink {
 
  private:
   val sink_;
-  bool bytes_;
+  bool takes_[3] = {false, false, false};  // F32, F16, BF16
 };
 
 class StreamLoad {

@@ -1,16 +1,19 @@
 // A StreamedCheckpoint with a WeightSink that takes_bytes (web/webgpu/weight-sink.js writeBytes): float32 tensors bound
 // for the sink go to it as the file's bytes — any split of the writes, a float split across two of them included,
-// tensors at unaligned file offsets too — and nothing converts them; BF16 / F16 ones still arrive as float32 rows.
+// tensors at unaligned file offsets too — and nothing converts them; BF16 / F16 ones too where the sink takes those
+// (the GPU's widens them itself), else, and for an odd number of 2-byte elements, as float32 rows.
 // Direct bytes (direct_bytes / take_direct / bytes_before_direct, what web/weights.js drives from the chunk it read):
 // the caller hands those tensors to the sink itself and write() receives only the rest, with the same result.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gguf_support.h"
+#include "io/dtype_convert.h"
 #include "models/layers/streamed_checkpoint.h"
 #include "plan/plan.h"
 #include "relpos/checkpoint.h"
@@ -23,36 +26,47 @@ using namespace relpos_test;
 namespace {
 
 // Records what arrives: bytes (byte sinks) or rows, per layer, and checks the order (each byte or row once, ascending).
+// A sink that takes 2-byte floats (`half`) widens them into its float32 copy as the GPU's does.
 struct Sink final : relpos::models::WeightSink {
-  explicit Sink(bool bytes) : bytes_(bytes) {}
+  explicit Sink(bool bytes, bool half = false) : bytes_(bytes), half_(half) {}
   struct Layer {
     std::string name;
     int rows = 0, cols = 0;
     std::size_t received = 0;  // bytes (writeBytes) or rows
     int byte_calls = 0, row_calls = 0;
     std::vector<std::uint8_t> data;  // float32 bytes
+    std::optional<relpos::DType> arrival;  // begin's: the bytes' dtype, or rows
   };
   std::vector<Layer> layers;
-  int begin(const std::string& name, int rows, int cols) override {
-    layers.push_back({name, rows, cols, 0, 0, 0, std::vector<std::uint8_t>(4 * static_cast<std::size_t>(rows) * cols, 0xEE)});
+  int begin(const std::string& name, int rows, int cols, std::optional<relpos::DType> bytes) override {
+    REQUIRE((!bytes || takes_bytes(*bytes)));
+    layers.push_back({name, rows, cols, 0, 0, 0, std::vector<std::uint8_t>(4 * static_cast<std::size_t>(rows) * cols, 0xEE), bytes});
     return static_cast<int>(layers.size()) - 1 + 7;
   }
   void rows(int id, int first, int count, int cols, const float* values) override {
     Layer& l = layers.at(static_cast<std::size_t>(id - 7));
+    REQUIRE(!l.arrival);
     REQUIRE(cols == l.cols);
     REQUIRE(static_cast<std::size_t>(first) == l.received);
     std::memcpy(l.data.data() + 4 * static_cast<std::size_t>(first) * l.cols, values, 4 * static_cast<std::size_t>(count) * l.cols);
     l.received += static_cast<std::size_t>(count);
     ++l.row_calls;
   }
-  bool takes_bytes() const override { return bytes_; }
+  bool takes_bytes(relpos::DType source) const override {
+    return bytes_ && (source == relpos::DType::F32 || (half_ && (source == relpos::DType::F16 || source == relpos::DType::BF16)));
+  }
   void bytes(int id, std::size_t offset, const std::uint8_t* p, std::size_t n) override {
     Layer& l = layers.at(static_cast<std::size_t>(id - 7));
+    REQUIRE(l.arrival);
     REQUIRE(offset == l.received);
     REQUIRE(offset % 4 == 0);
     REQUIRE(n % 4 == 0);
-    REQUIRE(offset + n <= l.data.size());
-    std::memcpy(l.data.data() + offset, p, n);
+    const std::size_t size = relpos::io::dtype_size(*l.arrival);
+    REQUIRE((offset + n) / size * 4 <= l.data.size());
+    for (std::size_t i = 0; i < n; i += size) {  // as the GPU's sink widens them
+      const float v = relpos::io::load_float(*l.arrival, p + i);
+      std::memcpy(l.data.data() + (offset + i) / size * 4, &v, 4);
+    }
     l.received += n;
     ++l.byte_calls;
   }
@@ -62,31 +76,44 @@ struct Sink final : relpos::models::WeightSink {
     FAIL("no layer " << name);
     return layers.front();
   }
-  bool bytes_;
+  bool bytes_, half_;
 };
 
 void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
 }
 
-// A decoder-named checkpoint (the "" rule: *_proj.weight linear): q_proj F32 [64, 12], k_proj BF16 [64, 12], a norm
-// gain F32 [12] (a float that stays), 6 bytes of padding before q_proj; the header is 1 byte longer than its JSON
-// (odd): every tensor starts at an unaligned file offset.
+// A decoder-named checkpoint (the "" rule: *_proj.weight linear): q_proj F32 [64, 12], k_proj BF16 [64, 12], v_proj F16
+// [64, 12] (±0, a subnormal, ±inf among its values), o_proj BF16 [3, 5] (15 elements: 30 bytes, not whole 4-byte
+// words), a norm gain F32 [12] (a float that stays), 6 bytes of padding before q_proj; the header is 1 byte longer than
+// its JSON (odd): every tensor starts at an unaligned file offset.
 struct Handmade {
   std::vector<std::uint8_t> file;
-  std::vector<float> q, k, norm;
+  std::vector<float> q, k, v, o, norm;
 };
 Handmade handmade() {
   Handmade h;
   for (int i = 0; i < 64 * 12; ++i) h.q.push_back(0.25f * static_cast<float>((i * 37) % 101) - 12.0f);
   for (int i = 0; i < 64 * 12; ++i) h.k.push_back(static_cast<float>((i * 13) % 17) - 8.0f);  // exact in BF16
+  std::vector<std::uint16_t> v_bits;
+  for (int i = 0; i < 64 * 12; ++i) v_bits.push_back(static_cast<std::uint16_t>((i * 40503u) & 0xFFFFu));
+  for (std::uint16_t b : {0x0000, 0x8000, 0x0001, 0x7C00, 0xFC00}) v_bits[b % 97] = b;
+  for (std::uint16_t& b : v_bits)
+    if ((b & 0x7C00) == 0x7C00 && (b & 0x3FF) != 0) b &= 0xFC00;  // no NaN (one is not equal to itself)
+  for (std::uint16_t b : v_bits) h.v.push_back(relpos::io::half_to_float(b));
+  for (int i = 0; i < 15; ++i) h.o.push_back(static_cast<float>(i) - 7.0f);
   for (int i = 0; i < 12; ++i) h.norm.push_back(1.0f + 0.125f * static_cast<float>(i));
-  const std::size_t norm_end = 48, q_begin = norm_end + 6, q_end = q_begin + 4 * h.q.size(), k_end = q_end + 2 * h.k.size();
-  std::string json = "{\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[12],\"data_offsets\":[0," + std::to_string(norm_end) +
-                     "]},\"layers.0.self_attn.q_proj.weight\":{\"dtype\":\"F32\",\"shape\":[64,12],\"data_offsets\":[" +
-                     std::to_string(q_begin) + "," + std::to_string(q_end) +
-                     "]},\"layers.0.self_attn.k_proj.weight\":{\"dtype\":\"BF16\",\"shape\":[64,12],\"data_offsets\":[" +
-                     std::to_string(q_end) + "," + std::to_string(k_end) + "]}}";
+  const std::size_t norm_end = 48, q_begin = norm_end + 6, q_end = q_begin + 4 * h.q.size(), k_end = q_end + 2 * h.k.size(),
+                    v_end = k_end + 2 * v_bits.size(), o_end = v_end + 2 * h.o.size();
+  const auto entry = [](const std::string& name, const char* dtype, const std::string& shape, std::size_t a, std::size_t b) {
+    return "\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape + ",\"data_offsets\":[" + std::to_string(a) + "," +
+           std::to_string(b) + "]}";
+  };
+  std::string json = "{" + entry("model.norm.weight", "F32", "[12]", 0, norm_end) + "," +
+                     entry("layers.0.self_attn.q_proj.weight", "F32", "[64,12]", q_begin, q_end) + "," +
+                     entry("layers.0.self_attn.k_proj.weight", "BF16", "[64,12]", q_end, k_end) + "," +
+                     entry("layers.0.self_attn.v_proj.weight", "F16", "[64,12]", k_end, v_end) + "," +
+                     entry("layers.0.self_attn.o_proj.weight", "BF16", "[3,5]", v_end, o_end) + "}";
   if (json.size() % 2 == 0) json += ' ';
   put_u64(h.file, json.size());
   h.file.insert(h.file.end(), json.begin(), json.end());
@@ -95,15 +122,23 @@ Handmade handmade() {
     const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
     h.file.insert(h.file.end(), p, p + 4 * v.size());
   };
+  const auto bf16 = [&](const std::vector<float>& v) {
+    for (float x : v) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &x, 4);
+      h.file.push_back(static_cast<std::uint8_t>(bits >> 16));
+      h.file.push_back(static_cast<std::uint8_t>(bits >> 24));
+    }
+  };
   floats(h.norm);
   h.file.insert(h.file.end(), 6, 0);
   floats(h.q);
-  for (float v : h.k) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    h.file.push_back(static_cast<std::uint8_t>(bits >> 16));
-    h.file.push_back(static_cast<std::uint8_t>(bits >> 24));
+  bf16(h.k);
+  for (std::uint16_t b : v_bits) {
+    h.file.push_back(static_cast<std::uint8_t>(b & 0xFF));
+    h.file.push_back(static_cast<std::uint8_t>(b >> 8));
   }
+  bf16(h.o);
   return h;
 }
 
@@ -165,10 +200,45 @@ TEST_CASE("a sink that takes bytes receives float32 tensors as the file's bytes,
       CHECK(k.data == bytes_of(h.k));  // BF16 → float32 rows
       CHECK(k.byte_calls == 0);
       CHECK(k.received == 64);
+      CHECK(sink.named("layers.0.self_attn.v_proj.weight").data == bytes_of(h.v));  // F16 → float32 rows
       CHECK(s.to_f32("model.norm.weight") == h.norm);  // stays, as float32
       // through write(): the rest of the file, and at most 3 + 3 bytes of each piece that splits a float of q
       if (direct) CHECK(fed.written <= h.file.size() - 4 * h.q.size() + 6 * fed.pieces);
       if (direct && longest == h.file.size()) CHECK(fed.written == h.file.size() - 4 * h.q.size());
+      if (!direct) CHECK(fed.written == h.file.size());
+    }
+  }
+}
+
+TEST_CASE("a sink that takes BF16 and F16 bytes receives them as the file holds them, any split, direct or not") {
+  const Handmade h = handmade();
+  const relpos::LoadOptions options;
+  const std::size_t words = 4 * h.q.size() + 2 * h.k.size() + 2 * h.v.size();  // what may skip write()
+  for (const std::size_t longest : {std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{4096}, h.file.size()}) {
+    for (const bool direct : {false, true}) {
+      INFO("pieces up to " << longest << " bytes, direct " << direct);
+      relpos::models::StreamedCheckpoint s(options);
+      Sink sink(true, true);
+      s.set_weight_sink(&sink);
+      const Fed fed = feed(s, sink, h.file, longest, direct);
+      const Sink::Layer& q = sink.named("layers.0.self_attn.q_proj.weight");
+      const Sink::Layer& k = sink.named("layers.0.self_attn.k_proj.weight");
+      const Sink::Layer& v = sink.named("layers.0.self_attn.v_proj.weight");
+      const Sink::Layer& o = sink.named("layers.0.self_attn.o_proj.weight");
+      CHECK(q.data == bytes_of(h.q));
+      CHECK(k.arrival == relpos::DType::BF16);
+      CHECK(k.data == bytes_of(h.k));
+      CHECK(k.received == 2 * h.k.size());
+      CHECK(k.row_calls == 0);
+      CHECK(v.arrival == relpos::DType::F16);
+      CHECK(v.data == bytes_of(h.v));
+      CHECK(v.row_calls == 0);
+      CHECK_FALSE(o.arrival);  // 30 bytes: not whole words, so rows
+      CHECK(o.data == bytes_of(h.o));
+      CHECK(o.byte_calls == 0);
+      CHECK(s.to_f32("model.norm.weight") == h.norm);
+      if (direct && longest == h.file.size()) CHECK(fed.written == h.file.size() - words);
+      if (direct) CHECK(fed.written <= h.file.size() - words + 6 * fed.pieces);
       if (!direct) CHECK(fed.written == h.file.size());
     }
   }
@@ -249,7 +319,7 @@ TEST_CASE("a fixture checkpoint streamed with direct bytes gives the sink the ch
   for (const auto& l : sink.layers) {
     INFO(l.name);
     CHECK(l.data == bytes_of(whole.to_f32(l.name)));
-    if (whole.info(l.name).dtype == relpos::DType::F32) sunk += l.data.size();
+    if (l.arrival) sunk += l.received;
   }
   REQUIRE(sunk > file.size() / 2);
   CHECK(fed.written <= file.size() - sunk + 6 * fed.pieces);  // only the rest (and split floats) through write()

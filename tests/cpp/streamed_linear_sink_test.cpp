@@ -31,7 +31,8 @@ struct RecordingSink final : relpos::models::WeightSink {
     std::vector<float> values;
   };
   std::vector<Layer> layers;
-  int begin(const std::string& name, int rows, int cols) override {
+  int begin(const std::string& name, int rows, int cols, std::optional<relpos::DType> bytes) override {
+    REQUIRE_FALSE(bytes);  // a sink without takes_bytes gets rows
     layers.push_back({name, rows, cols, 0, std::vector<float>(static_cast<std::size_t>(rows) * cols, -1.0f)});
     return static_cast<int>(layers.size()) + 99;  // ids are the sink's to choose
   }

@@ -428,6 +428,46 @@ describe('webgpu fp16 on an adapter without shader-f16', { skip: hasF16 }, () =>
   });
 });
 
+// ---------- widening F16 / BF16 checkpoint bytes (weight-sink.js) ----------
+
+/** The float32 bits io/dtype_convert.h's decoding gives each 2-byte value (half_to_float; BF16: the bits << 16). */
+function decodedBits(halves, from) {
+  return Uint32Array.from(halves, (h) => {
+    if (from === 'bf16') return (h << 16) >>> 0;
+    const sign = (h & 0x8000) << 16, e = (h >>> 10) & 0x1f;
+    let m = h & 0x3ff;
+    if (e === 0x1f) return (sign | 0x7f800000 | (m << 13)) >>> 0;
+    if (e === 0) {
+      if (m === 0) return sign >>> 0;
+      let shift = 0;
+      while ((m & 0x400) === 0) (m <<= 1), ++shift;
+      return (sign | ((113 - shift) << 23) | ((m & 0x3ff) << 13)) >>> 0;
+    }
+    return (sign | ((e + 112) << 23) | (m << 13)) >>> 0;
+  });
+}
+
+test('widen: every F16 and BF16 bit pattern becomes the float32 bits the CPU decodes it to (subnormals, ±inf, NaN payloads), in slices past the binding limit too', { skip }, async () => {
+  const all = new Uint16Array(65536).map((_, i) => i);
+  for (const from of ['f16', 'bf16']) {
+    const want = Array.from(decodedBits(all, from));
+    const y = ctx.empty(4 * all.length);
+    await runRead(ctx, (enc) => W.widen(ctx, enc, { x: ctx.upload(all), y, n: all.length, from, to: 'f32' }), y, 1);
+    assert.deepEqual(Array.from(await ctx.read(y, all.length, Uint32Array)), want, `${from} → f32`);
+    // a device whose storage bindings hold 1 KiB: 256 dispatches of 128 words at 256-byte-aligned offsets
+    const small = Object.assign(Object.create(Object.getPrototypeOf(ctx)), ctx, { limits: { ...ctx.limits, maxStorageBufferBindingSize: 1024 } });
+    const z = ctx.empty(4 * all.length);
+    await runRead(ctx, (enc) => W.widen(small, enc, { x: ctx.upload(all), y: z, n: all.length, from, to: 'f32' }), z, 1);
+    assert.deepEqual(Array.from(await ctx.read(z, all.length, Uint32Array)), want, `${from} → f32 in slices`);
+  }
+  const enc = ctx.device.createCommandEncoder();
+  assert.throws(() => W.widen(ctx, enc, { x: y0(), y: y0(), n: 3, from: 'bf16', to: 'f32' }), /n: expected a positive even integer, got 3/);
+  assert.throws(() => W.widen(ctx, enc, { x: y0(), y: y0(), n: 2, from: 'f32', to: 'f32' }), /from: expected 'f16' or 'bf16', got 'f32'/);
+  function y0() {
+    return ctx.empty(16);
+  }
+});
+
 describe('webgpu fp16 on an adapter with shader-f16', { skip: noF16 }, () => {
   test('the f16 programs compile, and the kernels agree with f32 within f16 rounding', async () => {
     for (const [name, n, make] of kernelCases()) {
@@ -460,6 +500,19 @@ describe('webgpu fp16 on an adapter with shader-f16', { skip: noF16 }, () => {
     await ctx.run((enc) => W.convert(ctx, enc, { x: ctx.upload(x), y: narrow, n: x.length, from: 'f32', to: 'f16' }));
     const want = W.toHalf(x.map((v) => Math.min(65504, Math.max(-65504, v))));
     assert.deepEqual(Array.from(await ctx.read(narrow, x.length, Uint16Array)), Array.from(want));
+  });
+  test('widen to f16: F16 and BF16 bytes become the f16 that convert makes of their float32 (a layer is the same either way)', async () => {
+    const all = new Uint16Array(65536).map((_, i) => i).filter((h) => (h & 0x7f80) !== 0x7f80 && (h & 0x7c00) !== 0x7c00); // no NaN of either
+    const halves = all.length % 2 ? all.subarray(1) : all;
+    for (const from of ['f16', 'bf16']) {
+      const direct = ctx.empty(2 * halves.length), wide = ctx.empty(4 * halves.length), viaF32 = ctx.empty(2 * halves.length);
+      await runRead(ctx, (enc) => W.widen(ctx, enc, { x: ctx.upload(halves), y: direct, n: halves.length, from, to: 'f16' }), direct, 1);
+      await runRead(ctx, (enc) => {
+        W.widen(ctx, enc, { x: ctx.upload(halves), y: wide, n: halves.length, from, to: 'f32' });
+        W.convert(ctx, enc, { x: wide, y: viaF32, n: halves.length, from: 'f32', to: 'f16' });
+      }, viaF32, 1);
+      assert.deepEqual(Array.from(await ctx.read(direct, halves.length, Uint16Array)), Array.from(await ctx.read(viaF32, halves.length, Uint16Array)), from);
+    }
   });
   test('a fixture model in fp16 stays at cosine ≥ 0.999 of fp32', { skip: !haveQ8 && 'no fixtures' }, async () => {
     const dir = caseDir('bert-absolute');

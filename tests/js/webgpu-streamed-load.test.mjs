@@ -183,46 +183,51 @@ test('webgpu: a streamed xlm-roberta load sends its embedding table to the GPU t
 // Float32 tensors skip the heap altogether (web/weights.js: stream.writeDirect; the sink's writeBytes): every byte of
 // the linear layers and tables goes from the source's own buffer (here the ArrayBuffer given as the file) to the GPU,
 // none through the heap, and the model equals, bit for bit, one loaded by the rows path (a sink without writeBytes).
-test('webgpu: float32 tensors go from the file\'s bytes to the GPU without a copy in the heap, as the rows path would put them', { skip }, async () => {
-  const config = { ...XLMR, num_hidden_layers: 2, vocab_size: 3000 };
-  const dir = checkpoint('xlm-roberta-direct', config, '');
-  const buf = readFileSync(join(dir, 'model.safetensors')).buffer.slice(0);
-  const files = { 'config.json': readFileSync(join(dir, 'config.json'), 'utf8'), 'model.safetensors': buf };
-  const sunk = checkpointTensors(config, '').filter((t) => t.shape.length === 2 && /^encoder\.layer\.|(word|position)_embeddings/.test(t.name))
-    .reduce((n, t) => n + 4 * t.shape[0] * t.shape[1], 0);
-  const { GpuWeightSink } = await import('../../web/webgpu/weight-sink.js');
-  const { writeBytes, rows } = GpuWeightSink.prototype;
-  let direct = 0, heap = 0, rowCalls = 0;
-  GpuWeightSink.prototype.writeBytes = function (id, offset, view) {
-    if (view.buffer === buf) direct += view.length;
-    else heap += view.length;
-    return writeBytes.call(this, id, offset, view);
-  };
-  GpuWeightSink.prototype.rows = function (...args) {
-    ++rowCalls;
-    return rows.apply(this, args);
-  };
-  const rp = await init({ simd: true, threads: 1 });
-  const batch = ids(2, 12, 1);
-  let byRows;
-  try {
-    const model = await rp.loadModel(files, { device: 'webgpu', dtype: 'fp32' });
-    const out = (await model.forward(batch)).lastHiddenState.data;
-    model.dispose();
-    assert.equal(rowCalls, 0, 'no float32 rows were converted');
-    assert.equal(heap, 0, `${heap} bytes went to the GPU through the heap`);
-    assert.ok(direct >= sunk, `${direct} bytes from the file's buffer straight to the GPU; the linear layers and tables are ${sunk}`);
-    GpuWeightSink.prototype.writeBytes = undefined; // a sink without writeBytes: rows, through the heap
-    const plain = await rp.loadModel(files, { device: 'webgpu', dtype: 'fp32' });
-    byRows = (await plain.forward(batch)).lastHiddenState.data;
-    plain.dispose();
-    assert.ok(rowCalls > 0, 'the rows path ran');
-    assert.deepEqual(out, byRows, 'the same GPU weights either way');
-  } finally {
-    GpuWeightSink.prototype.writeBytes = writeBytes;
-    GpuWeightSink.prototype.rows = rows;
-  }
-});
+// BF16 tensors (Qwen3's and Gemma's checkpoints) the same way: their 2-byte values cross as the file holds them and the
+// GPU widens them (weight-sink.js, kernels/convert.js widen) to the float32 the CPU would have decoded.
+for (const dtype of ['F32', 'BF16'])
+  test(`webgpu: ${dtype} tensors go from the file's bytes to the GPU without a copy in the heap, as the rows path would put them`, { skip }, async () => {
+    const config = { ...XLMR, num_hidden_layers: 2, vocab_size: 3000 };
+    const dir = join(ROOT, `xlm-roberta-direct-${dtype}`);
+    writeRandomCheckpoint(dir, config, { seed: 3, dtype, prefix: '' });
+    const buf = readFileSync(join(dir, 'model.safetensors')).buffer.slice(0);
+    const files = { 'config.json': readFileSync(join(dir, 'config.json'), 'utf8'), 'model.safetensors': buf };
+    const size = dtype === 'F32' ? 4 : 2;
+    const sunk = checkpointTensors(config, '').filter((t) => t.shape.length === 2 && /^encoder\.layer\.|(word|position)_embeddings/.test(t.name))
+      .reduce((n, t) => n + size * t.shape[0] * t.shape[1], 0);
+    const { GpuWeightSink } = await import('../../web/webgpu/weight-sink.js');
+    const { writeBytes, rows } = GpuWeightSink.prototype;
+    let direct = 0, heap = 0, rowCalls = 0;
+    GpuWeightSink.prototype.writeBytes = function (id, offset, view) {
+      if (view.buffer === buf) direct += view.length;
+      else heap += view.length;
+      return writeBytes.call(this, id, offset, view);
+    };
+    GpuWeightSink.prototype.rows = function (...args) {
+      ++rowCalls;
+      return rows.apply(this, args);
+    };
+    const rp = await init({ simd: true, threads: 1 });
+    const batch = ids(2, 12, 1);
+    let byRows;
+    try {
+      const model = await rp.loadModel(files, { device: 'webgpu', dtype: 'fp32' });
+      const out = (await model.forward(batch)).lastHiddenState.data;
+      model.dispose();
+      assert.equal(rowCalls, 0, 'no rows were converted to float32 on the CPU');
+      assert.equal(heap, 0, `${heap} bytes went to the GPU through the heap`);
+      assert.ok(direct >= sunk, `${direct} bytes from the file's buffer straight to the GPU; the linear layers and tables are ${sunk}`);
+      GpuWeightSink.prototype.writeBytes = undefined; // a sink without writeBytes: rows, through the heap
+      const plain = await rp.loadModel(files, { device: 'webgpu', dtype: 'fp32' });
+      byRows = (await plain.forward(batch)).lastHiddenState.data;
+      plain.dispose();
+      assert.ok(rowCalls > 0, 'the rows path ran');
+      assert.deepEqual(out, byRows, 'the same GPU weights either way');
+    } finally {
+      GpuWeightSink.prototype.writeBytes = writeBytes;
+      GpuWeightSink.prototype.rows = rows;
+    }
+  });
 
 // GGUF files stream the same way (web/io/gguf.js loadGguf's weightSink): Q8_0 / Q4_K blocks decode to float32 rows
 // that go to the GPU; EmbeddingGemma's scaled table and Dense modules, a K-quant Qwen3 and the real MiniLM.

@@ -15,7 +15,7 @@ export { norm, normWgsl } from './kernels/norm.js';
 export { activate, gated, add, elementwiseWgsl } from './kernels/elementwise.js';
 export { embedding, embeddingIds, embeddingWgsl } from './kernels/embedding.js';
 export { pooling, poolingWgsl } from './kernels/pooling.js';
-export { convert, convertWgsl } from './kernels/convert.js';
+export { convert, convertWgsl, widen, widenWgsl } from './kernels/convert.js';
 export { paddedPositions, paddedPositionsCpu } from './kernels/positions.js';
 export { rope, ropeTables, ropeWgsl } from './kernels/rope.js';
 export { normRope, normRopeWgsl } from './kernels/norm_rope.js';

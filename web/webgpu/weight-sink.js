@@ -3,16 +3,21 @@
 // WeightSink). Each layer's float32 rows ([out, in], or a table's [rows, dim]) arrive a block (~1 MiB of file bytes)
 // at a time and are written at their offset in the layer's buffer, so the WASM heap never holds them: its peak during
 // the load is the norms and biases and one block — not the model (Qwen3-Embedding-0.6B in fp32 is 2.4 GB, past the
-// 2 GB heap; XLM-R's table alone is 768 MB). EmbeddingGemma's table, which the load scales, is the exception. fp16: the rows fill a float32 buffer that finish() narrows on the GPU
-// (kernels/convert.js), as the executor narrows the weights it uploads itself.
+// 2 GB heap; XLM-R's table alone is 768 MB). EmbeddingGemma's table, which the load scales, is the exception. fp16: a
+// layer's float32 rows fill a float32 buffer that the GPU narrows (kernels/convert.js) once the layer is complete, as
+// the executor narrows the weights it uploads itself.
 //
 //   const sink = new GpuWeightSink(ctx, 'f32' | 'f16');
-//   stream.setWeightSink(sink);  …stream the files…;  sink.finish();
+//   stream.setWeightSink(sink);  …stream the files…;  sink.finish();   (finish: every layer arrived whole, or an Error)
 // Float32 tensors skip the rows: writeBytes(id, offset, Uint8Array) writes the file's bytes as they are, from the chunk just
-// read (web/weights.js streamSafetensors → stream.writeDirect), so they are not copied into the heap either.
+// read (web/weights.js streamSafetensors → stream.writeDirect), so they are not copied into the heap either. So do
+// F16 and BF16 tensors (takesBytes; begin's 4th argument names the dtype): their bytes go to a staging buffer of the
+// layer, which the GPU widens (kernels/convert.js widen) into the layer's f32 — or f16 — buffer once the last byte
+// has arrived; the staging buffer goes then. Half the bytes of the float32 rows cross to the GPU, and the CPU decodes
+// none (Qwen3 and Gemma checkpoints are BF16).
 //   sink.buffer(id)  → the GPUBuffer of the layer the C++ side named `id` (weightValues(i) → { gpuBuffer: id })
 //   sink.bytes       → bytes of GPU memory the layers take
-import { convert } from './kernels/convert.js';
+import { convert, widen } from './kernels/convert.js';
 
 export class GpuWeightSink {
   constructor(ctx, dtype) {
@@ -20,19 +25,26 @@ export class GpuWeightSink {
     this.dtype = dtype;
     this.layers = [];
     this.bytes = 0;
+    this.takesBytes = ['F32', 'F16', 'BF16']; // read once by the C++ side (setWeightSink)
   }
 
   // begin, rows and writeBytes are called from C++ (through Embind) and never throw: an exception must not unwind WebAssembly
   // frames. The first failure is kept and finish() throws it once the stream has returned.
-  begin(name, rows, cols) {
-    const n = rows * cols;
-    let buffer = null;
+  // arrives: 'rows' (float32 rows), or the dtype of the file's bytes to come: 'F32', 'F16', 'BF16'.
+  begin(name, rows, cols, arrives = 'rows') {
+    const n = rows * cols, half = arrives === 'F16' || arrives === 'BF16';
+    // wide: the buffer holds float32 (narrowed once complete in an fp16 sink); staging: the 2-byte values, widened into it
+    const layer = { name, n, cols, buffer: null, wide: !half || this.dtype === 'f32', staging: null, from: half ? arrives.toLowerCase() : null,
+                    received: 0, complete: (half ? 2 : 4) * n };
     try {
-      if (!this.error) buffer = this.ctx.empty(4 * n, `weight ${name}`);
+      if (!this.error) {
+        layer.buffer = this.ctx.empty((layer.wide ? 4 : 2) * n, `weight ${name}`);
+        if (half) layer.staging = this.ctx.empty(2 * n, `weight ${name} (${arrives} bytes)`);
+      }
     } catch (e) {
       this.error = e;
     }
-    this.layers.push({ name, n, cols, buffer });
+    this.layers.push(layer);
     this.bytes += (this.dtype === 'f16' ? 2 : 4) * n;
     return this.layers.length - 1;
   }
@@ -42,37 +54,50 @@ export class GpuWeightSink {
     if (count === 0 || !layer?.buffer || this.error) return;
     try {
       this.ctx.write(layer.buffer, 4 * first * layer.cols, values); // a view of the heap (shared in the threads build)
+      this.received(layer, values.byteLength);
     } catch (e) {
       this.error = e;
     }
   }
 
-  /** Float32 tensors as the checkpoint's bytes (little-endian float32): `view`'s bytes at byte `offset` of the layer (both multiples of 4). */
+  /** A tensor as the checkpoint's bytes (little-endian, begin's dtype): `view`'s bytes at byte `offset` of the layer (both multiples of 4). */
   writeBytes(id, offset, view) {
     const layer = this.layers[id];
     if (view.length === 0 || !layer?.buffer || this.error) return;
     try {
-      this.ctx.write(layer.buffer, offset, view); // the chunk read from the file (stream.writeDirect), or a view of the heap
+      this.ctx.write(layer.staging ?? layer.buffer, offset, view); // the chunk read from the file (stream.writeDirect), or a view of the heap
+      this.received(layer, view.length);
     } catch (e) {
       this.error = e;
     }
   }
 
-  /** After the last file: the first failure, if any, thrown; fp16 layers narrowed on the GPU (their float32 buffers go once that work is done). */
+  /**
+   * Once a layer's last byte has arrived, the GPU puts it in the model's dtype: 2-byte values widened from the staging
+   * buffer (which goes), or, in an fp16 sink, float32 narrowed into an f16 buffer (the float32 one goes) — so at any
+   * time the GPU holds the finished layers and at most one layer in transit, not the whole model in float32 too.
+   */
+  received(layer, bytes) {
+    if ((layer.received += bytes) !== layer.complete || !(layer.staging || (layer.wide && this.dtype === 'f16'))) return;
+    const encoder = this.ctx.device.createCommandEncoder({ label: `relpos weight ${layer.name}` });
+    const from = layer.staging ?? layer.buffer;
+    if (layer.staging) {
+      widen(this.ctx, encoder, { x: layer.staging, y: layer.buffer, n: layer.n, from: layer.from, to: layer.wide ? 'f32' : 'f16' });
+      layer.staging = null;
+    } else {
+      layer.buffer = this.ctx.empty(2 * layer.n, `weight ${layer.name}`);
+      convert(this.ctx, encoder, { x: from, y: layer.buffer, n: layer.n, from: 'f32', to: 'f16' });
+      layer.wide = false;
+    }
+    this.ctx.device.queue.submit([encoder.finish()]); // after the writes above: a queue runs its operations in order
+    from.destroy(); // the submitted work keeps it alive until it is done
+  }
+
+  /** After the last file: the first failure, if any, thrown; every layer complete, and in the model's dtype. */
   finish() {
     if (this.error) throw new Error(`webgpu: writing the streamed weights to the GPU: ${this.error.message}`, { cause: this.error });
-    if (this.dtype !== 'f16') return;
-    const encoder = this.ctx.device.createCommandEncoder({ label: 'relpos f16 weights (streamed)' });
-    const wide = [];
-    for (const layer of this.layers) {
-      if (layer.n === 0) continue;
-      const narrow = this.ctx.empty(2 * layer.n, `weight ${layer.name}`);
-      convert(this.ctx, encoder, { x: layer.buffer, y: narrow, n: layer.n, from: 'f32', to: 'f16' });
-      wide.push(layer.buffer);
-      layer.buffer = narrow;
-    }
-    this.ctx.device.queue.submit([encoder.finish()]);
-    for (const b of wide) b.destroy(); // submitted work keeps them alive until it is done
+    const short = this.layers.find((l) => l.n > 0 && l.received !== l.complete);
+    if (short) throw new Error(`webgpu: streamed weight ${short.name}: ${short.received} of its ${short.complete} bytes arrived`);
   }
 
   buffer(id) {
@@ -83,7 +108,10 @@ export class GpuWeightSink {
 
   /** The buffers the executor did not take (a failed load). */
   destroy() {
-    for (const layer of this.layers) layer.buffer?.destroy();
+    for (const layer of this.layers) {
+      layer.buffer?.destroy();
+      layer.staging?.destroy();
+    }
     this.layers = [];
   }
 }

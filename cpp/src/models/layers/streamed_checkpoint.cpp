@@ -276,7 +276,7 @@ void StreamedCheckpoint::consume(const std::uint8_t* p, std::size_t n) {
   }
 }
 
-// A float32 tensor bound for a sink that takes bytes: whole floats go on at once, a split one waits in pending_.
+// A tensor bound for a sink that takes its bytes: whole 4-byte words go on at once, a split one waits in pending_.
 void StreamedCheckpoint::consume_bytes(Entry& e, const std::uint8_t* p, std::size_t n) {
   allocate(e);
   if (!pending_.empty()) {
@@ -332,7 +332,7 @@ StreamedCheckpoint::DirectTarget StreamedCheckpoint::take_direct(std::size_t n) 
 
 std::size_t StreamedCheckpoint::bytes_before_direct() const {
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  if (gguf_ || !sink_ || !sink_->takes_bytes() || options_.dtype == WeightFormat::Q8) return kNone;  // never direct
+  if (gguf_ || !sink_ || !sink_->takes_any_bytes() || options_.dtype == WeightFormat::Q8) return kNone;  // never direct
   if (data_start_ == 0)  // the rest of the 8-byte length, then of the header (write() has checked its length)
     return head_.size() < 8 ? 8 - head_.size() : 8 + static_cast<std::size_t>(io::load_u64(head_.data())) - head_.size();
   const Entry* e = current();
@@ -356,7 +356,7 @@ void StreamedCheckpoint::allocate(Entry& e) {
     case Entry::Float: e.f32.resize(n); break;
     case Entry::Table:
       if (sends_to_sink(e)) {
-        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
+        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K, bytes_dtype(e));
       } else if (dtype == WeightFormat::Q8) {
         e.q8.resize(n);
         e.scales.resize(e.rows);
@@ -366,7 +366,7 @@ void StreamedCheckpoint::allocate(Entry& e) {
       break;
     case Entry::Linear:
       if (sends_to_sink(e)) {
-        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K);
+        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K, bytes_dtype(e));
         break;
       }
       if (dtype == WeightFormat::Q8) {
@@ -416,10 +416,15 @@ bool StreamedCheckpoint::sends_to_sink(const Entry& e) const {
   return e.form == Entry::Linear || (e.form == Entry::Table && tables_stream_to_sink(model_type_));
 }
 
-// ... as the file's bytes: float32 safetensors tensors, on a little-endian host, for a sink that takes bytes.
+// ... as the file's bytes: safetensors tensors of a dtype the sink takes, on a little-endian host, in whole 4-byte
+// words (a 2-byte tensor of an odd number of elements goes as rows).
 bool StreamedCheckpoint::sends_bytes(const Entry& e) const {
-  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the bytes sent are little-endian float32");
-  return e.ggml < 0 && e.info.dtype == DType::F32 && e.info.nbytes > 0 && sends_to_sink(e) && sink_->takes_bytes();
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the bytes sent are little-endian");
+  return e.ggml < 0 && e.info.nbytes > 0 && e.info.nbytes % 4 == 0 && sends_to_sink(e) && sink_->takes_bytes(e.info.dtype);
+}
+
+std::optional<DType> StreamedCheckpoint::bytes_dtype(const Entry& e) const {
+  return sends_bytes(e) ? std::optional<DType>(e.info.dtype) : std::nullopt;
 }
 
 void StreamedCheckpoint::end_file() {

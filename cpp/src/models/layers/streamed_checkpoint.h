@@ -16,8 +16,8 @@
 //   linear  2-D [out, in]: fp32 → pack_b_nk panels, q8 → the
 //           QuantizedMatrix (pack_qs8_nk is per output row and panel-major, so 64-row blocks give the
 //           bits of the whole matrix); Linear::load takes it (take_linear). With a WeightSink (fp32):
-//           each block's float32 rows go to the sink and nothing is kept (an F32 tensor, to a sink that
-//           takes_bytes, goes as the file's bytes, any split — or, direct, not through write() at all) (DeBERTa projects its relative
+//           each block's float32 rows go to the sink and nothing is kept (an F32 tensor — or F16 / BF16 — to a sink that
+//           takes_bytes of its dtype, goes as the file's bytes, any split — or, direct, not through write() at all) (DeBERTa projects its relative
 //           embeddings through its query/key projections on the GPU then: deberta_v2.cpp).
 //   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
 //           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a WeightSink
@@ -62,16 +62,19 @@ struct PreparedLinear {
 // 'webgpu', fp32 and fp16 loads: web/webgpu/weight-sink.js writes them into a GPU buffer): begin() names the
 // [rows, cols] matrix (a Linear's W, out × in as the checkpoint holds it, or a table's [rows, dim]), rows() hands over
 // rows [first, first + count), count · cols floats — valid during the call.
-// A sink that takes_bytes() receives a float32 checkpoint tensor's bytes as the file holds them instead of rows():
-// bytes(id, offset, p, n) hands over n bytes (little-endian float32) at byte `offset` of the matrix, both multiples
-// of 4, in order — any split, not whole rows; the stream converts nothing for it (see direct_bytes below).
+// A sink that takes_bytes(dtype) receives a checkpoint tensor of that dtype (F32; F16 and BF16 too where the sink
+// widens them itself, as the GPU's does) as the file holds it instead of rows(): begin()'s `bytes` names the dtype
+// (nullopt: rows), then bytes(id, offset, p, n) hands over n bytes (little-endian) at byte `offset` of the matrix, both
+// multiples of 4, in order — any split, not whole rows; the stream converts nothing for it (see direct_bytes below).
+// A 2-byte tensor of an odd number of elements still arrives as rows.
 class WeightSink {
  public:
   virtual ~WeightSink() = default;
-  virtual int begin(const std::string& name, int rows, int cols) = 0;
+  virtual int begin(const std::string& name, int rows, int cols, std::optional<DType> bytes) = 0;
   virtual void rows(int id, int first, int count, int cols, const float* values) = 0;
-  virtual bool takes_bytes() const { return false; }
+  virtual bool takes_bytes(DType /*source*/) const { return false; }
   virtual void bytes(int /*id*/, std::size_t /*offset*/, const std::uint8_t* /*p*/, std::size_t /*n*/) {}
+  bool takes_any_bytes() const { return takes_bytes(DType::F32) || takes_bytes(DType::F16) || takes_bytes(DType::BF16); }
 };
 struct PreparedTable {
   int gpu = -1;            // ≥ 0: its rows went to a WeightSink, which named them this id (nothing held here)
@@ -123,7 +126,7 @@ class StreamedCheckpoint final : public Weights {
   // not for q8, whose int8 forms the GPU takes in another layout): the heap never holds them, the peak is one block.
   void set_weight_sink(WeightSink* sink) { sink_ = sink; }
 
-  // Direct bytes (a sink that takes_bytes; float32 safetensors tensors bound for it): the caller may hand such bytes
+  // Direct bytes (a sink that takes_bytes; safetensors tensors of the dtypes it takes, bound for it): the caller may hand such bytes
   // to the sink itself, from its own buffer, instead of write() — the file's bytes then never enter this memory
   // (web/weights.js does, from the chunk it read). At the current position of the file:
   //   direct_bytes()         bytes that may go that way now (0: none; else a multiple of 4, up to the tensor's end)
@@ -158,6 +161,7 @@ class StreamedCheckpoint final : public Weights {
   void count_bytes(Entry& e, std::size_t n);
   bool sends_to_sink(const Entry& e) const;
   bool sends_bytes(const Entry& e) const;
+  std::optional<DType> bytes_dtype(const Entry& e) const;
   const Entry* current() const;
   const Entry& entry(const std::string& name) const;
 
@@ -175,7 +179,7 @@ class StreamedCheckpoint final : public Weights {
   std::vector<std::uint8_t> head_;     // its first 8 + header bytes until parsed
   std::vector<Entry*> order_;          // its tensors by offset
   std::size_t next_ = 0;               // order_[next_]: the tensor being received
-  std::vector<std::uint8_t> pending_;  // bytes of a block (or of a float, sends_bytes) that arrived split across writes
+  std::vector<std::uint8_t> pending_;  // bytes of a block (or of a 4-byte word, sends_bytes) that arrived split across writes
   std::vector<float> rows_;            // a block as float32
   // all files
   std::map<std::string, std::unique_ptr<Entry>> entries_;

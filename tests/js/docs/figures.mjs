@@ -162,6 +162,13 @@ export function measured(root) {
   add('docs/q8.md', 'bench/results/loads/*-q8-ddd9aa8-vs-vector-quantization.json',
     `MPNet-base q8 ${q8Load('wasm', 'mpnet-base')} s, XLM-R-base q8 (its 250,002 × 768 table quantized too) ${q8Load('wasm', 'xlm-roberta-base')} s; on WebGPU\n` +
     `(SwiftShader), where the int8 rows are then laid out for the GPU, MPNet-base q8 ${q8Load('webgpu-swiftshader', 'mpnet-base')} s.`);
+  // BF16 tensors widened on the GPU against decoded in the heap, on SwiftShader (bench/lib/load_ab.mjs --webgpu, '#f32-bytes-only')
+  const widenFile = 'bench/results/loads/webgpu-swiftshader-qwen3-0.6b-6-layers-bf16-868c4e4-rows-vs-widened.json';
+  const widened = abOf(widenFile), [rowsRun, widenRun] = Object.values(json(widenFile).runs).map((runs) => runs[0]);
+  add('docs/webgpu.md', widenFile,
+    `(a 6-layer Qwen3-0.6B shape:\n${(widenRun.gpuBytes / 1e6).toFixed(0)} MB written to the GPU instead of ${(rowsRun.gpuBytes / 1e6).toFixed(0)} MB; \`webgpu-streamed-load\` checks the model equals the rows path's bit for\n` +
+    `bit). On SwiftShader that widening is CPU work again, done by its shader emulation beside the load, so there such a\n` +
+    `load takes longer (${widened.s} s, \`bench/results/loads/\`); on a GPU it is not measured yet.`);
   const replayLoads = json('bench/results/gpu/h200-2026-11-28-replay/peer.json').loads.filter((l) => l.model === 'xlm-roberta-base' && l.dtype === 'fp32' && !l.what);
   const loadS = (library) => replayLoads.find((l) => l.library === library).s.toFixed(2);
   add('docs/webgpu.md', 'bench/results/gpu/h200-2026-11-28-replay/peer.json',

@@ -3,7 +3,8 @@
 // bit 1 = q8 / fp32, bits 2–7 (v) seed the chunk sizes (1 byte … 64 KiB) the rest of the input is fed in, pick the
 // family whose naming rule applies (v % 6; streamed_names.h: "", deberta-v2, mpnet, modernbert, nomic_bert, bert)
 // and the weight sink (v / 6 % 4): none, a rows sink, or a sink that takes float32 bytes — or F16 / BF16 ones too, widened
-// as the GPU's sink widens them — fed as web/weights.js feeds it —
+// as the GPU's sink widens them, and a q8 load's int8 rows (compared with the heap path's QuantizedMatrix and q8
+// table) — fed as web/weights.js feeds it —
 // direct bytes (direct_bytes / take_direct) from the input itself, the rest through write() up to
 // bytes_before_direct. With a sink, the tensors it received must equal to_f32's floats bit for bit, arriving in order.
 //
@@ -83,6 +84,32 @@ struct Sink final : relpos::models::WeightSink {
     l.received += n;
   }
   std::size_t floats_received(const Layer& l) const { return l.arrival ? l.received / relpos::io::dtype_size(*l.arrival) * 4 : l.received; }
+  // q8 loads (takes 2): int8 rows, their multipliers (none for a table) and scales, in order
+  struct Q8Layer {
+    std::size_t rows = 0, cols = 0, received = 0;
+    bool table = false;
+    std::vector<std::int8_t> q;
+    std::vector<std::uint8_t> mult;
+    std::vector<float> scales;
+  };
+  std::vector<Q8Layer> q8_layers;
+  bool takes_q8() const override { return takes >= 2; }
+  int begin_q8(const std::string&, int rows, int cols) override {
+    if (rows < 0 || cols < 0 || takes < 2) finding("sink: begin_q8 out of turn");
+    q8_layers.push_back({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), 0, false, {}, {}, {}});
+    return 1000000 + static_cast<int>(q8_layers.size()) - 1;
+  }
+  void q8_rows(int id, int first, int count, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) override {
+    Q8Layer& l = q8_layers.at(static_cast<std::size_t>(id - 1000000));
+    const std::size_t n = static_cast<std::size_t>(count), G = (l.cols + 31) / 32;
+    if (static_cast<std::size_t>(cols) != l.cols || static_cast<std::size_t>(first) != l.received || l.received + n > l.rows)
+      finding("sink: q8 rows out of order");
+    l.table = mult == nullptr;
+    l.q.insert(l.q.end(), q, q + n * l.cols);
+    if (mult) l.mult.insert(l.mult.end(), mult, mult + n * G);
+    l.scales.insert(l.scales.end(), scales, scales + n);
+    l.received += n;
+  }
 };
 
 }  // namespace
@@ -171,6 +198,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       continue;
     }
     const int rows = static_cast<int>(a.shape[0]), cols = static_cast<int>(a.shape[1]);
+    const auto sunk_q8 = [&](int id, bool is_table) {  // a q8 tensor the sink received: as the heap path quantizes it
+      if (id < 1000000 || static_cast<std::size_t>(id - 1000000) >= sink.q8_layers.size()) finding("tensor '" + name + "': a q8 sink id out of range");
+      const Sink::Q8Layer& l = sink.q8_layers[static_cast<std::size_t>(id - 1000000)];
+      if (l.received != static_cast<std::size_t>(rows) || (rows > 0 && l.table != is_table)) finding("tensor '" + name + "': the sink's q8 rows are not whole");
+      std::vector<std::int8_t> q(w.size());
+      std::vector<std::uint8_t> mult;
+      std::vector<float> scales(static_cast<std::size_t>(rows));
+      if (is_table) {
+        relpos::models::EmbeddingTable::quantize_rows(rows, cols, w.data(), q.data(), scales.data());
+      } else {
+        const relpos::models::QuantizedMatrix whole(cols, rows, w.data());
+        whole.unpack(q, mult);
+        scales = whole.scales();
+      }
+      if (q != l.q || mult != l.mult || !same_floats(scales, l.scales)) finding("tensor '" + name + "': the sink's q8 rows differ");
+    };
     const auto sunk = [&](int id) {  // a tensor the sink received: its floats, whole
       if (sink_mode == 0 || id < 0 || static_cast<std::size_t>(id) >= sink.layers.size()) finding("tensor '" + name + "': a sink id without a sink");
       const Sink::Layer& l = sink.layers[static_cast<std::size_t>(id)];
@@ -180,6 +223,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (table) {
       std::optional<relpos::models::PreparedTable> p = stream.take_table(name);
       if (!p) finding("tensor '" + name + "': no prepared table");
+      if (p->gpu >= 0 && options.dtype == relpos::WeightFormat::Q8) {
+        sunk_q8(p->gpu, true);
+        continue;
+      }
       if (p->gpu >= 0) {
         sunk(p->gpu);
         continue;
@@ -196,6 +243,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::optional<relpos::models::PreparedLinear> p = stream.take_linear(name);
     if (!p) finding("tensor '" + name + "': no prepared linear layer");
+    if (p->gpu >= 0 && options.dtype == relpos::WeightFormat::Q8) {
+      sunk_q8(p->gpu, false);
+      continue;
+    }
     if (p->gpu >= 0) {
       sunk(p->gpu);
       continue;

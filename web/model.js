@@ -109,6 +109,7 @@ async function attachWebGpu(model, handle, options, dtype, loadMs, streamed = nu
     plan: timed('plans', (batch, seq, hiddenStates, logits = false, positions = 0) => unwrap(handle.plan(batch, seq, hiddenStates, logits, positions))),
     weightValues: timed('weightValues', (i) => unwrap(handle.weightValues(i))), // q8 Linears: { q, scales } (int8 on the GPU)
     gpuBuffer: (id) => streamed.sink.buffer(id), // Linears that streamed straight to the GPU (webgpu/weight-sink.js)
+    gpuScales: (id) => streamed.sink.scales(id), // … their scale words, q8
   };
   const executor = new W.PlanExecutor(ctx, source, { dtype: dtype === 'fp16' ? 'f16' : 'f32' });
   try {
@@ -187,7 +188,7 @@ export async function loadModel(mod, source, options = {}) {
     const { loadGguf } = await import('./io/gguf.js');
     loadMs.files = performance.now() - started;
     // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
-    const streamed = device === 'webgpu' && dtype !== 'q8' ? await streamToGpu(options, dtype).catch((e) => Promise.reject(webGpuError(e))) : null;
+    const streamed = device === 'webgpu' ? await streamToGpu(options, dtype).catch((e) => Promise.reject(webGpuError(e))) : null;
     const t = performance.now();
     let g;
     try {
@@ -230,8 +231,8 @@ export async function loadModel(mod, source, options = {}) {
   let handle;
   let t = performance.now();
   loadMs.files = t - started;
-  let streamed = null; // device 'webgpu' (fp32, fp16): the linear layers stream to the GPU, never into the heap
-  const toGpu = stream && device === 'webgpu' && dtype !== 'q8';
+  let streamed = null; // device 'webgpu': the linear layers stream to the GPU (q8: as int8 rows), never into the heap
+  const toGpu = stream && device === 'webgpu';
   try {
     if (toGpu) {
       streamed = await streamToGpu(options, dtype).catch((e) => Promise.reject(webGpuError(e)));
@@ -271,7 +272,7 @@ export async function loadModel(mod, source, options = {}) {
 }
 
 /**
- * Device 'webgpu', a family whose safetensors stream or a GGUF file (fp32 / fp16): the GPU context comes first and the
+ * Device 'webgpu', a family whose safetensors stream or a GGUF file (fp32, fp16, q8): the GPU context comes first and the
  * stream sends its linear layers there (webgpu/weight-sink.js), so a model larger than the 2 GB WASM heap loads.
  */
 async function streamToGpu(options, dtype) {

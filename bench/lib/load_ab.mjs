@@ -5,8 +5,10 @@
 // VK_ICD_FILENAMES — its uploads are CPU copies, the rest of the load is what a GPU machine's CPU does); each load also
 // reports info.loadMs.gpu.
 // A web dir ending in '#f32-bytes-only' is that dir with its GPU weight sink taking float32 bytes alone (F16 / BF16
-// tensors then arrive as float32 rows decoded in the heap, as before the sink widened them on the GPU); each load also
-// reports gpuBytes, the bytes the sink wrote to the GPU.
+// tensors then arrive as float32 rows decoded in the heap, as before the sink widened them on the GPU); one ending in
+// '#q8-in-heap' has a sink without beginQ8 (a q8 load then quantizes into the heap and lays the int8 model out for the
+// GPU after the load, as before q8 layers streamed to the GPU). Each load also reports gpuBytes, the bytes the sink wrote
+// (none when the executor uploads the weights after the load).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,10 +23,13 @@ const [model, variant, ...webs] = args;
 const res = Object.fromEntries(webs.map((w) => [w, []]));
 const common = new URL('../gpu/common.mjs', import.meta.url).href;
 const code = `const { GpuWeightSink } = await import(process.env.WEB + '/webgpu/weight-sink.js'); let gpuBytes = 0;
-if (process.env.F32_BYTES_ONLY) Object.defineProperty(GpuWeightSink.prototype, 'takesBytes', { get: () => ['F32'], set() {} });
+if (process.env.VARIANT_FLAG === 'f32-bytes-only') Object.defineProperty(GpuWeightSink.prototype, 'takesBytes', { get: () => ['F32'], set() {} });
+if (process.env.VARIANT_FLAG === 'q8-in-heap') GpuWeightSink.prototype.beginQ8 = undefined;
 const { writeBytes, rows } = GpuWeightSink.prototype;
 GpuWeightSink.prototype.writeBytes = function (id, o, v) { gpuBytes += v.length; return writeBytes.call(this, id, o, v); };
 GpuWeightSink.prototype.rows = function (id, f, c, v) { gpuBytes += v.byteLength; return rows.call(this, id, f, c, v); };
+const { q8Rows } = GpuWeightSink.prototype;
+GpuWeightSink.prototype.q8Rows = function (id, f, c, q, s) { gpuBytes += q.byteLength + s.byteLength; return q8Rows.call(this, id, f, c, q, s); };
 const rp0 = await import(process.env.WEB + '/index.js'); const R = await rp0.init({ threads: 1 });
 const options = { dtype: process.env.DTYPE, ...(process.env.VARIANT ? { variant: process.env.VARIANT } : {}) };
 if (process.env.WEBGPU) Object.assign(options, { device: 'webgpu', gpu: (await (await import('${common}')).openDawn()).gpu });
@@ -32,7 +37,7 @@ const t = performance.now(); const m = await R.loadModel(process.env.MODEL, opti
 const ms = performance.now() - t; const l = m.info.loadMs; console.log(JSON.stringify({ ms, weights: l.weights, build: l.build, heap: R.heapBytes, gpu: l.gpu, gpuBytes }));`;
 for (let r = 0; r < 5; ++r)
   for (const w of r % 2 ? [...webs].reverse() : webs) {
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, DTYPE: dtype, WEB: w.replace(/#f32-bytes-only$/, ''), F32_BYTES_ONLY: w.endsWith('#f32-bytes-only') ? '1' : '', MODEL: model, VARIANT: variant === '-' ? '' : variant, WEBGPU: webgpu ? '1' : '' } }).toString();
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, DTYPE: dtype, WEB: w.replace(/#.*$/, ''), VARIANT_FLAG: w.includes('#') ? w.slice(w.indexOf('#') + 1) : '', MODEL: model, VARIANT: variant === '-' ? '' : variant, WEBGPU: webgpu ? '1' : '' } }).toString();
     res[w].push(JSON.parse(out.trim().split('\n').at(-1)));
   }
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

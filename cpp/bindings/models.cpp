@@ -42,7 +42,8 @@
 //     .convertedBytes(), .load(configText) → LoadedModel | Error (RangeError when a file cannot fit),
 //     .setWeightSink({ begin(name, rows, cols, 'rows' | 'F32' | 'F16' | 'BF16') → id, rows(id, first, count,
 //     Float32Array)[, writeBytes(id, offset, Uint8Array)][, takesBytes: ['F16', 'BF16']] }) before the first file (with
-//     bytes: float32 tensors — and those of takesBytes' dtypes — as the file's bytes, and .directBytes(),
+//     bytes: float32 tensors — and those of takesBytes' dtypes — as the file's bytes; with beginQ8(name, rows, cols) → id
+//     and q8Rows(id, first, count, q, scales), a q8 load's layers as the GPU's q8 words; and .directBytes(),
 //     .writeDirect(Uint8Array), .bytesBeforeDirect() let JS send them without the heap):
 //     fp32 linear layers go to it block by block (the view is valid during the call) instead of the heap
 //   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
@@ -357,10 +358,20 @@ class JsWeightSink final : public models::WeightSink {
     bytes_of(id, offset, val(typed_memory_view(n, p)));
   }
   void bytes_of(int id, std::size_t offset, const val& view) { sink_.call<void>("writeBytes", id, static_cast<double>(offset), view); }
+  // q8 loads: a sink with beginQ8(name, rows, cols) → id and q8Rows(id, first, count, q, scales) takes each layer's rows
+  // in the GPU's q8 words (plan.h Q8Values: Uint32Array views, valid during the call).
+  bool takes_q8() const override { return q8_; }
+  int begin_q8(const std::string& name, int rows, int cols) override { return sink_.call<int>("beginQ8", name, rows, cols); }
+  void q8_rows(int id, int first, int count, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) override {
+    const plan::Q8Values words = plan::q8_words(count, cols, q, mult, scales);
+    sink_.call<void>("q8Rows", id, first, count, val(typed_memory_view(words.q.size(), words.q.data())),
+                     val(typed_memory_view(words.scales.size(), words.scales.data())));
+  }
 
  private:
   val sink_;
   bool takes_[3] = {false, false, false};  // F32, F16, BF16
+  bool q8_ = sink_["beginQ8"].typeOf().as<std::string>() == "function" && sink_["q8Rows"].typeOf().as<std::string>() == "function";
 };
 
 class StreamLoad {

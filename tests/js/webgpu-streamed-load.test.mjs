@@ -229,6 +229,48 @@ for (const dtype of ['F32', 'BF16'])
     }
   });
 
+// q8 loads stream the same way (weight-sink.js beginQ8 / q8Rows): the stream quantizes each block as the heap path
+// does and the GPU's q8 words go to the GPU, so the heap holds neither the float32 rows nor the int8 model, and the
+// model equals, bit for bit, the one a load through the heap makes (a sink without beginQ8: the int8 model in the heap,
+// laid out for the GPU by weightValues). DeBERTa-v2 keeps its q8 linear layers in the heap (its relative embeddings
+// are projected through them at load): the same model either way too.
+// (qwen3 and xlm-roberta: 24 MB and 19 MB of int8 linear layers, past the 16 MiB a module's heap starts at)
+for (const [name, config, pad] of [['qwen3', QWEN3, 0], ['xlm-roberta', XLMR, 1], ['deberta-v2', { ...DEBERTA, num_hidden_layers: 2 }, 0]])
+  test(`webgpu q8: a streamed ${name} load sends int8 rows to the GPU, not the heap, and equals the heap path's model bit for bit`, { skip }, async () => {
+    const dir = checkpoint(`${name}-q8`, config, '');
+    const int8 = linearBytes(checkpointTensors(config, '')) / 4; // the linear layers' int8 bytes
+    const batch = ids(2, 12, pad);
+    const { GpuWeightSink } = await import('../../web/webgpu/weight-sink.js');
+    const { beginQ8 } = GpuWeightSink.prototype;
+    let q8Layers = 0;
+    GpuWeightSink.prototype.beginQ8 = function (...args) {
+      ++q8Layers;
+      return beginQ8.apply(this, args);
+    };
+    try {
+      const rpSunk = await init({ simd: true, threads: 1 });
+      const sunk = await rpSunk.loadModel(dir, { device: 'webgpu', dtype: 'q8' });
+      const sunkPeak = rpSunk.heapBytes, sunkLayers = q8Layers;
+      const out = (await sunk.forward(batch)).lastHiddenState.data;
+      sunk.dispose();
+      GpuWeightSink.prototype.beginQ8 = undefined; // the heap path
+      const rpHeap = await init({ simd: true, threads: 1 });
+      const heap = await rpHeap.loadModel(dir, { device: 'webgpu', dtype: 'q8' });
+      const heapPeak = rpHeap.heapBytes;
+      const byHeap = (await heap.forward(batch)).lastHiddenState.data;
+      heap.dispose();
+      assert.ok(sunkLayers > 0, 'layers went to the GPU as int8 rows');
+      if (name === 'deberta-v2') assert.equal(sunkLayers, 1, 'only its table: its linear layers stay for the projection');
+      else {
+        assert.ok(heapPeak >= int8, `the heap path holds the int8 linear layers (${int8} bytes): its heap reached ${heapPeak}`);
+        assert.ok(sunkPeak < heapPeak - int8 / 2, `the heap reached ${sunkPeak} bytes (the heap path: ${heapPeak}); the int8 linear layers are ${int8}`);
+      }
+      assert.deepEqual(out, byHeap, 'the same model either way');
+    } finally {
+      GpuWeightSink.prototype.beginQ8 = beginQ8;
+    }
+  });
+
 // GGUF files stream the same way (web/io/gguf.js loadGguf's weightSink): Q8_0 / Q4_K blocks decode to float32 rows
 // that go to the GPU; EmbeddingGemma's scaled table and Dense modules, a K-quant Qwen3 and the real MiniLM.
 const GGUF = new URL('../../../shared/fixtures/gguf/', import.meta.url).pathname;

@@ -172,8 +172,14 @@ export class PlanExecutor {
       } else if (!buffer) {
         const values = this.source.weightValues(i);
         if (values?.gpuBuffer !== undefined) {
-          // its rows went to the GPU while the checkpoint streamed in (weight-sink.js): already there, as this.dtype
+          // its rows went to the GPU while the checkpoint streamed in (weight-sink.js): already there, as this.dtype —
+          // or, q8, as its q8 words and scale words
           buffer = this.source.gpuBuffer(values.gpuBuffer);
+          if (w.kind === 'q8') {
+            const scales = this.source.gpuScales?.(values.gpuBuffer);
+            if (!scales) throw new Error(`webgpu plan: weight ${i} is q8 and streamed to the GPU, but its scale words are not there`);
+            this.scales.set(w.key, scales);
+          }
         } else if (w.kind === 'q8') {
           if (!(values?.q instanceof Uint32Array) || !(values?.scales instanceof Uint32Array))
             throw new Error(`webgpu plan: weight ${i} is q8 but weightValues gave no { q, scales } Uint32Arrays`);

@@ -15,7 +15,10 @@
 // layer, which the GPU widens (kernels/convert.js widen) into the layer's f32 — or f16 — buffer once the last byte
 // has arrived; the staging buffer goes then. Half the bytes of the float32 rows cross to the GPU, and the CPU decodes
 // none (Qwen3 and Gemma checkpoints are BF16).
+// q8 loads: beginQ8 / q8Rows take each layer as the GPU's q8 words, quantized by the stream a block at a time, so the
+// heap never holds the int8 model either.
 //   sink.buffer(id)  → the GPUBuffer of the layer the C++ side named `id` (weightValues(i) → { gpuBuffer: id })
+//   sink.scales(id)  → a q8 layer's scale words
 //   sink.bytes       → bytes of GPU memory the layers take
 import { convert, widen } from './kernels/convert.js';
 
@@ -93,6 +96,39 @@ export class GpuWeightSink {
     from.destroy(); // the submitted work keeps it alive until it is done
   }
 
+  /**
+   * q8 loads: a layer's int8 rows in the GPU's q8 words (plan.h Q8Values; kernels/gemm.js and embedding.js read them),
+   * quantized by the stream as the heap path quantizes them: q words [rows, ceil(cols / 4)] and scale words
+   * [rows, 1 + ceil(G / 8)], written at their rows' offsets as the blocks arrive.
+   */
+  beginQ8(name, rows, cols) {
+    const G = Math.ceil(cols / 32), qw = Math.ceil(cols / 4), sw = 1 + Math.ceil(G / 8);
+    const layer = { name, n: rows * cols, cols, qw, sw, buffer: null, scales: null, wide: false, received: 0, complete: 4 * rows * (qw + sw) };
+    try {
+      if (!this.error) {
+        layer.buffer = this.ctx.empty(4 * rows * qw, `weight ${name} q8`);
+        layer.scales = this.ctx.empty(4 * rows * sw, `weight ${name} q8 scales`);
+      }
+    } catch (e) {
+      this.error = e;
+    }
+    this.layers.push(layer);
+    this.bytes += 4 * rows * (qw + sw);
+    return this.layers.length - 1;
+  }
+
+  q8Rows(id, first, count, q, scales) {
+    const layer = this.layers[id];
+    if (count === 0 || !layer?.scales || this.error) return;
+    try {
+      this.ctx.write(layer.buffer, 4 * first * layer.qw, q); // views of the heap, valid during the call
+      this.ctx.write(layer.scales, 4 * first * layer.sw, scales);
+      layer.received += q.byteLength + scales.byteLength;
+    } catch (e) {
+      this.error = e;
+    }
+  }
+
   /** After the last file: the first failure, if any, thrown; every layer complete, and in the model's dtype. */
   finish() {
     if (this.error) throw new Error(`webgpu: writing the streamed weights to the GPU: ${this.error.message}`, { cause: this.error });
@@ -106,11 +142,18 @@ export class GpuWeightSink {
     return layer.buffer;
   }
 
+  /** A q8 layer's scale words (beginQ8); undefined for a float layer. */
+  scales(id) {
+    this.buffer(id); // an unknown id is an Error
+    return this.layers[id].scales ?? undefined;
+  }
+
   /** The buffers the executor did not take (a failed load). */
   destroy() {
     for (const layer of this.layers) {
       layer.buffer?.destroy();
       layer.staging?.destroy();
+      layer.scales?.destroy();
     }
     this.layers = [];
   }

@@ -305,6 +305,15 @@ std::size_t packed_qs8_bytes(int K, int N) {
   return panels * panel_bytes(K);
 }
 
+namespace {
+// clamp(ceil(16 · gmax / amax), 1, 16), compared as a float first: a non-finite weight (amax = inf, ratio NaN) gets
+// m = 1 instead of a float → int conversion out of range (found by fuzz_streamed_checkpoint)
+inline int group_multiplier(float gmax, float amax) {
+  const float r = std::ceil(kQs8MaxMultiplier * (gmax / amax));
+  return r >= 1.0f ? (r < static_cast<float>(kQs8MaxMultiplier) ? static_cast<int>(r) : kQs8MaxMultiplier) : 1;
+}
+}  // namespace
+
 int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* packed, float* scales) {
   std::memset(packed, 0, packed_qs8_bytes(K, N));
   const int K2 = pairs(K);
@@ -321,11 +330,7 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
     long long l1 = 0;
     for (int k0 = 0; k0 < K; k0 += kQs8Group) {
       const int k1 = std::min(K, k0 + kQs8Group);
-      const float gmax = rabsmax_f32(static_cast<std::size_t>(k1 - k0), row + k0);
-      // clamp(ceil(16 · gmax / amax), 1, 16), compared as a float first: a non-finite weight (amax = inf,
-      // ratio NaN) gets m = 1 instead of a float → int conversion out of range (found by fuzz_streamed_checkpoint)
-      const float r = std::ceil(Mx * (gmax / amax));
-      const int m = r >= 1.0f ? (r < static_cast<float>(Mx) ? static_cast<int>(r) : Mx) : 1;
+      const int m = group_multiplier(rabsmax_f32(static_cast<std::size_t>(k1 - k0), row + k0), amax);
       const float inv = (127.0f * Mx) / (amax * static_cast<float>(m));
       // the group's values a vector at a time (vquantize_f32), then into the panel: pairs (k, k + 1) of column c
       alignas(64) std::int32_t q[kQs8Group];
@@ -355,6 +360,32 @@ void unpack_qs8_nk(int K, int N, const std::int8_t* packed, std::int8_t* q, std:
     for (int g = 0; g < G; ++g) {
       const std::size_t at = static_cast<std::size_t>(g) * NR + c;
       m[static_cast<std::size_t>(n) * G + g] = static_cast<std::uint8_t>(((nibbles[at / 2] >> (4 * (at & 1))) & 15) + 1);
+    }
+  }
+}
+
+void quantize_qs8_rows(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* q, std::uint8_t* m, float* scales) {
+  const std::size_t G = static_cast<std::size_t>(groups(K)), k_size = static_cast<std::size_t>(K);
+  constexpr int Mx = kQs8MaxMultiplier;
+  for (int n = 0; n < N; ++n) {
+    const float* row = Bt + static_cast<std::size_t>(n) * ldbt;
+    std::int8_t* qn = q + static_cast<std::size_t>(n) * k_size;
+    std::uint8_t* mn = m + static_cast<std::size_t>(n) * G;
+    const float amax = rabsmax_f32(k_size, row);
+    scales[n] = amax / (127.0f * Mx);
+    if (amax == 0.0f) {  // q = 0, m = 1, as pack_qs8_nk leaves the row
+      if (k_size > 0) std::memset(qn, 0, k_size);
+      if (G > 0) std::memset(mn, 1, G);
+      continue;
+    }
+    for (int k0 = 0; k0 < K; k0 += kQs8Group) {
+      const int k1 = std::min(K, k0 + kQs8Group);
+      const int mult = group_multiplier(rabsmax_f32(static_cast<std::size_t>(k1 - k0), row + k0), amax);
+      const float inv = (127.0f * Mx) / (amax * static_cast<float>(mult));
+      alignas(64) std::int32_t v[kQs8Group];
+      vquantize_f32(static_cast<std::size_t>(k1 - k0), row + k0, inv, 127, v);
+      for (int k = k0; k < k1; ++k) qn[k] = static_cast<std::int8_t>(v[k - k0]);
+      mn[k0 / kQs8Group] = static_cast<std::uint8_t>(mult);
     }
   }
 }

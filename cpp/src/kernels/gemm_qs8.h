@@ -67,6 +67,12 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
 // Contract: packed from pack_qs8_nk(K, N, …); q holds N·K, m N·G entries.
 void unpack_qs8_nk(int K, int N, const std::int8_t* packed, std::int8_t* q, std::uint8_t* m);
 
+// pack_qs8_nk's quantization without its layout: W [N][K] (row stride ldbt) → q[n·K + k], m[n·G + g] and scales[n],
+// the values unpack_qs8_nk would give back from pack_qs8_nk's panels (bit for bit), for a consumer that takes rows —
+// the GPU's q8 words (plan.h Q8Values) of a layer streamed to it (models/layers/streamed_checkpoint.h).
+// Contract: as pack_qs8_nk's; q holds N·K, m N·G entries, scales N floats.
+void quantize_qs8_rows(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* q, std::uint8_t* m, float* scales);
+
 // The activation range that is exact for every matrix packed with inner dimension K (the bound
 // pack_qs8_nk's own range never goes below): min(32767, (2³¹ − 1) / (127 · 16 · 2·K2)); ≥ 127 for K ≤ 8320.
 int qs8_activation_max(int K);

@@ -64,9 +64,7 @@ bool is_q8(const Weight& w, int* rows, int* cols) {
   return true;
 }
 
-namespace {
-// The words of Q8Values (plan.h) from int8 q [rows · cols], multipliers m [rows · G] (1–16) and row scales.
-Q8Values pack_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) {
+Q8Values q8_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) {
   Q8Values out;
   out.rows = rows;
   out.cols = cols;
@@ -86,7 +84,6 @@ Q8Values pack_words(int rows, int cols, const std::int8_t* q, const std::uint8_t
   }
   return out;
 }
-}  // namespace
 
 Q8Values q8_values(const Weight& w) {
   if (!is_q8(w)) fail_value("plan: q8_values: this weight is not a q8 Linear or table (weight_values gives its float32 values)");
@@ -96,13 +93,13 @@ Q8Values q8_values(const Weight& w) {
     fail_value("plan: q8_values: this model's weights live on the GPU (device 'webgpu'); their WebAssembly copy was released after the upload");
   if (w.kind == Weight::Kind::Table) {  // one scale per row, multipliers 1
     const auto& t = *static_cast<const models::EmbeddingTable*>(w.source);
-    return pack_words(t.rows(), t.dim(), t.q8().data(), nullptr, t.scales().data());
+    return q8_words(t.rows(), t.dim(), t.q8().data(), nullptr, t.scales().data());
   }
   const models::QuantizedMatrix& m = *static_cast<const models::Linear*>(w.source)->q8();
   std::vector<std::int8_t> q;
   std::vector<std::uint8_t> mult;
   m.unpack(q, mult);
-  return pack_words(m.out(), m.in(), q.data(), mult.data(), m.scales().data());
+  return q8_words(m.out(), m.in(), q.data(), mult.data(), m.scales().data());
 }
 
 std::size_t release_weights(const Plan& plan) {

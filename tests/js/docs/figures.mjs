@@ -169,6 +169,12 @@ export function measured(root) {
     `(a 6-layer Qwen3-0.6B shape:\n${(widenRun.gpuBytes / 1e6).toFixed(0)} MB written to the GPU instead of ${(rowsRun.gpuBytes / 1e6).toFixed(0)} MB; \`webgpu-streamed-load\` checks the model equals the rows path's bit for\n` +
     `bit). On SwiftShader that widening is CPU work again, done by its shader emulation beside the load, so there such a\n` +
     `load takes longer (${widened.s} s, \`bench/results/loads/\`); on a GPU it is not measured yet.`);
+  // q8 layers streamed to the GPU as int8 rows against quantized into the heap (bench/lib/load_ab.mjs --webgpu --dtype q8, '#q8-in-heap')
+  const q8Streamed = (model) => abOf(`bench/results/loads/webgpu-swiftshader-${model}-q8-heap-vs-streamed.json`);
+  const [qwenQ8Streamed, mpnetQ8Streamed] = [q8Streamed('qwen3-0.6b-6-layers'), q8Streamed('mpnet-base')];
+  add('docs/webgpu.md', 'bench/results/loads/webgpu-swiftshader-*-q8-heap-vs-streamed.json',
+    `On SwiftShader (\`bench/results/loads/\`): the 6-layer Qwen3-0.6B shape in q8 ${qwenQ8Streamed.s} s with the heap's peak ${qwenQ8Streamed.mib} MiB, MPNet-base\n` +
+    `q8 ${mpnetQ8Streamed.s} s, ${mpnetQ8Streamed.mib} MiB.`);
   const replayLoads = json('bench/results/gpu/h200-2026-11-28-replay/peer.json').loads.filter((l) => l.model === 'xlm-roberta-base' && l.dtype === 'fp32' && !l.what);
   const loadS = (library) => replayLoads.find((l) => l.library === library).s.toFixed(2);
   add('docs/webgpu.md', 'bench/results/gpu/h200-2026-11-28-replay/peer.json',

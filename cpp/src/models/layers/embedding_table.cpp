@@ -44,6 +44,7 @@ EmbeddingTable EmbeddingTable::load(const Weights& weights, const std::string& n
     if (std::optional<PreparedTable> p = streamed->take_table(name)) {
       t.gpu_ = p->gpu;
       t.released_ = p->gpu >= 0;  // on the GPU already: gather, project or values here are an Error
+      t.was_q8_ = p->q8_gpu;      // … as int8 rows
       t.f32_ = std::move(p->f32);
       t.q8_ = std::move(p->q8);
       t.scales_ = std::move(p->scales);

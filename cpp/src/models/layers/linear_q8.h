@@ -19,6 +19,15 @@ class QuantizedMatrix {
   // row blocks of the matrix as they stream in).
   QuantizedMatrix(int in, int out, std::vector<std::int8_t> packed, std::vector<float> scales, int activation_max)
       : in_(in), out_(out), packed_(std::move(packed)), scales_(std::move(scales)), activation_max_(activation_max) {}
+  // A q8 matrix of this shape whose int8 rows went to the GPU as they streamed in (streamed_checkpoint.h): released
+  // from the start.
+  static QuantizedMatrix on_gpu(int in, int out) {
+    QuantizedMatrix m;
+    m.in_ = in;
+    m.out_ = out;
+    m.released_ = true;
+    return m;
+  }
   // Not quantized (a default matrix). A released matrix (release()) stays non-empty: it was, and its GPU copy is.
   bool empty() const { return packed_.empty() && !released_; }
   // Frees the int8 panels and scales (their GPU copy serves the model from now on); shape and q8-ness stay.

@@ -356,7 +356,7 @@ void StreamedCheckpoint::allocate(Entry& e) {
     case Entry::Float: e.f32.resize(n); break;
     case Entry::Table:
       if (sends_to_sink(e)) {
-        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K, bytes_dtype(e));
+        e.gpu = begin_sink(e);
       } else if (dtype == WeightFormat::Q8) {
         e.q8.resize(n);
         e.scales.resize(e.rows);
@@ -366,7 +366,7 @@ void StreamedCheckpoint::allocate(Entry& e) {
       break;
     case Entry::Linear:
       if (sends_to_sink(e)) {
-        e.gpu = sink_->begin(e.info.name, static_cast<int>(e.rows), K, bytes_dtype(e));
+        e.gpu = begin_sink(e);
         break;
       }
       if (dtype == WeightFormat::Q8) {
@@ -393,7 +393,11 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
     if (rows_.size() < n) rows_.resize(n);
     decode_rows(e, bytes, n, rows_.data());
     const int N = static_cast<int>(rows), n0 = static_cast<int>(r0);
-    if (e.gpu >= 0) sink_->rows(e.gpu, n0, N, K, rows_.data());
+    if (e.gpu >= 0 && dtype == WeightFormat::Q8) {
+      send_q8_rows(e, n0, N);
+    } else if (e.gpu >= 0) {
+      sink_->rows(e.gpu, n0, N, K, rows_.data());
+    }
     if (!e.held()) {
       // the sink has them all
     } else if (e.form == Entry::Table) {
@@ -409,18 +413,47 @@ void StreamedCheckpoint::convert_block(Entry& e, const std::uint8_t* bytes, std:
   e.done_rows += rows;
 }
 
-// fp32 / fp16 loads with a sink: every linear layer, and the embedding tables of the families that take them as
-// they are (streamed_names.h tables_stream_to_sink); q8 forms are made here.
+// Loads with a sink: every linear layer, and the embedding tables of the families that take them as they are
+// (streamed_names.h tables_stream_to_sink); q8 ones only to a sink that takes int8 rows, and a family's linear layers
+// only where q8_linears_stream_to_sink — else their q8 forms are made here.
 bool StreamedCheckpoint::sends_to_sink(const Entry& e) const {
-  if (!sink_ || options_.dtype == WeightFormat::Q8) return false;
+  if (!sink_) return false;
+  if (options_.dtype == WeightFormat::Q8 &&
+      (!sink_->takes_q8() || (e.form == Entry::Linear && !q8_linears_stream_to_sink(model_type_))))
+    return false;
   return e.form == Entry::Linear || (e.form == Entry::Table && tables_stream_to_sink(model_type_));
+}
+
+int StreamedCheckpoint::begin_sink(const Entry& e) {
+  const int rows = static_cast<int>(e.rows), cols = static_cast<int>(e.cols);
+  if (options_.dtype == WeightFormat::Q8) return sink_->begin_q8(e.info.name, rows, cols);
+  return sink_->begin(e.info.name, rows, cols, bytes_dtype(e));
+}
+
+// A block of a q8 layer bound for the sink (its float32 rows in rows_): quantized as the heap path quantizes it
+// (a Linear as pack_qs8_nk does, without the panels; a table a scale per row), then handed over.
+void StreamedCheckpoint::send_q8_rows(const Entry& e, int first, int count) {
+  const int K = static_cast<int>(e.cols);
+  const std::size_t n = static_cast<std::size_t>(count) * e.cols;
+  if (q8_rows_.size() < n) q8_rows_.resize(n);
+  if (scale_rows_.size() < static_cast<std::size_t>(count)) scale_rows_.resize(static_cast<std::size_t>(count));
+  if (e.form == Entry::Table) {
+    EmbeddingTable::quantize_rows(count, K, rows_.data(), q8_rows_.data(), scale_rows_.data());
+    sink_->q8_rows(e.gpu, first, count, K, q8_rows_.data(), nullptr, scale_rows_.data());
+    return;
+  }
+  const std::size_t groups = static_cast<std::size_t>(count) * ((e.cols + kernels::kQs8Group - 1) / kernels::kQs8Group);
+  if (mult_rows_.size() < groups) mult_rows_.resize(groups);
+  kernels::quantize_qs8_rows(K, count, rows_.data(), e.cols, q8_rows_.data(), mult_rows_.data(), scale_rows_.data());
+  sink_->q8_rows(e.gpu, first, count, K, q8_rows_.data(), mult_rows_.data(), scale_rows_.data());
 }
 
 // ... as the file's bytes: safetensors tensors of a dtype the sink takes, on a little-endian host, in whole 4-byte
 // words (a 2-byte tensor of an odd number of elements goes as rows).
 bool StreamedCheckpoint::sends_bytes(const Entry& e) const {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the bytes sent are little-endian");
-  return e.ggml < 0 && e.info.nbytes > 0 && e.info.nbytes % 4 == 0 && sends_to_sink(e) && sink_->takes_bytes(e.info.dtype);
+  return e.ggml < 0 && e.info.nbytes > 0 && e.info.nbytes % 4 == 0 && options_.dtype != WeightFormat::Q8 && sends_to_sink(e) &&
+         sink_->takes_bytes(e.info.dtype);
 }
 
 std::optional<DType> StreamedCheckpoint::bytes_dtype(const Entry& e) const {
@@ -543,7 +576,9 @@ std::optional<PreparedLinear> StreamedCheckpoint::take_linear(const std::string&
   e.taken = true;
   PreparedLinear out;
   out.gpu = e.gpu;  // ≥ 0: nothing held here
-  if (e.gpu < 0 && options_.dtype == WeightFormat::Q8)
+  if (e.gpu >= 0 && options_.dtype == WeightFormat::Q8)  // its int8 rows went to the sink
+    out.q8 = QuantizedMatrix::on_gpu(static_cast<int>(e.cols), static_cast<int>(e.rows));
+  else if (e.gpu < 0 && options_.dtype == WeightFormat::Q8)
     out.q8 = QuantizedMatrix(static_cast<int>(e.cols), static_cast<int>(e.rows), std::move(e.q8), std::move(e.scales),
                              e.activation_max);
   else if (e.held())
@@ -561,6 +596,7 @@ std::optional<PreparedTable> StreamedCheckpoint::take_table(const std::string& n
   e.taken = true;
   PreparedTable out;
   out.gpu = e.gpu;  // ≥ 0: its rows are in the sink, nothing held here
+  out.q8_gpu = e.gpu >= 0 && options_.dtype == WeightFormat::Q8;
   out.f32 = std::move(e.f32);
   out.q8 = std::move(e.q8);
   out.scales = std::move(e.scales);

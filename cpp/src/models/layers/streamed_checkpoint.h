@@ -54,7 +54,7 @@ namespace relpos::models {
 
 struct PreparedLinear {
   std::vector<float> packed;  // fp32: pack_b_nk panels
-  QuantizedMatrix q8;         // q8
+  QuantizedMatrix q8;         // q8 (a released one, shape only, when its int8 rows went to a WeightSink)
   int gpu = -1;               // ≥ 0: its rows went to a WeightSink, which named them this id (nothing held here)
 };
 
@@ -75,9 +75,19 @@ class WeightSink {
   virtual bool takes_bytes(DType /*source*/) const { return false; }
   virtual void bytes(int /*id*/, std::size_t /*offset*/, const std::uint8_t* /*p*/, std::size_t /*n*/) {}
   bool takes_any_bytes() const { return takes_bytes(DType::F32) || takes_bytes(DType::F16) || takes_bytes(DType::BF16); }
+  // q8 loads, to a sink that takes_q8(): each layer as int8 rows — begin_q8() names the [rows, cols] matrix, q8_rows()
+  // hands over rows [first, first + count): q [count · cols] in [−127, 127], their group multipliers mult [count · G]
+  // (G = ceil(cols / 32), 1–16; null for a table: its rows have one scale each) and scales [count], as
+  // kernels::quantize_qs8_rows (a Linear) or EmbeddingTable::quantize_rows (a table) make them — the values the heap
+  // path's QuantizedMatrix and q8 table hold, bit for bit. Valid during the call.
+  virtual bool takes_q8() const { return false; }
+  virtual int begin_q8(const std::string& /*name*/, int /*rows*/, int /*cols*/) { return -1; }
+  virtual void q8_rows(int /*id*/, int /*first*/, int /*count*/, int /*cols*/, const std::int8_t* /*q*/,
+                       const std::uint8_t* /*mult*/, const float* /*scales*/) {}
 };
 struct PreparedTable {
   int gpu = -1;            // ≥ 0: its rows went to a WeightSink, which named them this id (nothing held here)
+  bool q8_gpu = false;     // … as int8 rows (a q8 load)
   std::vector<float> f32;  // fp32 [rows · dim]
   std::vector<std::int8_t> q8;
   std::vector<float> scales;
@@ -122,8 +132,8 @@ class StreamedCheckpoint final : public Weights {
   const io::GgufHeader* gguf_header() const { return gguf_header_.get(); }
   const std::string& gguf_config() const { return gguf_config_; }
 
-  // From now on, fp32 linear tensors and embedding tables go to `sink` block by block (set before the first file;
-  // not for q8, whose int8 forms the GPU takes in another layout): the heap never holds them, the peak is one block.
+  // From now on, linear tensors and embedding tables go to `sink` block by block (set before the first file; q8 loads
+  // only to a sink that takes_q8, as int8 rows): the heap never holds them, the peak is one block.
   void set_weight_sink(WeightSink* sink) { sink_ = sink; }
 
   // Direct bytes (a sink that takes_bytes; safetensors tensors of the dtypes it takes, bound for it): the caller may hand such bytes
@@ -162,6 +172,8 @@ class StreamedCheckpoint final : public Weights {
   bool sends_to_sink(const Entry& e) const;
   bool sends_bytes(const Entry& e) const;
   std::optional<DType> bytes_dtype(const Entry& e) const;
+  int begin_sink(const Entry& e);
+  void send_q8_rows(const Entry& e, int first, int count);
   const Entry* current() const;
   const Entry& entry(const std::string& name) const;
 
@@ -181,6 +193,9 @@ class StreamedCheckpoint final : public Weights {
   std::size_t next_ = 0;               // order_[next_]: the tensor being received
   std::vector<std::uint8_t> pending_;  // bytes of a block (or of a 4-byte word, sends_bytes) that arrived split across writes
   std::vector<float> rows_;            // a block as float32
+  std::vector<std::int8_t> q8_rows_;   // … as int8 rows (q8, to a sink), with
+  std::vector<std::uint8_t> mult_rows_;  // their group multipliers and
+  std::vector<float> scale_rows_;        // scales
   // all files
   std::map<std::string, std::unique_ptr<Entry>> entries_;
   std::vector<std::string> names_;  // in file and offset order

@@ -74,6 +74,7 @@ bool streams_family(const std::string& t) {
 }
 
 bool tables_stream_to_sink(const std::string& model_type) { return model_type != "gemma3_text"; }  // EmbeddingTable::scale
+bool q8_linears_stream_to_sink(const std::string& model_type) { return model_type != "deberta-v2"; }  // deberta_v2.cpp
 
 StreamForm stream_form(const std::string& model_type, const std::string& name) {
   if (model_type == "deberta-v2") return form_of(kDeberta, name);

@@ -21,8 +21,9 @@
 //   nomic_bert                      linear  `[bert.|model.]encoder.layers.N.{attn.Wqkv,attn.out_proj,mlp.fc11,mlp.fc12,
 //                                           mlp.fc1,mlp.fc2}.weight`
 //                                   table   `[…]embeddings.{word,position}_embeddings.weight`
-// With a GPU sink (fp32 / fp16 WebGPU loads) the tables go to the GPU as the linear layers do, except where the family
-// changes its table after reading it (tables_stream_to_sink false: gemma3_text folds sqrt(hidden) into embed_tokens).
+// With a GPU sink (WebGPU loads; q8: as the GPU's int8 rows) the tables go to the GPU as the linear layers do, except where
+// the family changes its table after reading it (tables_stream_to_sink false: gemma3_text folds sqrt(hidden) into
+// embed_tokens); a q8 DeBERTa-v2 keeps its linear layers (q8_linears_stream_to_sink).
 // A GGUF file takes the rule of the model_type its architecture maps to (io/gguf_model.h).
 // Only 2-D tensors take these forms.
 #pragma once
@@ -42,5 +43,8 @@ StreamForm stream_form(const std::string& model_type, const std::string& name);
 // Whether a `model_type` load may send its embedding tables to a GPU sink as they stream in (the family reads them
 // as they are; it runs them on the CPU only through the plan the GPU executes).
 bool tables_stream_to_sink(const std::string& model_type);
+// Whether a q8 load of `model_type` may send its linear layers to a GPU sink as int8 rows (false for deberta-v2: its
+// relative-embedding tables are projected through its q8 query / key projections on the CPU at load).
+bool q8_linears_stream_to_sink(const std::string& model_type);
 
 }  // namespace relpos::models

@@ -1,8 +1,8 @@
 // web/webgpu/weight-sink.js on a recording stand-in for the GPU context (no adapter needed, so the fp16 sink runs here
 // too, which SwiftShader cannot: it has no shader-f16): each layer is put in the model's dtype by one submit the moment
 // its last byte arrives — BF16 / F16 bytes widened from a staging buffer, float32 narrowed in an fp16 sink — and the
-// buffer it came from is destroyed then; float32 layers of an fp32 sink need no GPU work; finish() names a layer that
-// did not arrive whole. The GPU results of these kernels are tested against the CPU in webgpu-dtypes and
+// buffer it came from is destroyed then; float32 layers of an fp32 sink need no GPU work; q8 layers' words go to their
+// q words and scale words buffers at their rows' offsets; finish() names a layer that did not arrive whole. The GPU results of these kernels are tested against the CPU in webgpu-dtypes and
 // webgpu-streamed-load.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -110,4 +110,21 @@ test('a failure while writing is kept, not thrown into the stream, and finish() 
   const id = sink.begin('w', 2, 2, 'BF16');
   assert.doesNotThrow(() => sink.writeBytes(id, 0, new Uint8Array(8)));
   assert.throws(() => sink.finish(), /webgpu: writing the streamed weights to the GPU: out of memory/);
+});
+
+test("a q8 layer's q words and scale words go to two buffers at their rows' offsets; finish() counts both", () => {
+  const { ctx, log } = recordingContext();
+  const sink = new GpuWeightSink(ctx, 'f32');
+  const id = sink.beginQ8('w', 10, 70); // 18 q words and 1 + 1 scale words a row (3 groups of 32)
+  const q = sink.buffer(id), scales = sink.scales(id);
+  assert.equal(q.size, 4 * 10 * 18);
+  assert.equal(scales.size, 4 * 10 * 2);
+  sink.q8Rows(id, 0, 4, new Uint32Array(4 * 18), new Uint32Array(4 * 2));
+  assert.throws(() => sink.finish(), /webgpu: streamed weight w: 320 of its 800 bytes arrived/);
+  sink.q8Rows(id, 4, 6, new Uint32Array(6 * 18), new Uint32Array(6 * 2));
+  assert.deepEqual(log.map((e) => [e.buffer === q ? 'q' : 's', e.offset, e.bytes]), [['q', 0, 288], ['s', 0, 32], ['q', 288, 432], ['s', 32, 48]]);
+  sink.finish();
+  assert.equal(sink.bytes, 800);
+  assert.equal(sink.scales(sink.begin('f', 2, 2, 'rows')), undefined, 'a float layer has no scale words');
+  assert.throws(() => sink.scales(9), /the plan names streamed weight 9, but the load sent 2/);
 });

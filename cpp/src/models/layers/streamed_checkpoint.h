@@ -18,10 +18,12 @@
 //           bits of the whole matrix); Linear::load takes it (take_linear). With a WeightSink (fp32):
 //           each block's float32 rows go to the sink and nothing is kept (an F32 tensor — or F16 / BF16 — to a sink that
 //           takes_bytes of its dtype, goes as the file's bytes, any split — or, direct, not through write() at all) (DeBERTa projects its relative
-//           embeddings through its query/key projections on the GPU then: deberta_v2.cpp).
+//           embeddings through its query/key projections on the GPU then: deberta_v2.cpp). q8, to a sink that
+//           takes_q8: each block quantized by quantize_qs8_rows goes there as int8 rows (not DeBERTa-v2's:
+//           q8_linears_stream_to_sink), and take_linear gives a released, shape-only QuantizedMatrix.
 //   table   [rows, dim]: fp32 rows, q8 int8 rows + one scale per row
 //           (EmbeddingTable::quantize_rows); EmbeddingTable::load takes it (take_table). With a WeightSink
-//           (fp32, fp16) its rows go to the sink as a linear layer's do and nothing is kept — but in a family that
+//           (fp32, fp16; q8 as int8 rows) its rows go to the sink as a linear layer's do and nothing is kept — but in a family that
 //           changes its table at load (tables_stream_to_sink: EmbeddingGemma folds sqrt(hidden) into it), which
 //           stays here. XLM-R's 250,002 × 768 table is 768 MB of float32: the heap never holds it on a WebGPU load.
 //   float   every other F32/F16/BF16 tensor, as float32 (to_f32 returns a copy)

@@ -312,6 +312,14 @@ inline int group_multiplier(float gmax, float amax) {
   const float r = std::ceil(kQs8MaxMultiplier * (gmax / amax));
   return r >= 1.0f ? (r < static_cast<float>(kQs8MaxMultiplier) ? static_cast<int>(r) : kQs8MaxMultiplier) : 1;
 }
+
+// One group of n ≤ 32 weights x of a row whose largest |w| is amax (> 0): its multiplier m (returned) and q[i] =
+// round(x[i] / (scale · m)), scale = amax / (127 · 16), a vector at a time (pack_qs8_nk and quantize_qs8_rows).
+inline int quantize_group(const float* x, int n, float amax, std::int32_t* q) {
+  const int m = group_multiplier(rabsmax_f32(static_cast<std::size_t>(n), x), amax);
+  vquantize_f32(static_cast<std::size_t>(n), x, (127.0f * kQs8MaxMultiplier) / (amax * static_cast<float>(m)), 127, q);
+  return m;
+}
 }  // namespace
 
 int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* packed, float* scales) {
@@ -330,11 +338,9 @@ int pack_qs8_nk(int K, int N, const float* Bt, std::size_t ldbt, std::int8_t* pa
     long long l1 = 0;
     for (int k0 = 0; k0 < K; k0 += kQs8Group) {
       const int k1 = std::min(K, k0 + kQs8Group);
-      const int m = group_multiplier(rabsmax_f32(static_cast<std::size_t>(k1 - k0), row + k0), amax);
-      const float inv = (127.0f * Mx) / (amax * static_cast<float>(m));
-      // the group's values a vector at a time (vquantize_f32), then into the panel: pairs (k, k + 1) of column c
+      // the group's values a vector at a time, then into the panel: pairs (k, k + 1) of column c
       alignas(64) std::int32_t q[kQs8Group];
-      vquantize_f32(static_cast<std::size_t>(k1 - k0), row + k0, inv, 127, q);
+      const int m = quantize_group(row + k0, k1 - k0, amax, q);
       int sum = 0;
       for (int k = k0; k < k1; ++k) {
         sum += std::abs(q[k - k0]);
@@ -380,12 +386,9 @@ void quantize_qs8_rows(int K, int N, const float* Bt, std::size_t ldbt, std::int
     }
     for (int k0 = 0; k0 < K; k0 += kQs8Group) {
       const int k1 = std::min(K, k0 + kQs8Group);
-      const int mult = group_multiplier(rabsmax_f32(static_cast<std::size_t>(k1 - k0), row + k0), amax);
-      const float inv = (127.0f * Mx) / (amax * static_cast<float>(mult));
       alignas(64) std::int32_t v[kQs8Group];
-      vquantize_f32(static_cast<std::size_t>(k1 - k0), row + k0, inv, 127, v);
+      mn[k0 / kQs8Group] = static_cast<std::uint8_t>(quantize_group(row + k0, k1 - k0, amax, v));
       for (int k = k0; k < k1; ++k) qn[k] = static_cast<std::int8_t>(v[k - k0]);
-      mn[k0 / kQs8Group] = static_cast<std::uint8_t>(mult);
     }
   }
 }

@@ -6,7 +6,8 @@
 // ids in, the forward recorded and submitted, the output copied out; the rest is GPU work and the read-back); and the
 // rate in TFLOP/s (forwardFlops); oneBufferMs{L}: the forward in one command buffer (PlanExecutor.firstSubmit = 0)
 // instead of submitted in chunks as it is encoded, alternating with the default's calls. A row that fails
-// (fp32 Qwen3 passes its weights through the 2 GB WASM heap) records its error; the others still run.
+// (on the H200 of 2026-11-28, fp32 Qwen3, whose weights then passed through the 2 GB WASM heap; every dtype streams to
+// the GPU since) records its error; the others still run.
 //   OUT=dir node bench/gpu/real_size.mjs   → $OUT/real-size.json (rewritten after every row)
 // env: REAL_SIZE_DTYPES (default q8,fp16,fp32), REAL_SIZE_MODELS (default gemma3-300m,qwen3-0.6b),
 // REAL_SIZE_LENGTHS (default 128,512,2048), REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS

@@ -45,7 +45,7 @@
 //     bytes: float32 tensors — and those of takesBytes' dtypes — as the file's bytes; with beginQ8(name, rows, cols) → id
 //     and q8Rows(id, first, count, q, scales), a q8 load's layers as the GPU's q8 words; and .directBytes(),
 //     .writeDirect(Uint8Array), .bytesBeforeDirect() let JS send them without the heap):
-//     fp32 linear layers go to it block by block (the view is valid during the call) instead of the heap
+//     linear layers and tables go to it block by block (the views are valid during the call) instead of the heap
 //   openGgufStream(options) → StreamLoad | Error   a GGUF file (name ending in .gguf) streamed the same way; after
 //     endFile: StreamLoad.gguf() → { config (the family's config.json text), architecture, metadata: { key: value } }
 //     (arrays of strings as arrays, numeric arrays as Float64Array), StreamLoad.tensor(name) → Float32Array | null

@@ -294,6 +294,38 @@ for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['gemma3-st-em
   });
 }
 
+// A GGUF file loaded as q8 on WebGPU streams its int8 rows the same way (loadGguf's weightSink): Q8_0 and Q4_K blocks
+// decode to float32 a block at a time, are quantized as the heap path quantizes them and go to the GPU; the model
+// equals, bit for bit, the one whose int8 model passes through the heap (a sink without beginQ8).
+test('webgpu q8: a GGUF file (K-quant Qwen3, Q8_0 MiniLM) streams its int8 rows to the GPU and equals the heap path bit for bit', { skip: skip || (!existsSync(join(GGUF, 'qwen3-kquant')) && `no ${GGUF}`) }, async () => {
+  const { GpuWeightSink } = await import('../../web/webgpu/weight-sink.js');
+  const { beginQ8 } = GpuWeightSink.prototype;
+  let q8Layers = 0;
+  const rp = await init({ simd: true, threads: 1 });
+  try {
+    for (const [dir, file] of [['qwen3-kquant', 'model-q4_k_m.gguf'], ['real-minilm', 'model-q8_0.gguf']]) {
+      const path = join(GGUF, dir, file);
+      const batch = { inputIds: [Array.from({ length: 9 }, (_, i) => 3 + ((i * 7) % 87))], attentionMask: [Array(9).fill(1)] };
+      GpuWeightSink.prototype.beginQ8 = function (...args) {
+        ++q8Layers;
+        return beginQ8.apply(this, args);
+      };
+      q8Layers = 0;
+      const sunk = await rp.loadModel(path, { device: 'webgpu', dtype: 'q8' });
+      const out = (await sunk.forward(batch)).lastHiddenState.data;
+      sunk.dispose();
+      assert.ok(q8Layers > 0, `${dir}: layers went to the GPU as int8 rows`);
+      GpuWeightSink.prototype.beginQ8 = undefined;
+      const heap = await rp.loadModel(path, { device: 'webgpu', dtype: 'q8' });
+      const byHeap = (await heap.forward(batch)).lastHiddenState.data;
+      heap.dispose();
+      assert.deepEqual(out, byHeap, `${dir}: the same model either way`);
+    }
+  } finally {
+    GpuWeightSink.prototype.beginQ8 = beginQ8;
+  }
+});
+
 // A bad file on a streamed WebGPU load is the same Error as on WASM (class and message), and the runtime stays usable.
 test('webgpu: a truncated or oversized checkpoint streamed toward the GPU fails as it does on WASM', { skip }, async () => {
   const dir = checkpoint('qwen3-bad', { ...QWEN3, num_hidden_layers: 1 }, '');

@@ -363,15 +363,16 @@ class JsWeightSink final : public models::WeightSink {
   bool takes_q8() const override { return q8_; }
   int begin_q8(const std::string& name, int rows, int cols) override { return sink_.call<int>("beginQ8", name, rows, cols); }
   void q8_rows(int id, int first, int count, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) override {
-    const plan::Q8Values words = plan::q8_words(count, cols, q, mult, scales);
-    sink_.call<void>("q8Rows", id, first, count, val(typed_memory_view(words.q.size(), words.q.data())),
-                     val(typed_memory_view(words.scales.size(), words.scales.data())));
+    plan::q8_words(count, cols, q, mult, scales, words_);  // one buffer for every block of the load
+    sink_.call<void>("q8Rows", id, first, count, val(typed_memory_view(words_.q.size(), words_.q.data())),
+                     val(typed_memory_view(words_.scales.size(), words_.scales.data())));
   }
 
  private:
   val sink_;
   bool takes_[3] = {false, false, false};  // F32, F16, BF16
   bool q8_ = sink_["beginQ8"].typeOf().as<std::string>() == "function" && sink_["q8Rows"].typeOf().as<std::string>() == "function";
+  plan::Q8Values words_;  // q8_rows' words, reused block after block
 };
 
 class StreamLoad {

@@ -145,7 +145,7 @@ export class GpuWeightSink {
   /** A q8 layer's scale words (beginQ8); undefined for a float layer. */
   scales(id) {
     this.buffer(id); // an unknown id is an Error
-    return this.layers[id].scales ?? undefined;
+    return this.layers[id].scales;
   }
 
   /** The buffers the executor did not take (a failed load). */

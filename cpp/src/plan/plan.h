@@ -185,8 +185,9 @@ struct Q8Values {
 bool is_q8(const Weight& weight, int* rows = nullptr, int* cols = nullptr);
 Q8Values q8_values(const Weight& weight);  // Error when !is_q8(weight)
 // The words of rows int8 rows q [rows · cols] with multipliers mult [rows · G] (1–16; null: all 1, a table's) and row
-// scales. Rows are independent: a block of rows gives the words of those rows (a layer streamed to the GPU).
-Q8Values q8_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales);
+// scales, into `out` (its storage reused). Rows are independent: a block of rows gives the words of those rows (a layer
+// streamed to the GPU, a block at a time into one Q8Values).
+void q8_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales, Q8Values& out);
 
 // Frees the storage of every Linear and EmbeddingTable `plan` names (Linear::release_weights,
 // EmbeddingTable::release_weights), once an executor holds its own copy of them; float tables (norm gains, biases,

@@ -64,8 +64,7 @@ bool is_q8(const Weight& w, int* rows, int* cols) {
   return true;
 }
 
-Q8Values q8_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales) {
-  Q8Values out;
+void q8_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* mult, const float* scales, Q8Values& out) {
   out.rows = rows;
   out.cols = cols;
   const std::size_t K = static_cast<std::size_t>(cols), words = (K + 3) / 4;
@@ -82,7 +81,6 @@ Q8Values q8_words(int rows, int cols, const std::int8_t* q, const std::uint8_t* 
       for (std::size_t g = 0; g < G; ++g)
         out.scales[n * swords + 1 + g / 8] |= static_cast<std::uint32_t>(mult[n * G + g] - 1) << (4 * (g % 8));
   }
-  return out;
 }
 
 Q8Values q8_values(const Weight& w) {
@@ -93,13 +91,17 @@ Q8Values q8_values(const Weight& w) {
     fail_value("plan: q8_values: this model's weights live on the GPU (device 'webgpu'); their WebAssembly copy was released after the upload");
   if (w.kind == Weight::Kind::Table) {  // one scale per row, multipliers 1
     const auto& t = *static_cast<const models::EmbeddingTable*>(w.source);
-    return q8_words(t.rows(), t.dim(), t.q8().data(), nullptr, t.scales().data());
+    Q8Values out;
+    q8_words(t.rows(), t.dim(), t.q8().data(), nullptr, t.scales().data(), out);
+    return out;
   }
   const models::QuantizedMatrix& m = *static_cast<const models::Linear*>(w.source)->q8();
   std::vector<std::int8_t> q;
   std::vector<std::uint8_t> mult;
   m.unpack(q, mult);
-  return q8_words(m.out(), m.in(), q.data(), mult.data(), m.scales().data());
+  Q8Values out;
+  q8_words(m.out(), m.in(), q.data(), mult.data(), m.scales().data(), out);
+  return out;
 }
 
 std::size_t release_weights(const Plan& plan) {

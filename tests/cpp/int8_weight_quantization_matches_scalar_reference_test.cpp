@@ -2,6 +2,7 @@
 // quantize_rows: row scale, int8) are made by vector code (rabsmax_f32) and a branch-free quantize_value. They must
 // give the bytes the scalar loops they replaced gave — written out below as the reference — for every width, K not
 // a multiple of the group or of a vector, and rows holding zeros, halves that round away, NaN, ±inf and −0.
+// The activations of a q8 linear layer (quantize_rows_qs8 → vquantize_f32_s16, int16) likewise.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -154,5 +155,59 @@ TEST_CASE("quantize_value and vquantize_f32 equal the branching form on every si
     for (std::size_t i = 0; i < any.size(); ++i)
       differ += q[i] != ref_quantize_value(any[i], inv, 127) || relpos::kernels::quantize_value(any[i], inv, 127) != q[i];
     CHECK(differ == 0);
+  }
+}
+
+TEST_CASE("vquantize_f32_s16 gives vquantize_f32's values as int16 for any bit pattern and range") {
+  std::mt19937 g(11);
+  std::vector<float> any(100003);
+  for (float& x : any) {
+    const std::uint32_t bits = g();
+    std::memcpy(&x, &bits, 4);
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  any.insert(any.end(), {0.0f, -0.0f, 0.5f, -0.5f, 32766.5f, -32766.5f, 32767.4999f, 32767.5f, -32767.5f, inf, -inf, nan});
+  for (const int qmax : {127, 16383, 32767})
+    for (const float inv : {1.0f, 1e-30f, 1e30f, 0.0f}) {
+      INFO("qmax " << qmax << ", inv " << inv);
+      std::vector<std::int32_t> wide(any.size());
+      std::vector<std::int16_t> q(any.size() + 1, 77);
+      relpos::kernels::vquantize_f32(any.size(), any.data(), inv, qmax, wide.data());
+      relpos::kernels::vquantize_f32_s16(any.size(), any.data(), inv, qmax, q.data());
+      int differ = 0;
+      for (std::size_t i = 0; i < any.size(); ++i) differ += q[i] != wide[i] || wide[i] != ref_quantize_value(any[i], inv, qmax);
+      CHECK(differ == 0);
+      CHECK(q.back() == 77);  // nothing written past n
+    }
+}
+
+TEST_CASE("quantize_rows_qs8 gives each row the scalar loop's scale and int16 values, odd K padded with 0") {
+  std::mt19937 g(12);
+  std::normal_distribution<float> d(0.0f, 3.0f);
+  for (const int K : {1, 7, 8, 31, 384, 1025}) {
+    const int M = 5;
+    std::vector<float> a(static_cast<std::size_t>(M) * K);
+    for (float& x : a) x = d(g);
+    for (int k = 0; k < K; k += 3) a[k] = 0.5f * std::round(2.0f * a[k]);  // halves
+    std::fill(a.begin() + K, a.begin() + 2 * K, 0.0f);                     // a zero row
+    a[2 * static_cast<std::size_t>(K)] = -0.0f;
+    const std::size_t ldq = relpos::kernels::qs8_row_entries(K);
+    for (const int qmax : {127, 3000, 32767}) {
+      INFO("K " << K << ", qmax " << qmax);
+      std::vector<std::int16_t> q(ldq * M, 77);
+      std::vector<float> scales(M);
+      relpos::kernels::quantize_rows_qs8(M, K, a.data(), K, q.data(), ldq, scales.data(), qmax);
+      for (int r = 0; r < M; ++r) {
+        const float* row = a.data() + static_cast<std::size_t>(r) * K;
+        float amax = 0.0f;
+        for (int k = 0; k < K; ++k) amax = std::max(amax, std::fabs(row[k]));
+        CHECK(scales[r] == amax / static_cast<float>(qmax));
+        const float inv = amax > 0.0f ? static_cast<float>(qmax) / amax : 0.0f;
+        int differ = 0;
+        for (int k = 0; k < K; ++k) differ += q[r * ldq + k] != ref_quantize_value(row[k], inv, qmax);
+        CHECK(differ == 0);
+        if (K & 1) CHECK(q[r * ldq + K] == 0);
+      }
+    }
   }
 }

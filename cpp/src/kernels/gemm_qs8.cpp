@@ -411,18 +411,11 @@ void quantize_rows_qs8(int M, int K, const float* A, std::size_t lda, std::int16
   for (int r = 0; r < M; ++r) {
     const float* a = A + static_cast<std::size_t>(r) * lda;
     std::int16_t* q = Aq + static_cast<std::size_t>(r) * ldq;
-    simd::vf vmax = simd::splat(0.0f);
-    int k = 0;
-    for (; k + W <= K; k += W) {
-      const simd::vf x = simd::load(a + k);
-      vmax = simd::max(vmax, simd::max(x, simd::splat(0.0f) - x));
-    }
-    float amax = simd::reduce_max(vmax);
-    for (; k < K; ++k) amax = std::max(amax, std::fabs(a[k]));
+    const float amax = rabsmax_f32(static_cast<std::size_t>(K), a);  // A finite: max |a[k]| whatever the order
     scales[r] = amax / qmax;
     const float inv = amax > 0.0f ? qmax / amax : 0.0f;
     const int qm = static_cast<int>(qmax);
-    for (k = 0; k < K; ++k) q[k] = static_cast<std::int16_t>(quantize_value(a[k], inv, qm));
+    vquantize_f32_s16(static_cast<std::size_t>(K), a, inv, qm, q);
     if (K & 1) q[K] = 0;
   }
 }

@@ -45,6 +45,8 @@ inline int quantize_value(float x, float inv, int qmax) {
 float rabsmax_f32(std::size_t n, const float* x);
 // q[i] = quantize_value(x[i], inv, qmax), a vector at a time (the same results).
 void vquantize_f32(std::size_t n, const float* x, float inv, int qmax, std::int32_t* q);
+// The same values as int16 (qmax ≤ 32767): the activation rows of quantize_rows_qs8.
+void vquantize_f32_s16(std::size_t n, const float* x, float inv, int qmax, std::int16_t* q);
 
 // Bytes of a packed K × N int8 matrix (weights and group multipliers). Also where column n0 starts
 // when n0 is a multiple of NR: the columns [n0, n0 + n) of a packed matrix are the packed K × n matrix

@@ -5,6 +5,7 @@
 // the cost): 16 single sentences one call each (ms = all 16), one ~300-token text, 64 texts in one call.
 // Times model.forward (ids in, last hidden state out), the C++ forward and its JS copies; no tokenizer, no pooling.
 //   node --no-experimental-fetch bench/lib/ab_minilm.mjs <model folder> <web A> <web B> [rounds=3] [threads=1,2]
+//   AB_DTYPE=q8 (or fp16 …): loadModel's dtype for both copies; AB_QUICK=1: one rep per row
 // child mode (internal): ... --child <web> <threads> <model folder>
 // Prints JSON: per contestant and row the median ms over rounds; the 1-min load average per round.
 import { execFileSync } from 'node:child_process';
@@ -31,7 +32,7 @@ async function child(web, threads, folder) {
   const rp = await init(threads > 1 ? { threads } : { simd: true });
   const files = { 'config.json': fs.readFileSync(path.join(folder, 'config.json'), 'utf8'), 'model.safetensors': new Uint8Array(fs.readFileSync(path.join(folder, 'model.safetensors'))) };
   const vocab = JSON.parse(files['config.json']).vocab_size;
-  const m = await rp.loadModel(files);
+  const m = await rp.loadModel(files, process.env.AB_DTYPE ? { dtype: process.env.AB_DTYPE } : {});
   const tok = JSON.parse(fs.readFileSync(TEXTS, 'utf8')).tokens;
   const singles = tok.sentences.map((n, i) => [ids(n, 7 + i, vocab)]);
   const long = [ids(tok.long, 3, vocab)];

@@ -211,15 +211,17 @@ TEST_CASE("a group of fp32 products of one input in one region equals one gemm_p
   }
 }
 
-TEST_CASE("a q8 linear layer's forward equals one whole quantize + gemm_qs8_packed call bitwise for 1, 2 and 3 threads", "[threads][q8]") {
+TEST_CASE("a q8 linear layer's forward equals one whole quantize + gemm_qs8_packed call bitwise for 1 to 16 threads", "[threads][q8]") {
   ThreadCountGuard guard;
   using namespace relpos::kernels;
   struct Shape {
     int M, N, K;
   };
-  // 40 rows: quantized rows, then 96×64 output tiles; 131 and 64 rows: in threaded builds blocks of 32
-  // rows × all columns (single-thread builds: tiles again).
-  for (const Shape sh : {Shape{40, 200, 77}, Shape{131, 200, 77}, Shape{64, 1536, 384}, Shape{131, 384, 1536}}) {
+  // 40 rows: quantized rows, then 96×64 output tiles; from 64 rows, in threaded builds, blocks of 32 rows ×
+  // all columns or, where they leave threads idle, × column blocks, each piece quantizing its rows in its thread's
+  // scratch (single-thread builds: tiles again). 96 rows on 2 threads and 128 on 16 are split in columns.
+  for (const Shape sh : {Shape{40, 200, 77}, Shape{131, 200, 77}, Shape{64, 1536, 384}, Shape{131, 384, 1536},
+                         Shape{96, 1152, 768}, Shape{128, 1000, 96}, Shape{160, 384, 384}}) {
     INFO("M " << sh.M << ", N " << sh.N << ", K " << sh.K);
     const auto x = ts::random_vector(static_cast<std::size_t>(sh.M) * sh.K, 41, 2.0f);
     const auto w = ts::random_vector(static_cast<std::size_t>(sh.N) * sh.K, 42, 0.5f);
@@ -235,11 +237,13 @@ TEST_CASE("a q8 linear layer's forward equals one whole quantize + gemm_qs8_pack
                     whole.data(), sh.N);
     REQUIRE(ts::all_finite(whole));
     const relpos::models::QuantizedMatrix layer(sh.K, sh.N, w.data());
-    for (int threads : {1, 2, 3}) {
+    for (int threads : {1, 2, 3, 4, 7, 16}) {
       INFO("threads " << threads);
       relpos::set_num_threads(threads);
       std::vector<float> y(whole.size(), std::nanf(""));
       layer.forward(sh.M, x.data(), y.data(), bias.data());
+      CHECK(bitwise_equal(y, whole));
+      layer.forward(sh.M, x.data(), y.data(), bias.data());  // again: a thread's scratch may hold a row block already
       CHECK(bitwise_equal(y, whole));
     }
   }

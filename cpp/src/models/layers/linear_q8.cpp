@@ -1,20 +1,28 @@
 // QuantizedMatrix (linear_q8.h): pack once at load, per-row activation quantization + qs8 GEMM, over
-// the thread pool in fixed pieces, so results are bitwise the same for any thread count (every output
-// element is one exact int32 sum and one rescale, whichever piece computes it):
-//   rows ≥ 2·kRowBlock in threaded builds: one region of row blocks of kRowBlock rows × all columns,
-//     each block quantizing its own rows and multiplying them (one region per layer, no idle wait
-//     between two);
+// the thread pool, with results bitwise the same for any thread count and any split (every output
+// element is one exact int32 sum and one rescale, whichever piece computes it — so unlike the fp32
+// products' tiles, these pieces may follow the thread count):
+//   rows ≥ 2·kRowBlock in threaded builds: one region of pieces of kRowBlock rows, each quantizing its own
+//     rows and multiplying them (one region per layer, no idle wait between two) — by all columns, or, where
+//     the row blocks alone would leave threads idle or one thread an extra block, by a block of whole
+//     64-column tiles, quantizing its rows into its thread's scratch (column_tiles_per_piece: 128 tokens
+//     on 2 threads stay 4 row blocks; on 16 threads they are 4 × 4 to 4 × 8 pieces, where 12 threads idled;
+//     96 tokens on 2 threads 3 × 2, where one thread did two of 3 blocks);
 //   otherwise: the rows quantized in one region, then gemm_qs8_parallel's 96×64 output tiles (the
 //     columns give the parallelism a few tokens lack). Single-thread builds (parallel_for an inline
 //     loop) always take this path: a row block re-expands the weights, which only pays off on threads.
-//   Both paths give the same bits (tests/js/threads.test.mjs compares the threads build with SIMD).
-// The quantized activations live in a grow-only buffer of the calling thread, grown before any
-// parallel region (wasm memory must not grow on a Worker); the pieces write disjoint rows of it.
-// Repeated forwards allocate nothing, and concurrent forwards on different threads do not share it.
+//   Every path gives the same bits (tests/cpp/results_do_not_depend_on_thread_count_test.cpp, 1–16 threads;
+//   tests/js/threads.test.mjs compares the threads build with SIMD).
+// The quantized activations live in grow-only buffers of the calling thread, grown before any parallel
+// region (wasm memory must not grow on a Worker); pieces write disjoint rows of them, or their thread's own.
+// Repeated forwards allocate nothing, and concurrent forwards on different threads do not share them.
 #include "models/layers/linear_q8.h"
+
+#include <algorithm>
 
 #include "kernels/gemm_qs8.h"
 #include "models/layers/parallel_rows.h"
+#include "relpos/threads.h"
 
 namespace relpos::models {
 namespace {
@@ -26,6 +34,29 @@ constexpr bool kRowBlocks = true;
 #else
 constexpr bool kRowBlocks = false;
 #endif
+// Column blocks are whole 64-column tiles (packed panels start there: parallel_rows.cpp).
+constexpr std::size_t kColTile = 64;
+// Quantizing one element of a row costs about as much as this many of its multiply-adds in the
+// product (bench/src/q8_linear_pieces.cpp, SIMD128 and native).
+constexpr double kQuantizeCost = 16;
+
+// How many 64-column tiles a piece of a row block spans: the split of each row block into c column
+// blocks whose rounds of pieces over the threads finish first, a piece costing its share of the
+// row block's product plus a whole quantization of its rows; the fewest blocks among equals.
+std::size_t column_tiles_per_piece(std::size_t row_blocks, std::size_t col_tiles, std::size_t threads, std::size_t out) {
+  const double quantize = kQuantizeCost / static_cast<double>(out);  // per row block, in products of all columns
+  std::size_t best = col_tiles;
+  double best_cost = 0;
+  for (std::size_t c = 1; c <= col_tiles; ++c) {
+    const std::size_t tiles = (col_tiles + c - 1) / c;
+    if (c > 1 && tiles == (col_tiles + c - 2) / (c - 1)) continue;  // same blocks as c − 1
+    const std::size_t pieces = row_blocks * ((col_tiles + tiles - 1) / tiles);
+    const double rounds = static_cast<double>((pieces + threads - 1) / threads);
+    const double cost = rounds * (static_cast<double>(tiles) / static_cast<double>(col_tiles) + quantize);
+    if (c == 1 || cost < best_cost) best = tiles, best_cost = cost;
+  }
+  return best;
+}
 }  // namespace
 
 QuantizedMatrix::QuantizedMatrix(int in, int out, const float* weight) : in_(in), out_(out) {
@@ -54,10 +85,44 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
     kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0, activation_max_);
   };
   if (kRowBlocks && static_cast<std::size_t>(rows) >= 2 * kRowBlock) {
-    for_each_span(static_cast<std::size_t>(rows), kRowBlock, [&](std::size_t r0, std::size_t r1) {
-      quantize(r0, r1);
-      kernels::gemm_qs8_packed(static_cast<int>(r1 - r0), out_, in_, q + r0 * ldq, ldq, s + r0, packed_.data(),
-                               scales_.data(), bias, y + r0 * out, out);
+    const std::size_t threads = static_cast<std::size_t>(relpos::num_threads());
+    const std::size_t row_blocks = (rows + kRowBlock - 1) / kRowBlock;
+    const std::size_t col_tiles = (out + kColTile - 1) / kColTile;
+    const std::size_t tiles_per_block = column_tiles_per_piece(row_blocks, col_tiles, threads, out);
+    const std::size_t col_blocks = (col_tiles + tiles_per_block - 1) / tiles_per_block;
+    if (col_blocks == 1) {  // row blocks × all columns, quantized in place
+      for_each_span(static_cast<std::size_t>(rows), kRowBlock, [&](std::size_t r0, std::size_t r1) {
+        quantize(r0, r1);
+        kernels::gemm_qs8_packed(static_cast<int>(r1 - r0), out_, in_, q + r0 * ldq, ldq, s + r0, packed_.data(),
+                                 scales_.data(), bias, y + r0 * out, out);
+      }, 2.0 * rows * in_ * out_);
+      return;
+    }
+    // Each thread quantizes a piece's rows into its own kRowBlock rows of scratch (after the rows' own slots).
+    thread_local std::vector<std::size_t> held;  // the row block each thread's scratch holds
+    const std::size_t scratch = ((rows + kRowBlock - 1) / kRowBlock) * kRowBlock;
+    if (xq.size() < ldq * (scratch + threads * kRowBlock)) xq.resize(ldq * (scratch + threads * kRowBlock));
+    if (xs.size() < scratch + threads * kRowBlock) xs.resize(scratch + threads * kRowBlock);
+    held.assign(threads, row_blocks);
+    std::int16_t* const tq = xq.data() + ldq * scratch;
+    float* const ts = xs.data() + scratch;
+    std::size_t* const holds = held.data();
+    const std::size_t block_cols = tiles_per_block * kColTile;
+    parallel::parallel_for(0, static_cast<parallel::Index>(row_blocks * col_blocks), 1,
+                           [&](parallel::Index p0, parallel::Index p1, int thread) {
+      std::int16_t* const pq = tq + ldq * kRowBlock * thread;
+      float* const ps = ts + kRowBlock * thread;
+      for (parallel::Index p = p0; p < p1; ++p) {
+        const std::size_t rb = static_cast<std::size_t>(p) / col_blocks, c0 = (static_cast<std::size_t>(p) % col_blocks) * block_cols;
+        const std::size_t r0 = rb * kRowBlock, r1 = std::min<std::size_t>(rows, r0 + kRowBlock);
+        if (holds[thread] != rb) {
+          kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, pq, ldq, ps, activation_max_);
+          holds[thread] = rb;
+        }
+        kernels::gemm_qs8_packed(static_cast<int>(r1 - r0), static_cast<int>(std::min(block_cols, out - c0)), in_, pq, ldq,
+                                 ps, packed_.data() + kernels::packed_qs8_bytes(in_, static_cast<int>(c0)),
+                                 scales_.data() + c0, bias ? bias + c0 : nullptr, y + r0 * out + c0, out);
+      }
     }, 2.0 * rows * in_ * out_);
     return;
   }

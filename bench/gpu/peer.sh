@@ -8,7 +8,9 @@
 #   1. bench/gpu/peer.mjs (GPU_PEER_BUDGET_S, default 290): every row, relpos fp32 / q8 / fp16 against
 #      Transformers.js fp32, the pipeline rows, load times → $OUT/peer.json (rewritten after every row)
 #   2. bench/gpu/real_size.mjs (GPU_REAL_SIZE_BUDGET_S, default 120): relpos alone at the EmbeddingGemma-300m /
-#      Qwen3-Embedding-0.6B shapes, q8 / fp16 / fp32 at 128 / 512 / 2048 tokens → $OUT/real-size.json
+#      Qwen3-Embedding-0.6B shapes, q8 / fp16 / fp32 at 128 / 512 / 2048 tokens, then WebAssembly q8 at 128 tokens on
+#      the machine's cores (up to 16 threads: the threads build in web/dist; REAL_SIZE_WASM_THREADS=0 skips it)
+#      → $OUT/real-size.json
 #   3. bench/gpu/fixtures.mjs with GPU_FIXTURES_DTYPE=fp16 (GPU_FIXTURES_BUDGET_S, default 60): every public fixture
 #      in fp16 (tolerance 2e-2) → $OUT/fixtures-fp16.json (exit 2 there: the adapter still has no shader-f16)
 #   4. bench/gpu/bench.mjs with GPU_BENCH_PARTS=shaped (GPU_KERNELS_BUDGET_S, default 60): the encoder-shaped GEMMs

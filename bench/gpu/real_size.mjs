@@ -12,7 +12,12 @@
 // env: REAL_SIZE_DTYPES (default q8,fp16,fp32), REAL_SIZE_MODELS (default gemma3-300m,qwen3-0.6b),
 // REAL_SIZE_LENGTHS (default 128,512,2048), REAL_SIZE_WORK (default /tmp/relpos-real-size), RELPOS_DAWN_FLAGS
 // (bench/gpu/common.mjs), GPU_BENCH_SMALL=1: two layers, vocabulary 1024, 8 and 16 tokens, one timed call (the plumbing on SwiftShader, not speed).
+// After the GPU rows, the same checkpoints on WebAssembly, q8, on the machine's cores (REAL_SIZE_WASM_THREADS, default
+// os.availableParallelism() up to 16; 0 skips them), at REAL_SIZE_WASM_LENGTHS (default 128): rows `device: 'wasm'`
+// with threads — the CPU beside the GPU (2026-11-28 H200 host, 16 threads, 128 tokens: EmbeddingGemma 426 ms, Qwen3
+// 1538 ms, when a q8 layer at 128 tokens was 4 pieces whatever the thread count).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { BIG_CONFIGS, forwardFlops } from '../lib/big_models.mjs';
@@ -93,6 +98,43 @@ for (const name of MODELS) {
     }
     save();
     log(`${name} ${dtype}: ${JSON.stringify(row)}`);
+  }
+}
+
+// WebAssembly q8 on the CPU's cores, last (the GPU rows come first within the step's time budget)
+const WASM_THREADS = Number(process.env.REAL_SIZE_WASM_THREADS ?? (SMALL ? 2 : Math.min(16, os.availableParallelism())));
+const WASM_LENGTHS = SMALL ? [16] : (process.env.REAL_SIZE_WASM_LENGTHS ?? '128').split(',').map(Number);
+if (WASM_THREADS > 0) {
+  const cpu = await init({ threads: WASM_THREADS });
+  for (const name of MODELS) {
+    const config = SMALL ? { ...BIG_CONFIGS[name], num_hidden_layers: 2, vocab_size: 1024 } : BIG_CONFIGS[name];
+    const row = { model: name, layers: config.num_hidden_layers, dtype: 'q8', device: 'wasm', threads: cpu.threads, threadsReason: cpu.threadsReason ?? null };
+    result.rows.push(row);
+    let m;
+    try {
+      const t0 = performance.now();
+      m = await cpu.loadModel(path.join(WORK, `${name}${SMALL ? '-small' : ''}`), { dtype: 'q8' });
+      row.loadS = +((performance.now() - t0) / 1000).toFixed(2);
+      for (const L of WASM_LENGTHS) {
+        const r = ids(L, 7 + L, config.vocab_size);
+        const batch = { inputIds: [r], attentionMask: [r.map(() => 1)] };
+        m.forward(batch);
+        const ts = [];
+        for (let i = 0; i < (SMALL ? 1 : 3); ++i) {
+          const t = performance.now();
+          m.forward(batch);
+          ts.push(performance.now() - t);
+        }
+        row[`ms${L}`] = +median(ts).toFixed(2);
+        row[`gflops${L}`] = +(forwardFlops(config, L) / median(ts) / 1e6).toFixed(1);
+      }
+    } catch (e) {
+      row.error = e.message.slice(0, 400);
+    } finally {
+      m?.dispose();
+    }
+    save();
+    log(`${name} wasm q8: ${JSON.stringify(row)}`);
   }
 }
 save();

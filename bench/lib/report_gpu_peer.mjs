@@ -123,8 +123,11 @@ export function gpuPeerMarkdown(p, L, root = process.cwd()) {
     L.push(`relpos alone at the real sizes of the 2026 embedders (\`bench/gpu/real_size.mjs\`, run \`${p.realSizeFrom}\`, random BF16 checkpoints of the published shapes, one sequence, ms per call with the last hidden state back; TFLOP/s in brackets${cpu ? '; then the CPU part of the call, ms: its time less its wait for the GPU' : ''}):`, '',
       `| model | dtype | load s | ${lengths.map((l) => `${l} tokens`).join(' | ')} |`, `| --- | --- | ---: |${lengths.map(() => ' ---: |').join('')}`);
     for (const r of rs.rows) {
-      if (r.error) L.push(`| ${r.model} | ${r.dtype} | failed: \`${r.error.replace(/\|/g, '\\|').slice(0, 160)}\` |${lengths.map(() => ' |').join('')}`);
-      else L.push(`| ${r.model} | ${r.dtype} | ${f(r.loadS, 1)} | ${lengths.map((l) => (r[`ms${l}`] == null ? '–' : `${f(r[`ms${l}`], 1)} (${f(r[`tflops${l}`], 1)})${r[`cpuMs${l}`] != null ? `, CPU ${f(r[`cpuMs${l}`], 1)}` : ''}`)).join(' | ')} |`);
+      // rows on WebAssembly (device 'wasm': the CPU beside the GPU, on its cores) say so, with GFLOP/s
+      const dtype = r.device === 'wasm' ? `${r.dtype}, WebAssembly on ${r.threads} threads` : r.dtype;
+      const rate = (l) => (r.device === 'wasm' ? `${f(r[`gflops${l}`], 0)} GFLOP/s` : f(r[`tflops${l}`], 1));
+      if (r.error) L.push(`| ${r.model} | ${dtype} | failed: \`${r.error.replace(/\|/g, '\\|').slice(0, 160)}\` |${lengths.map(() => ' |').join('')}`);
+      else L.push(`| ${r.model} | ${dtype} | ${f(r.loadS, 1)} | ${lengths.map((l) => (r[`ms${l}`] == null ? '–' : `${f(r[`ms${l}`], 1)} (${rate(l)})${r[`cpuMs${l}`] != null ? `, CPU ${f(r[`cpuMs${l}`], 1)}` : ''}`)).join(' | ')} |`);
     }
     L.push('');
   }

@@ -49,10 +49,15 @@ const ids = (L, seed, V) => {
   return Array.from({ length: L }, () => 3 + ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % (V - 3)));
 };
 
-for (const name of MODELS) {
+/** The config a model's checkpoint is written with (small mode: two layers, vocabulary 1024), and its folder. */
+function modelOf(name) {
   const config = SMALL ? { ...BIG_CONFIGS[name], num_hidden_layers: 2, vocab_size: 1024 } : BIG_CONFIGS[name];
   if (config.layer_types) config.layer_types = config.layer_types.slice(0, config.num_hidden_layers);
-  const dir = path.join(WORK, `${name}${SMALL ? '-small' : ''}`);
+  return { config, dir: path.join(WORK, `${name}${SMALL ? '-small' : ''}`) };
+}
+
+for (const name of MODELS) {
+  const { config, dir } = modelOf(name);
   const stamp = path.join(dir, 'written.json');
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== JSON.stringify(config)) {
     const t0 = performance.now();
@@ -107,13 +112,13 @@ const WASM_LENGTHS = SMALL ? [16] : (process.env.REAL_SIZE_WASM_LENGTHS ?? '128'
 if (WASM_THREADS > 0) {
   const cpu = await init({ threads: WASM_THREADS });
   for (const name of MODELS) {
-    const config = SMALL ? { ...BIG_CONFIGS[name], num_hidden_layers: 2, vocab_size: 1024 } : BIG_CONFIGS[name];
+    const { config, dir } = modelOf(name);
     const row = { model: name, layers: config.num_hidden_layers, dtype: 'q8', device: 'wasm', threads: cpu.threads, threadsReason: cpu.threadsReason ?? null };
     result.rows.push(row);
     let m;
     try {
       const t0 = performance.now();
-      m = await cpu.loadModel(path.join(WORK, `${name}${SMALL ? '-small' : ''}`), { dtype: 'q8' });
+      m = await cpu.loadModel(dir, { dtype: 'q8' });
       row.loadS = +((performance.now() - t0) / 1000).toFixed(2);
       for (const L of WASM_LENGTHS) {
         const r = ids(L, 7 + L, config.vocab_size);

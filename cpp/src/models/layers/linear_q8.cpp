@@ -3,9 +3,9 @@
 // element is one exact int32 sum and one rescale, whichever piece computes it — so unlike the fp32
 // products' tiles, these pieces may follow the thread count):
 //   rows ≥ 2·kRowBlock in threaded builds: one region of pieces of kRowBlock rows, each quantizing its own
-//     rows and multiplying them (one region per layer, no idle wait between two) — by all columns, or, where
-//     the row blocks alone would leave threads idle or one thread an extra block, by a block of whole
-//     64-column tiles, quantizing its rows into its thread's scratch (column_tiles_per_piece: 128 tokens
+//     rows into its thread's scratch and multiplying them (one region per layer, no idle wait between two) —
+//     by all columns, or, where the row blocks alone would leave threads idle or one thread an extra block,
+//     by a block of whole 64-column tiles (column_tiles_per_piece: 128 tokens
 //     on 2 threads stay 4 row blocks; on 16 threads they are 4 × 4 to 4 × 8 pieces, where 12 threads idled;
 //     96 tokens on 2 threads 3 × 2, where one thread did two of 3 blocks);
 //   otherwise: the rows quantized in one region, then gemm_qs8_parallel's 96×64 output tiles (the
@@ -14,7 +14,7 @@
 //   Every path gives the same bits (tests/cpp/results_do_not_depend_on_thread_count_test.cpp, 1–16 threads;
 //   tests/js/threads.test.mjs compares the threads build with SIMD).
 // The quantized activations live in grow-only buffers of the calling thread, grown before any parallel
-// region (wasm memory must not grow on a Worker); pieces write disjoint rows of them, or their thread's own.
+// region (wasm memory must not grow on a Worker); pieces write disjoint rows of them, or their thread's rows.
 // Repeated forwards allocate nothing, and concurrent forwards on different threads do not share them.
 #include "models/layers/linear_q8.h"
 
@@ -49,7 +49,6 @@ std::size_t column_tiles_per_piece(std::size_t row_blocks, std::size_t col_tiles
   double best_cost = 0;
   for (std::size_t c = 1; c <= col_tiles; ++c) {
     const std::size_t tiles = (col_tiles + c - 1) / c;
-    if (c > 1 && tiles == (col_tiles + c - 2) / (c - 1)) continue;  // same blocks as c − 1
     const std::size_t pieces = row_blocks * ((col_tiles + tiles - 1) / tiles);
     const double rounds = static_cast<double>((pieces + threads - 1) / threads);
     const double cost = rounds * (static_cast<double>(tiles) / static_cast<double>(col_tiles) + quantize);
@@ -76,38 +75,22 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
   thread_local std::vector<std::int16_t> xq;
   thread_local std::vector<float> xs;
   const std::size_t ldq = kernels::qs8_row_entries(in_);
-  if (xq.size() < ldq * rows) xq.resize(ldq * rows);
-  if (xs.size() < static_cast<std::size_t>(rows)) xs.resize(rows);
-  std::int16_t* q = xq.data();
-  float* s = xs.data();
   const std::size_t in = static_cast<std::size_t>(in_), out = static_cast<std::size_t>(out_);
-  const auto quantize = [&](std::size_t r0, std::size_t r1) {
-    kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0, activation_max_);
-  };
   if (kRowBlocks && static_cast<std::size_t>(rows) >= 2 * kRowBlock) {
+    // Pieces of a row block × a column block; each thread quantizes a piece's rows into its own kRowBlock rows of
+    // scratch, unless it holds that row block already (held[thread]).
     const std::size_t threads = static_cast<std::size_t>(relpos::num_threads());
     const std::size_t row_blocks = (rows + kRowBlock - 1) / kRowBlock;
     const std::size_t col_tiles = (out + kColTile - 1) / kColTile;
-    const std::size_t tiles_per_block = column_tiles_per_piece(row_blocks, col_tiles, threads, out);
-    const std::size_t col_blocks = (col_tiles + tiles_per_block - 1) / tiles_per_block;
-    if (col_blocks == 1) {  // row blocks × all columns, quantized in place
-      for_each_span(static_cast<std::size_t>(rows), kRowBlock, [&](std::size_t r0, std::size_t r1) {
-        quantize(r0, r1);
-        kernels::gemm_qs8_packed(static_cast<int>(r1 - r0), out_, in_, q + r0 * ldq, ldq, s + r0, packed_.data(),
-                                 scales_.data(), bias, y + r0 * out, out);
-      }, 2.0 * rows * in_ * out_);
-      return;
-    }
-    // Each thread quantizes a piece's rows into its own kRowBlock rows of scratch (after the rows' own slots).
-    thread_local std::vector<std::size_t> held;  // the row block each thread's scratch holds
-    const std::size_t scratch = ((rows + kRowBlock - 1) / kRowBlock) * kRowBlock;
-    if (xq.size() < ldq * (scratch + threads * kRowBlock)) xq.resize(ldq * (scratch + threads * kRowBlock));
-    if (xs.size() < scratch + threads * kRowBlock) xs.resize(scratch + threads * kRowBlock);
+    const std::size_t block_cols = column_tiles_per_piece(row_blocks, col_tiles, threads, out) * kColTile;
+    const std::size_t col_blocks = (out + block_cols - 1) / block_cols;
+    thread_local std::vector<std::size_t> held;
+    if (xq.size() < ldq * threads * kRowBlock) xq.resize(ldq * threads * kRowBlock);
+    if (xs.size() < threads * kRowBlock) xs.resize(threads * kRowBlock);
     held.assign(threads, row_blocks);
-    std::int16_t* const tq = xq.data() + ldq * scratch;
-    float* const ts = xs.data() + scratch;
+    std::int16_t* const tq = xq.data();
+    float* const ts = xs.data();
     std::size_t* const holds = held.data();
-    const std::size_t block_cols = tiles_per_block * kColTile;
     parallel::parallel_for(0, static_cast<parallel::Index>(row_blocks * col_blocks), 1,
                            [&](parallel::Index p0, parallel::Index p1, int thread) {
       std::int16_t* const pq = tq + ldq * kRowBlock * thread;
@@ -126,7 +109,14 @@ void QuantizedMatrix::forward(int rows, const float* x, float* y, const float* b
     }, 2.0 * rows * in_ * out_);
     return;
   }
-  for_each_span(static_cast<std::size_t>(rows), kRowBlock, quantize, 4.0 * rows * in_);
+  // Every row quantized into its own slot, then the tiles.
+  if (xq.size() < ldq * rows) xq.resize(ldq * rows);
+  if (xs.size() < static_cast<std::size_t>(rows)) xs.resize(rows);
+  std::int16_t* const q = xq.data();
+  float* const s = xs.data();
+  for_each_span(static_cast<std::size_t>(rows), kRowBlock, [&](std::size_t r0, std::size_t r1) {
+    kernels::quantize_rows_qs8(static_cast<int>(r1 - r0), in_, x + r0 * in, in, q + r0 * ldq, ldq, s + r0, activation_max_);
+  }, 4.0 * rows * in_);
   gemm_qs8_parallel(rows, out_, in_, q, ldq, s, packed_.data(), scales_.data(), bias, y, out);
 }
 
